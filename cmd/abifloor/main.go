@@ -1,0 +1,143 @@
+// Command abifloor proves, before a native Linux binary ships, that it will
+// load where it is going. This package only wires flags to the library
+// packages; every decision lives in those packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+)
+
+// Exit codes shared by most sub-commands (diff uses abidiff's bits instead).
+const (
+	exitOK        = 0
+	exitViolation = 1
+	exitError     = 2
+)
+
+// command is one sub-command. Each lives in its own file and registers itself
+// from init, so sub-commands can be added without touching this file.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *cmdEnv, args []string) int
+}
+
+// cmdEnv carries what a sub-command may touch of the process, so tests can
+// drive commands in-process.
+type cmdEnv struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// tty reports whether stdout is a terminal (colour and progress).
+	tty bool
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("abifloor: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() { os.Exit(Main()) }
+
+// Main runs abifloor with os.Args and returns the exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	env := &cmdEnv{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout)}
+	return run(ctx, env, os.Args[1:])
+}
+
+func run(ctx context.Context, env *cmdEnv, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.stderr)
+		if len(args) == 0 {
+			return exitError
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.stderr, "abifloor: unknown command %q\n", args[0])
+		usage(env.stderr)
+		return exitError
+	}
+	return c.run(ctx, env, args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: abifloor COMMAND [flags] ARGS...")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'abifloor COMMAND -h' for a command's flags.")
+}
+
+// newFlags returns a FlagSet that reports errors on env.stderr.
+func newFlags(env *cmdEnv, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "usage: abifloor %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses flags that may appear before, between or after the
+// positional arguments (abifloor check /usr --max GLIBC=2.35). Everything
+// after a literal "--" is positional. It returns the positional arguments,
+// or errHelp/another error (already printed) when parsing failed.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// flagExit maps a flag parse error to an exit code: -h is success.
+func flagExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitError
+}
+
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

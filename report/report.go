@@ -1,0 +1,89 @@
+// Package report turns results into text for people, JSON for tools and
+// GitHub workflow annotations for CI. It owns output conventions (format
+// names, colour rules, escaping) so every command renders the same way; it
+// knows nothing of ELF or ABIs.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Format is an output format chosen with --format.
+type Format string
+
+const (
+	Text   Format = "text"
+	JSON   Format = "json"
+	GitHub Format = "github"
+)
+
+// ParseFormat checks s against the formats a command supports.
+func ParseFormat(s string, allowed ...Format) (Format, error) {
+	names := make([]string, len(allowed))
+	for i, f := range allowed {
+		if string(f) == s {
+			return f, nil
+		}
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(names, ", "))
+}
+
+// WriteJSON writes v as indented JSON followed by a newline. HTML escaping
+// is off: symbol names such as operator<< must stay readable.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// UseColor reports whether text output may be coloured: only on a terminal,
+// and never when NO_COLOR is set to anything (https://no-color.org).
+func UseColor(tty bool, getenv func(string) string) bool {
+	return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+}
+
+// Painter wraps strings in ANSI colours when enabled.
+type Painter struct{ On bool }
+
+func (p Painter) paint(code, s string) string {
+	if !p.On {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p Painter) Red(s string) string    { return p.paint("31", s) }
+func (p Painter) Green(s string) string  { return p.paint("32", s) }
+func (p Painter) Yellow(s string) string { return p.paint("33", s) }
+func (p Painter) Bold(s string) string   { return p.paint("1", s) }
+
+// Annotation is one GitHub workflow command (::error file=...::message).
+type Annotation struct {
+	Level   string // error, warning or notice
+	File    string
+	Title   string
+	Message string
+}
+
+// WriteAnnotation writes a as a workflow command, escaping as GitHub
+// requires: properties escape %, CR, LF, ':' and ','; the message escapes
+// %, CR and LF.
+func WriteAnnotation(w io.Writer, a Annotation) error {
+	props := "file=" + escapeProp(a.File)
+	if a.Title != "" {
+		props += ",title=" + escapeProp(a.Title)
+	}
+	_, err := fmt.Fprintf(w, "::%s %s::%s\n", a.Level, props, escapeData(a.Message))
+	return err
+}
+
+var dataEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+var propEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+
+func escapeData(s string) string { return dataEscaper.Replace(s) }
+func escapeProp(s string) string { return propEscaper.Replace(s) }
