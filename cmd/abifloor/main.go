@@ -35,8 +35,9 @@ type command struct {
 type cmdEnv struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
-	// tty reports whether stdout is a terminal (colour and progress).
-	tty bool
+	// tty reports whether stdout is a terminal (colour); errTTY whether
+	// stderr is (progress).
+	tty, errTTY bool
 }
 
 var commands = map[string]*command{}
@@ -54,7 +55,7 @@ func main() { os.Exit(Main()) }
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	env := &cmdEnv{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout)}
+	env := &cmdEnv{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr)}
 	return run(ctx, env, os.Args[1:])
 }
 

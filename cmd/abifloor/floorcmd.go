@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/report"
+)
+
+func init() {
+	register(&command{name: "scan", summary: "list the glibc/GLIBCXX/... floor of every ELF file under the paths", run: runScan})
+	register(&command{name: "check", summary: "fail when a floor is above --max NS=VER or a --target's limits", run: runCheck})
+	register(&command{name: "targets", summary: "print the embedded table of named targets", run: runTargets})
+}
+
+type scanFlags struct {
+	format  string
+	follow  bool
+	why     bool
+	verbose bool
+	jobs    int
+}
+
+func (sf *scanFlags) add(fs interface {
+	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
+	IntVar(*int, string, int, string)
+}, formats string) {
+	fs.StringVar(&sf.format, "format", "text", "output format: "+formats)
+	fs.BoolVar(&sf.follow, "follow", false, "follow symbolic links inside directories")
+	fs.BoolVar(&sf.why, "why", false, "name the symbols that set each floor")
+	fs.BoolVar(&sf.verbose, "v", false, "also list the versions needed from each library")
+	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
+}
+
+func runScan(ctx context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "scan", "[--format text|json] [--why] [--follow] PATH...")
+	var sf scanFlags
+	sf.add(fs, "text|json")
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	format, err := report.ParseFormat(sf.format, report.Text, report.JSON)
+	if err != nil || len(paths) == 0 {
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor scan:", err)
+		}
+		fs.Usage()
+		return exitError
+	}
+	res := doScan(ctx, env, paths, sf, nil)
+	if format == report.JSON {
+		report.WriteJSON(env.stdout, res)
+	} else {
+		writeScanText(env, res, sf)
+	}
+	if res.Stats.Errors > 0 {
+		return exitError
+	}
+	return exitOK
+}
+
+func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits) *floor.Result {
+	opt := floor.Options{Follow: sf.follow, Why: sf.why, Limits: limits, Workers: sf.jobs}
+	if env.errTTY {
+		last := time.Now()
+		opt.Progress = func(files, elf int64) {
+			if time.Since(last) > 100*time.Millisecond {
+				last = time.Now()
+				fmt.Fprintf(env.stderr, "\r%d files, %d ELF", files, elf)
+			}
+		}
+		defer fmt.Fprint(env.stderr, "\r\x1b[K")
+	}
+	return floor.Scan(ctx, paths, opt)
+}
+
+// floorList writes floors as "GLIBC 2.34, GLIBCXX 3.4.30", GLIBC first,
+// then the C++ runtime, then the rest by name.
+func floorList(floors map[string]string) string {
+	if len(floors) == 0 {
+		return "-"
+	}
+	names := make([]string, 0, len(floors))
+	for ns := range floors {
+		names = append(names, ns)
+	}
+	sortNamespaces(names)
+	parts := make([]string, len(names))
+	for i, ns := range names {
+		parts[i] = ns + " " + floors[ns]
+	}
+	return strings.Join(parts, ", ")
+}
+
+var nsRank = map[string]int{"GLIBC": 0, "GLIBCXX": 1, "CXXABI": 2, "GCC": 3}
+
+func sortNamespaces(names []string) {
+	sort.Slice(names, func(i, j int) bool {
+		ri, oki := nsRank[names[i]]
+		rj, okj := nsRank[names[j]]
+		switch {
+		case oki && okj:
+			return ri < rj
+		case oki != okj:
+			return oki
+		}
+		return names[i] < names[j]
+	})
+}
+
+func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
+	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	for _, f := range res.Files {
+		if f.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\n", f.Path, p.Red("error: "+f.Error))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Arch, floorList(f.Floors))
+		writeDetails(tw, f, sf)
+	}
+	tw.Flush()
+	writeSummary(env.stdout, res, p)
+}
+
+func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
+	if sf.verbose {
+		for _, n := range f.Needs {
+			fmt.Fprintf(w, "    %s: %s\n", n.Library, strings.Join(n.Versions, " "))
+		}
+	}
+	for _, n := range f.Notes {
+		fmt.Fprintf(w, "    note: %s\n", n)
+	}
+	if sf.why {
+		names := make([]string, 0, len(f.Why))
+		for ns := range f.Why {
+			names = append(names, ns)
+		}
+		sortNamespaces(names)
+		for _, ns := range names {
+			fmt.Fprintf(w, "    %s %s: %s\n", ns, f.Floors[ns], symbolList(f.Why[ns], 8))
+		}
+	}
+}
+
+// symbolList joins up to max names and says how many more there are.
+func symbolList(syms []string, max int) string {
+	if len(syms) == 0 {
+		return "(no symbol names it: the version is required by the library link alone)"
+	}
+	if len(syms) <= max {
+		return strings.Join(syms, " ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(syms[:max], " "), len(syms)-max)
+}
+
+func writeSummary(w io.Writer, res *floor.Result, p report.Painter) {
+	s := res.Stats
+	fmt.Fprintf(w, "%d ELF files (%d files looked at", s.ELF, s.Files)
+	if s.Symlinks > 0 {
+		fmt.Fprintf(w, ", %d symlinks not followed", s.Symlinks)
+	}
+	if s.Special > 0 {
+		fmt.Fprintf(w, ", %d special files skipped", s.Special)
+	}
+	fmt.Fprintf(w, "); floor: %s\n", floorList(res.Floors))
+	if s.Errors > 0 {
+		fmt.Fprintln(w, p.Red(fmt.Sprintf("%d files could not be read", s.Errors)))
+	}
+}
+
+func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github] PATH...")
+	var sf scanFlags
+	sf.add(fs, "text|json|github")
+	var maxes, targets multiFlag
+	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
+	fs.Var(&targets, "target", "a target the files must load on (repeatable; see abifloor targets)")
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub)
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor check:", err)
+		return exitError
+	}
+	if len(paths) == 0 || len(maxes)+len(targets) == 0 {
+		fmt.Fprintln(env.stderr, "abifloor check: need PATH... and at least one --max or --target")
+		fs.Usage()
+		return exitError
+	}
+	limits := floor.Limits{}
+	from := map[string]string{} // namespace → what set its limit, for text
+	for _, m := range maxes {
+		ns, ver, err := floor.ParseLimit(m)
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor check:", err)
+			return exitError
+		}
+		tighten(limits, from, ns, ver, "--max")
+	}
+	for _, name := range targets {
+		t, err := floor.LookupTarget(name)
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor check:", err)
+			return exitError
+		}
+		for ns, ver := range t.Limits {
+			tighten(limits, from, ns, ver, t.Name)
+		}
+	}
+	res := doScan(ctx, env, paths, sf, limits)
+	switch format {
+	case report.JSON:
+		report.WriteJSON(env.stdout, res)
+	case report.GitHub:
+		for _, v := range res.Violations {
+			report.WriteAnnotation(env.stdout, report.Annotation{
+				Level: "error", File: v.Path,
+				Title:   fmt.Sprintf("%s %s is above %s (%s)", v.Namespace, v.Required, v.Allowed, from[v.Namespace]),
+				Message: "needs " + symbolList(v.Symbols, 20),
+			})
+		}
+		for _, f := range res.Files {
+			if f.Error != "" {
+				report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: f.Path, Title: "unreadable ELF file", Message: f.Error})
+			}
+		}
+	default:
+		writeCheckText(env, res, sf, limits, from)
+	}
+	switch {
+	case res.Stats.Errors > 0:
+		return exitError
+	case len(res.Violations) > 0:
+		return exitViolation
+	}
+	return exitOK
+}
+
+func tighten(l floor.Limits, from map[string]string, ns, ver, src string) {
+	before, had := l[ns]
+	l.Tighten(ns, ver)
+	if !had || l[ns] != before {
+		from[ns] = src
+	}
+}
+
+func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, from map[string]string) {
+	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
+	w := env.stdout
+	for _, v := range res.Violations {
+		fmt.Fprintf(w, "%s %s: %s %s > %s (%s)\n    needs %s\n", p.Red("FAIL"), v.Path,
+			v.Namespace, v.Required, v.Allowed, from[v.Namespace], symbolList(v.Symbols, 8))
+	}
+	for _, f := range res.Files {
+		if f.Error != "" {
+			fmt.Fprintf(w, "%s %s\n", p.Red("ERROR"), f.Error)
+		}
+		if sf.why || sf.verbose {
+			writeDetails(w, f, sf)
+		}
+	}
+	writeSummary(w, res, p)
+	fmt.Fprintf(w, "limits: %s\n", floorList(limits))
+	bad := map[string]bool{}
+	for _, v := range res.Violations {
+		bad[v.Path] = true
+	}
+	if len(res.Violations) == 0 && res.Stats.Errors == 0 {
+		fmt.Fprintln(w, p.Green("OK")+": every file is within the limits")
+	} else if len(res.Violations) > 0 {
+		fmt.Fprintf(w, "%s: %d violations in %d files\n", p.Red("FAIL"), len(res.Violations), len(bad))
+	}
+}
+
+func runTargets(_ context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "targets", "[--format text|json]")
+	format := fs.String("format", "text", "output format: text|json")
+	if _, err := parseFlags(fs, args); err != nil {
+		return flagExit(err)
+	}
+	f, err := report.ParseFormat(*format, report.Text, report.JSON)
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor targets:", err)
+		return exitError
+	}
+	ts := floor.Targets()
+	if f == report.JSON {
+		report.WriteJSON(env.stdout, map[string]any{"targets": ts})
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TARGET\tKIND\tGLIBC\tGLIBCXX\tCXXABI\tGCC\tALIASES")
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	for _, t := range ts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Kind, dash(t.Limits["GLIBC"]), dash(t.Limits["GLIBCXX"]),
+			dash(t.Limits["CXXABI"]), dash(t.Limits["GCC"]), strings.Join(t.Aliases, " "))
+	}
+	tw.Flush()
+	return exitOK
+}

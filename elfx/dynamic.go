@@ -1,0 +1,190 @@
+package elfx
+
+import (
+	"debug/elf"
+	"strings"
+)
+
+// Dynamic is the decoded dynamic section. Address-valued tags are kept as
+// virtual addresses; the File maps them to offsets when a table is read.
+type Dynamic struct {
+	Needed  []string
+	Soname  string
+	Rpath   string // DT_RPATH, colon-separated, unexpanded
+	Runpath string // DT_RUNPATH
+	Flags   elf.DynFlag
+	Flags1  elf.DynFlag1
+	// BindNow is DT_BIND_NOW, DF_BIND_NOW or DF_1_NOW: every relocation,
+	// PLT ones included, is resolved before the program starts.
+	BindNow bool
+	// HasRelr is true when the file uses DT_RELR relative relocations,
+	// which only glibc 2.36 and later can apply.
+	HasRelr bool
+	// Tags holds every entry's value by tag (the first one for repeated
+	// tags other than DT_NEEDED), for callers needing more than the above.
+	Tags map[elf.DynTag]uint64
+
+	offset int64 // file offset of the section, for error messages
+}
+
+// Has reports whether the dynamic section has tag t.
+func (d *Dynamic) Has(t elf.DynTag) bool { _, ok := d.Tags[t]; return ok }
+
+func (f *File) readDynamic() error {
+	var off, size int64
+	if p := f.Prog(elf.PT_DYNAMIC); p != nil {
+		off, size = int64(p.Off), int64(p.Filesz)
+	} else if len(f.Progs) == 0 {
+		// No program headers (a relocatable object, or a stripped-down
+		// file): fall back to the SHT_DYNAMIC section.
+		secs, err := f.Sections()
+		if err != nil {
+			return nil // a file without dynamic information is still a file
+		}
+		for _, s := range secs {
+			if s.Type == elf.SHT_DYNAMIC {
+				off, size = int64(s.Off), int64(s.Size)
+				break
+			}
+		}
+	}
+	if size == 0 {
+		return nil
+	}
+	entsz := int64(8)
+	if f.is64() {
+		entsz = 16
+	}
+	if !f.rd.in(off, size) {
+		return formatErr(off, "dynamic section (%d bytes) past end of file", size)
+	}
+	raw, err := f.rd.fresh(off, size-size%entsz)
+	if err != nil {
+		return err
+	}
+	d := &Dynamic{Tags: make(map[elf.DynTag]uint64, 32), offset: off}
+	var needed, soname, rpath, runpath []uint64
+	half := entsz / 2
+	for i := int64(0); i+entsz <= int64(len(raw)); i += entsz {
+		tag := elf.DynTag(int64(f.word(raw[i:])))
+		if !f.is64() {
+			tag = elf.DynTag(int32(f.bo.Uint32(raw[i:])))
+		}
+		val := f.word(raw[i+half:])
+		if tag == elf.DT_NULL {
+			break
+		}
+		switch tag {
+		case elf.DT_NEEDED:
+			needed = append(needed, val)
+		case elf.DT_SONAME:
+			soname = append(soname, val)
+		case elf.DT_RPATH:
+			rpath = append(rpath, val)
+		case elf.DT_RUNPATH:
+			runpath = append(runpath, val)
+		case elf.DT_FLAGS:
+			d.Flags = elf.DynFlag(val)
+		case elf.DT_FLAGS_1:
+			d.Flags1 = elf.DynFlag1(val)
+		case elf.DT_BIND_NOW:
+			d.BindNow = true
+		case dtRelrsz, dtRelr:
+			d.HasRelr = true
+		}
+		if _, dup := d.Tags[tag]; !dup {
+			d.Tags[tag] = val
+		}
+	}
+	if d.Flags&elf.DF_BIND_NOW != 0 || d.Flags1&elf.DF_1_NOW != 0 {
+		d.BindNow = true
+	}
+	f.Dynamic = d
+	str := func(vals []uint64) ([]string, error) {
+		out := make([]string, 0, len(vals))
+		for _, v := range vals {
+			s, err := f.DynString(v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	if d.Needed, err = str(needed); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		vals []uint64
+		dst  *string
+	}{{soname, &d.Soname}, {rpath, &d.Rpath}, {runpath, &d.Runpath}} {
+		ss, err := str(p.vals)
+		if err != nil {
+			return err
+		}
+		*p.dst = strings.Join(ss, ":")
+	}
+	return nil
+}
+
+// DT_RELR tags (generic ABI, 2022); debug/elf does not name them.
+const (
+	dtRelrsz elf.DynTag = 35
+	dtRelr   elf.DynTag = 36
+)
+
+// strtab returns the file offset and size of the dynamic string table.
+func (f *File) strtab() (int64, int64, error) {
+	d := f.Dynamic
+	if d == nil {
+		return 0, 0, formatErr(-1, "no dynamic section")
+	}
+	addr, ok := d.Tags[elf.DT_STRTAB]
+	if !ok {
+		return 0, 0, formatErr(d.offset, "dynamic section has no DT_STRTAB")
+	}
+	off, ok := f.offset(addr)
+	if !ok {
+		return 0, 0, formatErr(d.offset, "DT_STRTAB address %#x is not in any loaded segment", addr)
+	}
+	size := int64(d.Tags[elf.DT_STRSZ])
+	if size <= 0 || !f.rd.in(off, size) {
+		return 0, 0, formatErr(off, "dynamic string table (DT_STRSZ %d) past end of file", d.Tags[elf.DT_STRSZ])
+	}
+	return off, size, nil
+}
+
+// DynString returns the string at offset i of the dynamic string table.
+func (f *File) DynString(i uint64) (string, error) {
+	off, size, err := f.strtab()
+	if err != nil {
+		return "", err
+	}
+	if i >= uint64(size) {
+		return "", formatErr(off, "string offset %d outside the %d-byte dynamic string table", i, size)
+	}
+	if f.dynstr != nil {
+		b := f.dynstr[i:]
+		for j, c := range b {
+			if c == 0 {
+				return string(b[:j]), nil
+			}
+		}
+		return "", formatErr(off+int64(i), "string not terminated inside its table")
+	}
+	return f.rd.cstring(off+int64(i), off+size)
+}
+
+// loadDynstr reads the whole dynamic string table once, for callers that
+// look up thousands of names (symbols).
+func (f *File) loadDynstr() error {
+	if f.dynstr != nil {
+		return nil
+	}
+	off, size, err := f.strtab()
+	if err != nil {
+		return err
+	}
+	f.dynstr, err = f.rd.fresh(off, size)
+	return err
+}

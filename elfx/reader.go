@@ -1,0 +1,137 @@
+package elfx
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrNotELF is returned when a file does not start with the ELF magic.
+// Callers scanning trees use it to tell "skip" from "broken".
+var ErrNotELF = errors.New("not an ELF file")
+
+// FormatError is a malformed or truncated ELF file. Off is the file offset
+// the problem was found at, or -1.
+type FormatError struct {
+	Off int64
+	Msg string
+}
+
+func (e *FormatError) Error() string {
+	if e.Off < 0 {
+		return "malformed ELF: " + e.Msg
+	}
+	return fmt.Sprintf("malformed ELF: %s (at offset %#x)", e.Msg, e.Off)
+}
+
+func formatErr(off int64, format string, args ...any) error {
+	return &FormatError{Off: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+const chunkSize = 4096
+
+type chunk struct {
+	off int64
+	b   []byte
+}
+
+// reader serves small reads from a few cached chunks, so walking a verneed
+// chain or a string table costs one pread per 4 KiB touched, not one per
+// entry. Chunk 0 always holds the start of the file.
+type reader struct {
+	r      io.ReaderAt
+	size   int64
+	chunks [4]chunk
+	next   int
+	reads  int // preads issued; lets tests and benchmarks see the I/O cost
+}
+
+// in reports whether [off, off+n) lies inside the file.
+func (r *reader) in(off, n int64) bool {
+	return off >= 0 && n >= 0 && off <= r.size && n <= r.size-off
+}
+
+// at returns n bytes at off. The slice aliases the cache: callers decode it
+// at once and must not keep it.
+func (r *reader) at(off, n int64) ([]byte, error) {
+	if !r.in(off, n) {
+		return nil, formatErr(off, "%d bytes past end of file (size %d)", n, r.size)
+	}
+	for i := range r.chunks {
+		c := &r.chunks[i]
+		if c.b != nil && off >= c.off && off+n <= c.off+int64(len(c.b)) {
+			return c.b[off-c.off : off-c.off+n], nil
+		}
+	}
+	if n > chunkSize {
+		return r.fresh(off, n)
+	}
+	want := min(int64(chunkSize), r.size-off)
+	// Chunk 0 keeps the file head; rotate through the rest.
+	r.next++
+	if r.next >= len(r.chunks) {
+		r.next = 1
+	}
+	c := &r.chunks[r.next]
+	if cap(c.b) < chunkSize {
+		c.b = make([]byte, chunkSize)
+	}
+	c.b = c.b[:want]
+	c.off = off
+	if err := r.readFull(c.b, off); err != nil {
+		c.b = nil
+		return nil, err
+	}
+	return c.b[:n], nil
+}
+
+// fresh reads n bytes at off into a new slice the caller owns.
+func (r *reader) fresh(off, n int64) ([]byte, error) {
+	if !r.in(off, n) {
+		return nil, formatErr(off, "%d bytes past end of file (size %d)", n, r.size)
+	}
+	b := make([]byte, n)
+	if err := r.readFull(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (r *reader) readFull(b []byte, off int64) error {
+	r.reads++
+	n, err := r.r.ReadAt(b, off)
+	if n == len(b) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		return formatErr(off+int64(n), "file ends early (read %d of %d bytes)", n, len(b))
+	}
+	return err
+}
+
+// cstring reads a NUL-terminated string at off that must end before limit.
+func (r *reader) cstring(off, limit int64) (string, error) {
+	if limit > r.size {
+		limit = r.size
+	}
+	start := off
+	var buf []byte
+	for off < limit {
+		n := min(limit-off, chunkSize-off%chunkSize)
+		b, err := r.at(off, n)
+		if err != nil {
+			return "", err
+		}
+		for i, c := range b {
+			if c == 0 {
+				if buf == nil {
+					return string(b[:i]), nil
+				}
+				return string(append(buf, b[:i]...)), nil
+			}
+		}
+		buf = append(buf, b...)
+		off += n
+	}
+	return "", formatErr(start, "string not terminated inside its table")
+}

@@ -1,0 +1,257 @@
+package elfx
+
+import (
+	"debug/elf"
+)
+
+// Symbol is one dynamic symbol with its version resolved.
+type Symbol struct {
+	Name       string
+	Value      uint64
+	Size       uint64
+	Bind       elf.SymBind
+	Type       elf.SymType
+	Visibility elf.SymVis
+	Section    elf.SectionIndex // elf.SHN_UNDEF for references
+	// Version is the version name ("" when unversioned). For references it
+	// comes from DT_VERNEED (and Library names the file that must provide
+	// it); for definitions from DT_VERDEF.
+	Version string
+	Library string
+	// VersionIndex is the raw versym index without the hidden bit:
+	// 0 local, 1 global (unversioned), 2+ a version.
+	VersionIndex uint16
+	// Hidden is versym bit 15: a definition that is not the default
+	// version (written name@VER rather than name@@VER).
+	Hidden bool
+}
+
+// Undefined reports whether s is a reference to another object.
+func (s Symbol) Undefined() bool { return s.Section == elf.SHN_UNDEF }
+
+// String writes s as name@VER, name@@VER (default definition) or name.
+// References (Library set, even when a copy relocation gave them a local
+// address) and hidden definitions use a single @.
+func (s Symbol) String() string {
+	switch {
+	case s.Version == "":
+		return s.Name
+	case s.Undefined() || s.Library != "" || s.Hidden:
+		return s.Name + "@" + s.Version
+	default:
+		return s.Name + "@@" + s.Version
+	}
+}
+
+func (f *File) symEntsize() int64 {
+	if f.is64() {
+		return 24
+	}
+	return 16
+}
+
+// NumSymbols returns the number of dynamic symbols. The dynamic section
+// does not state it; it is read from DT_HASH (nchain), from DT_GNU_HASH
+// (by walking the highest bucket's chain), or from the .dynsym section
+// header, in that order.
+func (f *File) NumSymbols() (int64, error) {
+	if f.nsyms > 0 {
+		return f.nsyms, nil
+	}
+	n, err := f.numSymbols()
+	if err != nil {
+		return 0, err
+	}
+	// Every symbol needs an entry inside the file.
+	if symoff, ok, _ := f.tableOffset(elf.DT_SYMTAB); ok {
+		if n > (f.rd.size-symoff)/f.symEntsize() {
+			return 0, formatErr(symoff, "%d dynamic symbols cannot fit in a %d-byte file", n, f.rd.size)
+		}
+	}
+	f.nsyms = n
+	return n, nil
+}
+
+func (f *File) numSymbols() (int64, error) {
+	if off, ok, err := f.tableOffset(elf.DT_HASH); err != nil {
+		return 0, err
+	} else if ok {
+		b, err := f.rd.at(off, 8)
+		if err != nil {
+			return 0, formatErr(off, "DT_HASH header past end of file")
+		}
+		return int64(f.bo.Uint32(b[4:])), nil
+	}
+	if off, ok, err := f.tableOffset(elf.DT_GNU_HASH); err != nil {
+		return 0, err
+	} else if ok {
+		return f.gnuHashCount(off)
+	}
+	secs, err := f.Sections()
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range secs {
+		if s.Type == elf.SHT_DYNSYM && s.Entsize > 0 {
+			return int64(s.Size / s.Entsize), nil
+		}
+	}
+	return 0, formatErr(-1, "cannot tell the number of dynamic symbols: no DT_HASH, DT_GNU_HASH or .dynsym section")
+}
+
+// gnuHashCount finds the symbol count from a GNU hash table: symbols below
+// symoffset are not hashed; the last hashed symbol is the end of the chain
+// starting at the highest bucket (its low bit is set).
+func (f *File) gnuHashCount(off int64) (int64, error) {
+	h, err := f.rd.at(off, 16)
+	if err != nil {
+		return 0, formatErr(off, "DT_GNU_HASH header past end of file")
+	}
+	nbuckets, symoffset, bloomSize := int64(f.bo.Uint32(h)), int64(f.bo.Uint32(h[4:])), int64(f.bo.Uint32(h[8:]))
+	word := int64(4)
+	if f.is64() {
+		word = 8
+	}
+	if nbuckets > f.rd.size/4 || bloomSize > f.rd.size/word {
+		return 0, formatErr(off, "DT_GNU_HASH claims %d buckets and %d bloom words in a %d-byte file", nbuckets, bloomSize, f.rd.size)
+	}
+	boff := off + 16 + bloomSize*word
+	buckets, err := f.rd.fresh(boff, nbuckets*4)
+	if err != nil {
+		return 0, formatErr(boff, "DT_GNU_HASH buckets past end of file")
+	}
+	var last int64
+	for i := int64(0); i < nbuckets; i++ {
+		last = max(last, int64(f.bo.Uint32(buckets[i*4:])))
+	}
+	if last < symoffset {
+		return symoffset, nil
+	}
+	coff := boff + nbuckets*4
+	for i := last; ; i++ {
+		b, err := f.rd.at(coff+(i-symoffset)*4, 4)
+		if err != nil {
+			return 0, formatErr(coff, "DT_GNU_HASH chain runs past end of file")
+		}
+		if f.bo.Uint32(b)&1 != 0 {
+			return i + 1, nil
+		}
+	}
+}
+
+// Versym returns the DT_VERSYM table (one entry per dynamic symbol), or nil
+// when the file has none.
+func (f *File) Versym() ([]uint16, error) {
+	off, ok, err := f.tableOffset(elf.DT_VERSYM)
+	if err != nil || !ok {
+		return nil, err
+	}
+	n, err := f.NumSymbols()
+	if err != nil {
+		return nil, err
+	}
+	b, err := f.rd.fresh(off, n*2)
+	if err != nil {
+		return nil, formatErr(off, "version symbol table (%d entries) past end of file", n)
+	}
+	vs := make([]uint16, n)
+	for i := range vs {
+		vs[i] = f.bo.Uint16(b[i*2:])
+	}
+	return vs, nil
+}
+
+// Symbols returns the dynamic symbol table, index 0 (the null symbol)
+// included so relocation symbol indexes can be used directly.
+func (f *File) Symbols() ([]Symbol, error) {
+	off, ok, err := f.tableOffset(elf.DT_SYMTAB)
+	if err != nil || !ok {
+		return nil, err
+	}
+	n, err := f.NumSymbols()
+	if err != nil {
+		return nil, err
+	}
+	if err := f.loadDynstr(); err != nil {
+		return nil, err
+	}
+	es := f.symEntsize()
+	raw, err := f.rd.fresh(off, n*es)
+	if err != nil {
+		return nil, formatErr(off, "dynamic symbol table (%d entries) past end of file", n)
+	}
+	versym, err := f.Versym()
+	if err != nil {
+		return nil, err
+	}
+	names, err := f.versionNames()
+	if err != nil {
+		return nil, err
+	}
+	syms := make([]Symbol, n)
+	for i := range syms {
+		e := raw[int64(i)*es:]
+		s := &syms[i]
+		var name uint32
+		var info, other uint8
+		if f.is64() {
+			name, info, other = f.bo.Uint32(e), e[4], e[5]
+			s.Section = elf.SectionIndex(f.bo.Uint16(e[6:]))
+			s.Value, s.Size = f.bo.Uint64(e[8:]), f.bo.Uint64(e[16:])
+		} else {
+			name = f.bo.Uint32(e)
+			s.Value, s.Size = uint64(f.bo.Uint32(e[4:])), uint64(f.bo.Uint32(e[8:]))
+			info, other = e[12], e[13]
+			s.Section = elf.SectionIndex(f.bo.Uint16(e[14:]))
+		}
+		s.Bind, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
+		if int(name) >= len(f.dynstr) {
+			return nil, formatErr(off+int64(i)*es, "symbol %d name offset %d outside the string table", i, name)
+		}
+		s.Name = cstr(f.dynstr[name:])
+		if versym != nil {
+			v := versym[i]
+			s.Hidden = v&0x8000 != 0
+			s.VersionIndex = v & 0x7fff
+			if vn, ok := names[s.VersionIndex]; ok {
+				s.Version, s.Library = vn.name, vn.lib
+			}
+		}
+	}
+	return syms, nil
+}
+
+func cstr(b []byte) string {
+	for i, c := range b {
+		if c == 0 {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+type verName struct{ name, lib string }
+
+// versionNames maps versym indexes to version names from both tables.
+func (f *File) versionNames() (map[uint16]verName, error) {
+	m := map[uint16]verName{}
+	needs, err := f.VersionNeeds()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range needs {
+		for _, v := range n.Versions {
+			m[v.Index&0x7fff] = verName{v.Name, n.File}
+		}
+	}
+	defs, err := f.VersionDefs()
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range defs {
+		if !d.Base() {
+			m[d.Index] = verName{d.Name, ""}
+		}
+	}
+	return m, nil
+}

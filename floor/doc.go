@@ -1,0 +1,12 @@
+// Package floor computes the "floor" of an ELF file: for each symbol
+// version namespace (GLIBC, GLIBCXX, CXXABI, GCC, OPENSSL, ...), the
+// highest version the file requires. A binary loads on a system only when
+// every floor is at or below what the system's libraries define, so
+// comparing floors with a target's limits (the embedded targets.json) tells
+// whether it will load there, before it ships.
+//
+// The floor comes from the version-need table alone, which costs a few
+// small reads per file. The symbols behind a floor (memcpy@GLIBC_2.14) come
+// from the dynamic symbol table and are read only when asked (Why) or when a
+// limit is exceeded. Scan runs this over files and trees in parallel.
+package floor

@@ -1,0 +1,225 @@
+package floor
+
+import (
+	"debug/elf"
+	"sort"
+
+	"github.com/abifloor/abifloor/elfx"
+)
+
+// FileReport is what Scan says about one file. Field names are part of
+// the JSON contract (docs/json.md).
+type FileReport struct {
+	Path   string `json:"path"`
+	Arch   string `json:"arch,omitempty"`
+	Kind   string `json:"kind,omitempty"`
+	Soname string `json:"soname,omitempty"`
+	// Needed is DT_NEEDED, in load order.
+	Needed []string `json:"needed,omitempty"`
+	// Floors maps a namespace to the highest version required; nil when
+	// the file could not be read.
+	Floors map[string]string `json:"floors"`
+	// Needs lists, per library, every version name required, numeric
+	// and not, in ascending order.
+	Needs []Need `json:"needs"`
+	// Notes explain floors that do not come straight from a version
+	// name (GLIBC_ABI_DT_RELR raises GLIBC to 2.36).
+	Notes []string `json:"notes,omitempty"`
+	// Why maps a namespace to the symbols that require its floor; only
+	// filled when asked for.
+	Why   map[string][]string `json:"why,omitempty"`
+	Error string              `json:"error"`
+}
+
+// Need is the set of versions required from one library.
+type Need struct {
+	Library  string   `json:"library"`
+	Versions []string `json:"versions"`
+}
+
+// Violation is a floor above a limit.
+type Violation struct {
+	Path      string   `json:"path"`
+	Namespace string   `json:"namespace"`
+	Required  string   `json:"required"`
+	Allowed   string   `json:"allowed"`
+	Symbols   []string `json:"symbols"`
+}
+
+// Kind names what an ELF file is.
+func Kind(f *elfx.File) string {
+	switch f.Type {
+	case elf.ET_EXEC:
+		if f.Dynamic == nil {
+			return "static-executable"
+		}
+		return "executable"
+	case elf.ET_DYN:
+		if f.Interp != "" {
+			return "pie-executable"
+		}
+		if f.Dynamic == nil {
+			return "static-pie"
+		}
+		return "shared-library"
+	case elf.ET_REL:
+		return "object"
+	case elf.ET_CORE:
+		return "core"
+	}
+	return f.Type.String()
+}
+
+// Analyze computes the floors of f. With why set it also reads the
+// symbols behind each floor; with limits set, it returns the violations,
+// each naming its symbols.
+func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []Violation) {
+	r := FileReport{Path: path, Arch: f.Arch(), Kind: Kind(f)}
+	if f.Dynamic != nil {
+		r.Soname, r.Needed = f.Dynamic.Soname, f.Dynamic.Needed
+	}
+	needs, err := f.VersionNeeds()
+	if err != nil {
+		r.Error = err.Error()
+		return r, nil
+	}
+	r.Floors = map[string]string{}
+	r.Needs = make([]Need, 0, len(needs))
+	// Floors implied by something other than a symbol version (a marker
+	// version name, or DT_RELR itself) are explained by that name.
+	var implied []implication
+	for _, n := range needs {
+		need := Need{Library: n.File, Versions: make([]string, 0, len(n.Versions))}
+		for _, v := range n.Versions {
+			need.Versions = append(need.Versions, v.Name)
+			if ns, ver, ok := Split(v.Name); ok {
+				raise(r.Floors, ns, ver)
+			} else if m, ok := LookupMarker(v.Name); ok && m.Namespace != "" {
+				raise(r.Floors, m.Namespace, m.Version)
+				implied = append(implied, implication{v.Name, m.Namespace, m.Version})
+				r.Notes = append(r.Notes, v.Name+" raises "+m.Namespace+" to "+m.Version+": "+m.Why)
+			}
+		}
+		sortVersions(need.Versions)
+		r.Needs = append(r.Needs, need)
+	}
+	if f.Dynamic != nil && f.Dynamic.HasRelr && needsGlibc(r.Needed) && len(implied) == 0 {
+		raise(r.Floors, "GLIBC", "2.36")
+		implied = append(implied, implication{"DT_RELR", "GLIBC", "2.36"})
+		r.Notes = append(r.Notes, "DT_RELR relocations without a GLIBC_ABI_DT_RELR requirement: glibc before 2.36 ignores them and the program crashes")
+	}
+	explain := func(ns string, match func(string) bool) []string {
+		var names []string
+		for _, im := range implied {
+			if im.ns == ns && match(im.ver) {
+				names = append(names, im.name)
+			}
+		}
+		return names
+	}
+
+	var viol []Violation
+	for ns, ver := range r.Floors {
+		if lim, ok := limits[ns]; ok && Compare(ver, lim) > 0 {
+			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim})
+		}
+	}
+	if !why && len(viol) == 0 {
+		return r, nil
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		// The floors stand; only the explanation is missing.
+		r.Error = "reading symbols: " + err.Error()
+		return r, viol
+	}
+	if why {
+		r.Why = map[string][]string{}
+		for ns, ver := range r.Floors {
+			match := func(v string) bool { return Compare(v, ver) == 0 }
+			r.Why[ns] = append(explain(ns, match), symbolsFor(syms, ns, match)...)
+		}
+	}
+	for i := range viol {
+		v := &viol[i]
+		match := func(ver string) bool { return Compare(ver, v.Allowed) > 0 }
+		v.Symbols = append(explain(v.Namespace, match), symbolsFor(syms, v.Namespace, match)...)
+	}
+	sort.Slice(viol, func(i, j int) bool { return viol[i].Namespace < viol[j].Namespace })
+	return r, viol
+}
+
+type implication struct{ name, ns, ver string }
+
+func raise(floors map[string]string, ns, ver string) bool {
+	if cur, ok := floors[ns]; !ok || Compare(ver, cur) > 0 {
+		floors[ns] = ver
+		return true
+	}
+	return false
+}
+
+func needsGlibc(needed []string) bool {
+	for _, n := range needed {
+		if n == "libc.so.6" {
+			return true
+		}
+	}
+	return false
+}
+
+// symbolsFor lists the references (name@VER) to versions of ns for which
+// match is true, highest version first, then by name.
+func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []string {
+	type ref struct{ name, ver string }
+	var refs []ref
+	for _, s := range syms {
+		if s.Library == "" || s.Version == "" {
+			continue // definitions and unversioned references
+		}
+		sns, ver, ok := Split(s.Version)
+		if !ok || sns != ns || !match(ver) {
+			continue
+		}
+		refs = append(refs, ref{s.String(), ver})
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		if c := Compare(refs[i].ver, refs[j].ver); c != 0 {
+			return c > 0
+		}
+		return refs[i].name < refs[j].name
+	})
+	out := make([]string, 0, len(refs))
+	for i, r := range refs {
+		if i > 0 && r.name == refs[i-1].name {
+			continue
+		}
+		out = append(out, r.name)
+	}
+	return out
+}
+
+// sortVersions orders version names by namespace, then numerically;
+// non-numeric names come last, alphabetically.
+func sortVersions(vs []string) {
+	sort.Slice(vs, func(i, j int) bool {
+		ni, vi, oki := Split(vs[i])
+		nj, vj, okj := Split(vs[j])
+		switch {
+		case oki != okj:
+			return oki
+		case !oki:
+			return vs[i] < vs[j]
+		case ni != nj:
+			return ni < nj
+		}
+		return Compare(vi, vj) < 0
+	})
+}
+
+// Merge raises the tree-wide floors dst to cover src.
+func Merge(dst, src map[string]string) {
+	for ns, v := range src {
+		raise(dst, ns, v)
+	}
+}

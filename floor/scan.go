@@ -1,0 +1,192 @@
+package floor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/walk"
+	"golang.org/x/sys/unix"
+)
+
+// Options tune a Scan.
+type Options struct {
+	Follow  bool   // follow symbolic links inside trees
+	Why     bool   // name the symbols behind every floor
+	Limits  Limits // when set, report violations (check)
+	Workers int    // parallel file readers (default 2×GOMAXPROCS)
+	// Progress, when set, is called now and then with the files seen.
+	Progress func(files, elf int64)
+}
+
+// Result is a whole scan. Field names are part of the JSON contract.
+type Result struct {
+	Files []FileReport `json:"files"`
+	// Floors is the tree-wide floor: the highest of every file's.
+	Floors     map[string]string `json:"floors"`
+	Violations []Violation       `json:"violations,omitempty"`
+	Stats      Stats             `json:"stats"`
+}
+
+// Stats counts what a scan looked at.
+type Stats struct {
+	Files    int64 `json:"files"`     // regular files looked at
+	ELF      int64 `json:"elf"`       // ELF files among them
+	Errors   int64 `json:"errors"`    // files or paths that could not be read
+	Symlinks int64 `json:"symlinks"`  // links not followed
+	Special  int64 `json:"special"`   // FIFOs, sockets, devices: skipped
+	HardDups int64 `json:"hardlinks"` // hard links and directories seen twice
+}
+
+type item struct {
+	rep  FileReport
+	viol []Violation
+	root int
+}
+
+// Scan reads every ELF file under paths. Files that cannot be read are
+// reported with Error set; the scan goes on. Results are ordered by the
+// path argument they came from, then by path.
+func Scan(ctx context.Context, paths []string, opt Options) *Result {
+	if opt.Workers <= 0 {
+		opt.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	var ws walk.Stats
+	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow}, &ws)
+	var (
+		mu    sync.Mutex
+		items []item
+		seen  int64
+		elfs  int64
+		wg    sync.WaitGroup
+	)
+	for i := 0; i < opt.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			head := make([]byte, 4096)
+			var local []item
+			var n, ne int64
+			for wf := range files {
+				n++
+				it, isELF := scanOne(wf, head, opt)
+				if isELF {
+					ne++
+					local = append(local, it)
+				}
+				if opt.Progress != nil && n%512 == 0 {
+					mu.Lock()
+					seen, elfs = seen+n, elfs+ne
+					n, ne = 0, 0
+					opt.Progress(seen, elfs)
+					mu.Unlock()
+				}
+			}
+			mu.Lock()
+			items = append(items, local...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	sort.Slice(items, func(i, j int) bool {
+		if items[i].root != items[j].root {
+			return items[i].root < items[j].root
+		}
+		return items[i].rep.Path < items[j].rep.Path
+	})
+	res := &Result{Files: make([]FileReport, 0, len(items)), Floors: map[string]string{}}
+	for _, it := range items {
+		res.Files = append(res.Files, it.rep)
+		res.Violations = append(res.Violations, it.viol...)
+		if it.rep.Error != "" {
+			res.Stats.Errors++
+		}
+		if it.rep.Floors != nil {
+			Merge(res.Floors, it.rep.Floors)
+		}
+		if it.rep.Arch != "" || it.rep.Error == "" {
+			res.Stats.ELF++
+		}
+	}
+	res.Stats.Files = ws.Files.Load()
+	res.Stats.Symlinks = ws.Symlinks.Load()
+	res.Stats.Special = ws.Special.Load()
+	res.Stats.HardDups = ws.Dups.Load()
+	return res
+}
+
+// scanOne reads one file. Walk errors and read errors of files that might
+// be ELF are reported (isELF true, so they are listed); files that are not
+// ELF are dropped.
+func scanOne(wf walk.File, head []byte, opt Options) (item, bool) {
+	it := item{root: wf.Root, rep: FileReport{Path: wf.Path}}
+	if wf.Err != nil {
+		it.rep.Error = wf.Err.Error()
+		return it, true
+	}
+	fd, err := unix.Open(wf.Path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		it.rep.Error = (&os.PathError{Op: "open", Path: wf.Path, Err: err}).Error()
+		return it, true
+	}
+	defer unix.Close(fd)
+	n, err := unix.Pread(fd, head, 0)
+	if err != nil {
+		it.rep.Error = (&os.PathError{Op: "read", Path: wf.Path, Err: err}).Error()
+		return it, true
+	}
+	if !elfx.IsELF(head[:n]) {
+		return it, false
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		it.rep.Error = (&os.PathError{Op: "stat", Path: wf.Path, Err: err}).Error()
+		return it, true
+	}
+	f, err := elfx.NewFileHead(fdReader(fd), st.Size, head[:n])
+	if err != nil {
+		it.rep.Error = fileErr(wf.Path, err)
+		return it, true
+	}
+	it.rep, it.viol = Analyze(f, wf.Path, opt.Why, opt.Limits)
+	if it.rep.Error != "" {
+		it.rep.Error = wf.Path + ": " + it.rep.Error
+	}
+	return it, true
+}
+
+func fileErr(path string, err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s: %v", path, err)
+}
+
+// fdReader reads a file descriptor with pread, without the bookkeeping
+// of *os.File (which matters when opening a hundred thousand files).
+type fdReader int
+
+func (fd fdReader) ReadAt(b []byte, off int64) (int, error) {
+	total := 0
+	for total < len(b) {
+		n, err := unix.Pread(int(fd), b[total:], off+int64(total))
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return total, err
+		}
+		if n == 0 {
+			return total, io.EOF
+		}
+		total += n
+	}
+	return total, nil
+}
