@@ -1,0 +1,335 @@
+package elfx
+
+import (
+	"bytes"
+	"debug/elf"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
+)
+
+// systemFiles are real binaries present on any Debian-like system.
+func systemFiles(t testing.TB) []string {
+	var out []string
+	for _, glob := range []string{
+		"/usr/bin/ls", "/usr/bin/true", "/usr/bin/gcc",
+		"/lib/*-linux-gnu/libc.so.6", "/usr/lib/*-linux-gnu/libstdc++.so.6",
+		"/usr/lib/*-linux-gnu/libm.so.6", "/lib64/ld-linux-x86-64.so.2",
+	} {
+		m, _ := filepath.Glob(glob)
+		out = append(out, m...)
+	}
+	if len(out) == 0 {
+		t.Skip("no system binaries found under /usr/bin or /lib")
+	}
+	return out
+}
+
+// TestAgainstDebugElf checks elfx against the standard library's reader,
+// which reads whole section tables, on real system files.
+func TestAgainstDebugElf(t *testing.T) {
+	for _, path := range systemFiles(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			compareWithStd(t, path)
+		})
+	}
+}
+
+func compareWithStd(t *testing.T, path string) {
+	t.Helper()
+	std, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer std.Close()
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Machine != std.Machine || f.Class != std.Class || f.Type != std.Type {
+		t.Errorf("header: got %v %v %v, want %v %v %v", f.Machine, f.Class, f.Type, std.Machine, std.Class, std.Type)
+	}
+	libs, _ := std.ImportedLibraries()
+	if f.Dynamic == nil {
+		if len(libs) > 0 {
+			t.Fatalf("no dynamic section, but debug/elf sees %v", libs)
+		}
+		return
+	}
+	if !equal(f.Dynamic.Needed, libs) {
+		t.Errorf("needed = %v, want %v", f.Dynamic.Needed, libs)
+	}
+	stdNeeds, _ := std.DynamicVersionNeeds()
+	needs, err := f.VersionNeeds()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, n := range needs {
+		for _, v := range n.Versions {
+			got = append(got, n.File+" "+v.Name)
+		}
+	}
+	for _, n := range stdNeeds {
+		for _, v := range n.Needs {
+			want = append(want, n.Name+" "+v.Dep)
+		}
+	}
+	sort.Strings(got)
+	sort.Strings(want)
+	if !equal(got, want) {
+		t.Errorf("version needs:\n got %v\nwant %v", got, want)
+	}
+	stdSyms, err := std.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// debug/elf drops the null symbol at index 0.
+	if len(syms) != len(stdSyms)+1 {
+		t.Fatalf("%d symbols, want %d", len(syms)-1, len(stdSyms))
+	}
+	for i, ss := range stdSyms {
+		s := syms[i+1]
+		if s.Name != ss.Name || s.Value != ss.Value || s.Section != ss.Section || s.Version != ss.Version || s.Library != ss.Library {
+			t.Fatalf("symbol %d: got %s %#x %v %q %q, want %s %#x %v %q %q", i+1,
+				s.Name, s.Value, s.Section, s.Version, s.Library, ss.Name, ss.Value, ss.Section, ss.Version, ss.Library)
+		}
+	}
+	rels, err := f.Relocs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var relBytes uint64
+	for _, sec := range std.Sections {
+		if (sec.Type == elf.SHT_RELA || sec.Type == elf.SHT_REL) && sec.Flags&elf.SHF_ALLOC != 0 {
+			relBytes += sec.Size / sec.Entsize
+		}
+	}
+	if uint64(len(rels)) != relBytes {
+		t.Errorf("%d relocations, sections hold %d", len(rels), relBytes)
+	}
+	for _, r := range rels {
+		if int(r.Sym) >= len(syms) {
+			t.Fatalf("relocation symbol %d past dynsym (%d)", r.Sym, len(syms))
+		}
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+const fixtureC = `
+#include <string.h>
+#include <stdio.h>
+__asm__(".symver memcpy,memcpy@GLIBC_2.2.5");
+int copy(char *d, const char *s, size_t n) { memcpy(d, s, n); return puts(d); }
+`
+
+// TestCompiledFixtures reads freshly compiled shared libraries for two
+// architectures, both byte orders' code paths being the same.
+func TestCompiledFixtures(t *testing.T) {
+	for _, tc := range []struct {
+		cc, arch string
+		src      string
+	}{
+		{"gcc", runtime.GOARCH, fixtureC},
+		{"aarch64-linux-gnu-gcc", "arm64", strings.Replace(fixtureC, "GLIBC_2.2.5", "GLIBC_2.17", 1)},
+	} {
+		t.Run(tc.cc, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.cc == "gcc" && runtime.GOARCH != "amd64" {
+				t.Skip("the x86_64 fixture pins GLIBC_2.2.5, which only x86_64 has")
+			}
+			lib := fixture.Build(t, tc.cc, dir, "lib.c", tc.src, "libfix.so", "-shared", "-fPIC", "-Wl,-soname,libfix.so.1", "-Wl,-rpath,$ORIGIN/../lib")
+			compareWithStd(t, lib)
+			f, err := Open(lib)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if f.Dynamic.Soname != "libfix.so.1" || f.Dynamic.Runpath != "$ORIGIN/../lib" {
+				t.Errorf("soname %q runpath %q", f.Dynamic.Soname, f.Dynamic.Runpath)
+			}
+			want := map[string]string{"arm64": "aarch64", "amd64": "x86_64"}[tc.arch]
+			if f.Arch() != want {
+				t.Errorf("Arch() = %q, want %q", f.Arch(), want)
+			}
+			if f.Reads() > 6 {
+				t.Errorf("opening and reading versions took %d reads; the design is a handful", f.Reads())
+			}
+		})
+	}
+}
+
+// smallELF returns a real, small dynamically linked file to damage.
+func smallELF(t testing.TB) []byte {
+	for _, p := range []string{"/usr/bin/true", "/bin/true"} {
+		if b, err := os.ReadFile(p); err == nil && IsELF(b) {
+			return b
+		}
+	}
+	t.Skip("no /usr/bin/true to damage")
+	return nil
+}
+
+// exercise calls every reader method; it must never panic.
+func exercise(b []byte) error {
+	f, err := NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return err
+	}
+	var errs []error
+	_, e1 := f.VersionNeeds()
+	_, e2 := f.VersionDefs()
+	_, e3 := f.Symbols()
+	_, e4 := f.Relocs()
+	_, e5 := f.Sections()
+	errs = append(errs, e1, e2, e3, e4, e5)
+	f.Arch()
+	return errors.Join(errs...)
+}
+
+// TestTruncated cuts a real file at every header and table boundary (and
+// every 61 bytes in between): each cut is an error or a clean read.
+func TestTruncated(t *testing.T) {
+	b := smallELF(t)
+	f, err := NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts := map[int]bool{0: true, 3: true, 4: true, 16: true, 52: true, 63: true, 64: true}
+	for _, p := range f.Progs {
+		cuts[int(p.Off)] = true
+		cuts[int(p.Off+p.Filesz)-1] = true
+	}
+	for i := int64(0); i < f.phnum; i++ {
+		cuts[int(f.phoff+i*f.phentsz)] = true
+	}
+	for _, tag := range []elf.DynTag{elf.DT_VERNEED, elf.DT_STRTAB, elf.DT_SYMTAB, elf.DT_VERSYM, elf.DT_GNU_HASH, elf.DT_RELA, elf.DT_JMPREL} {
+		if off, ok, _ := f.tableOffset(tag); ok {
+			cuts[int(off)] = true
+			cuts[int(off)+8] = true
+		}
+	}
+	for i := 0; i < len(b); i += 61 {
+		cuts[i] = true
+	}
+	for cut := range cuts {
+		if cut < 0 || cut > len(b) {
+			continue
+		}
+		err := exercise(b[:cut])
+		if cut < 64 && err == nil {
+			t.Errorf("cut at %d: no error from a file shorter than its header", cut)
+		}
+	}
+	if err := exercise(b); err != nil {
+		t.Fatalf("whole file: %v", err)
+	}
+}
+
+// TestHostile sets header fields to absurd values. Each must give an
+// error, never a panic or a huge allocation.
+func TestHostile(t *testing.T) {
+	orig := smallELF(t)
+	f, err := NewFile(bytes.NewReader(orig), int64(len(orig)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Class != elf.ELFCLASS64 {
+		t.Skip("the hostile cases patch ELF64 offsets")
+	}
+	bo := f.ByteOrder()
+	dynOff := int64(f.Prog(elf.PT_DYNAMIC).Off)
+	// patchDyn overwrites the value of the first entry with tag.
+	patchDyn := func(b []byte, tag elf.DynTag, val uint64) {
+		for off := dynOff; off+16 <= int64(len(b)); off += 16 {
+			if elf.DynTag(bo.Uint64(b[off:])) == tag {
+				bo.PutUint64(b[off+8:], val)
+				return
+			}
+		}
+		t.Fatalf("no %v in the dynamic section", tag)
+	}
+	verneed, _, _ := f.tableOffset(elf.DT_VERNEED)
+	cases := map[string]func(b []byte){
+		"phoff past EOF":   func(b []byte) { bo.PutUint64(b[32:], uint64(len(b))+100) },
+		"phnum 65535":      func(b []byte) { bo.PutUint16(b[56:], 0xfffe) },
+		"phentsize 0":      func(b []byte) { bo.PutUint16(b[54:], 0) },
+		"dynamic past EOF": func(b []byte) { bo.PutUint64(b[f.phoff+int64(indexOf(f, elf.PT_DYNAMIC))*56+8:], 1<<40) },
+		"2^32 verneeds":    func(b []byte) { patchDyn(b, elf.DT_VERNEEDNUM, 1<<32) },
+		"verneed outside":  func(b []byte) { patchDyn(b, elf.DT_VERNEED, 1<<50) },
+		"verneed next wraps": func(b []byte) {
+			// vn_next is unsigned: a "loop back" is a jump past the end.
+			patchDyn(b, elf.DT_VERNEEDNUM, 1000)
+			bo.PutUint32(b[verneed+12:], 0xfffffff0)
+		},
+		"verneed aux outside": func(b []byte) { bo.PutUint32(b[verneed+8:], 0x7fffffff) },
+		"zero-size strtab":    func(b []byte) { patchDyn(b, elf.DT_STRSZ, 0) },
+		"huge strtab":         func(b []byte) { patchDyn(b, elf.DT_STRSZ, 1<<62) },
+		"gnu hash 2^32 buckets": func(b []byte) {
+			off, _, _ := f.tableOffset(elf.DT_GNU_HASH)
+			bo.PutUint32(b[off:], 0xffffffff)
+		},
+		"relocations outside": func(b []byte) { patchDyn(b, elf.DT_RELASZ, 1<<40) },
+	}
+	for name, patch := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			patch(b)
+			if err := exercise(b); err == nil {
+				t.Fatal("no error")
+			} else if !strings.Contains(err.Error(), "malformed ELF") {
+				t.Fatalf("error %q does not say the ELF is malformed", err)
+			}
+		})
+	}
+}
+
+func indexOf(f *File, t elf.ProgType) int {
+	for i, p := range f.Progs {
+		if p.Type == t {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestNotELF(t *testing.T) {
+	for _, b := range [][]byte{nil, []byte("#!/bin/sh\n"), []byte("\x7fEL")} {
+		if _, err := NewFile(bytes.NewReader(b), int64(len(b))); !errors.Is(err, ErrNotELF) {
+			t.Errorf("%q: err = %v, want ErrNotELF", b, err)
+		}
+	}
+	// The magic alone is ELF, but broken.
+	b := []byte("\x7fELF\x02\x01\x01")
+	if _, err := NewFile(bytes.NewReader(b), int64(len(b))); err == nil || errors.Is(err, ErrNotELF) {
+		t.Errorf("truncated ELF: err = %v, want a FormatError", err)
+	}
+}
+
+func TestOpenRefusesFIFO(t *testing.T) {
+	if _, err := Open("/dev/null"); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("Open(/dev/null) = %v, want a not-a-regular-file error", err)
+	}
+}

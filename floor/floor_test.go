@@ -1,0 +1,165 @@
+package floor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/fixture"
+)
+
+func analyzeFile(t *testing.T, path string, why bool, limits Limits) (FileReport, []Violation) {
+	t.Helper()
+	f, err := elfx.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return Analyze(f, path, why, limits)
+}
+
+const pinnedC = `
+#include <string.h>
+#include <stdio.h>
+#ifdef PIN
+__asm__(".symver memcpy,memcpy@" PIN);
+#endif
+int copy(char *d, const char *s, size_t n) { memcpy(d, s, n); return puts(d); }
+`
+
+// TestPinnedFloors compiles shared libraries whose memcpy is pinned to an
+// exact version, for x86_64 and aarch64, and checks floors, --why and
+// violations.
+func TestPinnedFloors(t *testing.T) {
+	for _, tc := range []struct {
+		cc, goarch, pin, floor string
+	}{
+		{"gcc", "amd64", "GLIBC_2.2.5", "2.2.5"},
+		{"gcc", "amd64", "", "2.14"},
+		{"aarch64-linux-gnu-gcc", "", "GLIBC_2.17", "2.17"},
+	} {
+		t.Run(tc.cc+"/"+tc.floor, func(t *testing.T) {
+			if tc.goarch != "" && tc.goarch != runtime.GOARCH {
+				t.Skipf("the fixture pins x86_64 versions; this is %s", runtime.GOARCH)
+			}
+			args := []string{"-shared", "-fPIC", "-O0"}
+			if tc.pin != "" {
+				args = append(args, `-DPIN="`+tc.pin+`"`)
+			}
+			lib := fixture.Build(t, tc.cc, t.TempDir(), "pin.c", pinnedC, "libpin.so", args...)
+			r, viol := analyzeFile(t, lib, true, nil)
+			if r.Error != "" || r.Floors["GLIBC"] != tc.floor {
+				t.Fatalf("floors %v (error %q), want GLIBC %s", r.Floors, r.Error, tc.floor)
+			}
+			if len(viol) != 0 {
+				t.Fatalf("violations without limits: %v", viol)
+			}
+			if !slices.Contains(r.Why["GLIBC"], "memcpy@GLIBC_"+tc.floor) {
+				t.Errorf("why GLIBC = %v, want memcpy@GLIBC_%s", r.Why["GLIBC"], tc.floor)
+			}
+			// One step below the floor is a violation naming memcpy.
+			_, viol = analyzeFile(t, lib, false, Limits{"GLIBC": "2.2.4"})
+			if len(viol) != 1 || viol[0].Required != tc.floor || !slices.Contains(viol[0].Symbols, "memcpy@GLIBC_"+tc.floor) {
+				t.Fatalf("violations = %+v", viol)
+			}
+			if _, viol = analyzeFile(t, lib, false, Limits{"GLIBC": tc.floor, "GLIBCXX": "3.4"}); len(viol) != 0 {
+				t.Fatalf("within the limit, yet violations %+v", viol)
+			}
+		})
+	}
+}
+
+const cxxSrc = `
+#include <string>
+#include <stdexcept>
+std::string greet(const std::string &who) {
+	if (who.empty()) throw std::runtime_error("nobody");
+	return "hello " + who;
+}
+`
+
+// TestCxxFloors links C++ so libstdc++ (GLIBCXX, CXXABI) and libgcc_s (GCC)
+// versions appear, and checks them against the versions the library has.
+func TestCxxFloors(t *testing.T) {
+	for _, cc := range []string{"g++", "aarch64-linux-gnu-g++"} {
+		t.Run(cc, func(t *testing.T) {
+			lib := fixture.Build(t, cc, t.TempDir(), "greet.cc", cxxSrc, "libgreet.so", "-shared", "-fPIC", "-O1")
+			r, _ := analyzeFile(t, lib, true, nil)
+			if r.Error != "" {
+				t.Fatal(r.Error)
+			}
+			if Compare(r.Floors["GLIBCXX"], "3.4.21") < 0 || Compare(r.Floors["CXXABI"], "1.3") < 0 {
+				t.Fatalf("floors %v: want GLIBCXX >= 3.4.21 (the C++11 std::string) and CXXABI", r.Floors)
+			}
+			if len(r.Why["GLIBCXX"]) == 0 {
+				t.Errorf("no symbol explains GLIBCXX %s", r.Floors["GLIBCXX"])
+			}
+			_, viol := analyzeFile(t, lib, false, Limits{"GLIBCXX": "3.4.20"})
+			if len(viol) != 1 || viol[0].Namespace != "GLIBCXX" {
+				t.Fatalf("GLIBCXX limit 3.4.20: violations %+v", viol)
+			}
+		})
+	}
+}
+
+// TestRelr links with DT_RELR where the toolchain can, which must raise the
+// glibc floor to 2.36 through GLIBC_ABI_DT_RELR.
+func TestRelr(t *testing.T) {
+	cc := fixture.Compiler(t, "gcc")
+	if !fixture.Supports(cc, "-Wl,-z,pack-relative-relocs") {
+		t.Skip("this linker cannot make DT_RELR (-z pack-relative-relocs needs binutils 2.38)")
+	}
+	src := "static int x; int *p[] = {&x, &x, &x, &x};\nint main(void) { return *p[0]; }\n"
+	exe := fixture.Build(t, "gcc", t.TempDir(), "relr.c", src, "relr", "-pie", "-fPIE", "-Wl,-z,pack-relative-relocs")
+	r, viol := analyzeFile(t, exe, true, Limits{"GLIBC": "2.35"})
+	if r.Floors["GLIBC"] != "2.36" && Compare(r.Floors["GLIBC"], "2.36") < 0 {
+		t.Fatalf("GLIBC floor %s, want at least 2.36 for DT_RELR", r.Floors["GLIBC"])
+	}
+	if len(r.Notes) == 0 {
+		t.Error("no note explains the DT_RELR floor")
+	}
+	if len(viol) != 1 || !slices.Contains(viol[0].Symbols, "GLIBC_ABI_DT_RELR") {
+		t.Fatalf("violations %+v: want one naming GLIBC_ABI_DT_RELR", viol)
+	}
+}
+
+// TestScanTree checks ordering, hard-link dedupe and error reporting over
+// a small tree.
+func TestScanTree(t *testing.T) {
+	dir := t.TempDir()
+	lib := fixture.Build(t, "gcc", dir, "pin.c", pinnedC, "libb.so", "-shared", "-fPIC")
+	must(t, os.Link(lib, filepath.Join(dir, "liba.so")))
+	must(t, os.WriteFile(filepath.Join(dir, "broken.so"), []byte("\x7fELF\x02\x01\x01\x00"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644))
+	must(t, os.Symlink("libb.so", filepath.Join(dir, "libb.so.1")))
+	res := Scan(context.Background(), []string{dir}, Options{})
+	var paths []string
+	for _, f := range res.Files {
+		paths = append(paths, filepath.Base(f.Path))
+	}
+	// liba.so and libb.so are one inode: only one is listed.
+	if len(paths) != 2 || paths[0] != "broken.so" || (paths[1] != "liba.so" && paths[1] != "libb.so") {
+		t.Fatalf("files %v", paths)
+	}
+	if res.Files[0].Error == "" || res.Files[0].Floors != nil {
+		t.Errorf("broken.so: error %q floors %v", res.Files[0].Error, res.Files[0].Floors)
+	}
+	if res.Stats.Errors != 1 || res.Stats.Symlinks != 1 || res.Stats.HardDups != 1 {
+		t.Errorf("stats %+v", res.Stats)
+	}
+	if !reflect.DeepEqual(res.Floors, res.Files[1].Floors) {
+		t.Errorf("tree floor %v, want the one good file's %v", res.Floors, res.Files[1].Floors)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
