@@ -48,7 +48,10 @@ type item struct {
 	rep  FileReport
 	viol []Violation
 	root int
+	link hardLink // set for files with several names
 }
+
+type hardLink struct{ dev, ino uint64 }
 
 // Scan reads every ELF file under paths. Files that cannot be read are
 // reported with Error set; the scan goes on. Results are ordered by the
@@ -101,7 +104,17 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		return items[i].rep.Path < items[j].rep.Path
 	})
 	res := &Result{Files: make([]FileReport, 0, len(items)), Floors: map[string]string{}}
+	// A file with several names is reported under the first in output
+	// order, whichever worker happened to read it first.
+	links := map[hardLink]bool{}
 	for _, it := range items {
+		if it.link != (hardLink{}) {
+			if links[it.link] {
+				res.Stats.HardDups++
+				continue
+			}
+			links[it.link] = true
+		}
 		res.Files = append(res.Files, it.rep)
 		res.Violations = append(res.Violations, it.viol...)
 		if it.rep.Error != "" {
@@ -117,7 +130,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	res.Stats.Files = ws.Files.Load()
 	res.Stats.Symlinks = ws.Symlinks.Load()
 	res.Stats.Special = ws.Special.Load()
-	res.Stats.HardDups = ws.Dups.Load()
+	res.Stats.HardDups += ws.Dups.Load()
 	return res
 }
 
@@ -148,6 +161,9 @@ func scanOne(wf walk.File, head []byte, opt Options) (item, bool) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		it.rep.Error = (&os.PathError{Op: "stat", Path: wf.Path, Err: err}).Error()
 		return it, true
+	}
+	if st.Nlink > 1 {
+		it.link = hardLink{uint64(st.Dev), st.Ino}
 	}
 	f, err := elfx.NewFileHead(fdReader(fd), st.Size, head[:n])
 	if err != nil {

@@ -2,8 +2,10 @@
 // safely, for tools that read thousands of binaries.
 //
 // Directories are read in parallel with getdents, whose entries already
-// carry the file type and inode, so no file is stat'ed to learn what it is.
-// Hard links are reported once (by device and inode). FIFOs, sockets and
+// carry the file type, so no file is stat'ed to learn what it is. Hard links
+// are reported under each name: a consumer that opens a file learns its
+// device and inode from fstat anyway and dedupes with a Seen set, which
+// keeps the set to the files that matter. FIFOs, sockets and
 // devices inside a tree are counted and never opened. Symbolic links are
 // not followed unless Options.Follow is set; then directory loops are
 // detected by device and inode and cut. A path named explicitly is always
@@ -45,17 +47,26 @@ type Stats struct {
 	Files    atomic.Int64
 	Symlinks atomic.Int64 // links not followed
 	Special  atomic.Int64 // FIFOs, sockets, devices: never opened
-	Dups     atomic.Int64 // hard links and re-visited directories
+	Dups     atomic.Int64 // directories reached twice (bind mounts, followed links)
 }
 
 type devIno struct{ dev, ino uint64 }
+
+// Seen is a concurrent set of files by device and inode.
+type Seen struct{ m sync.Map }
+
+// FirstVisit records (dev, ino) and reports whether it was new.
+func (s *Seen) FirstVisit(dev, ino uint64) bool {
+	_, loaded := s.m.LoadOrStore(devIno{dev, ino}, struct{}{})
+	return !loaded
+}
 
 type walker struct {
 	ctx   context.Context
 	opt   Options
 	out   chan<- File
 	stats *Stats
-	seen  sync.Map // devIno of files and directories already listed
+	seen  Seen // directories already listed
 	dirs  chan dirJob
 	wg    sync.WaitGroup
 }
@@ -116,22 +127,15 @@ func (w *walker) root(path string, idx int) {
 			w.enqueue(dirJob{path, idx})
 		}
 	case unix.S_IFREG:
-		if w.firstVisit(devIno{st.Dev, st.Ino}) {
-			w.stats.Files.Add(1)
-			w.send(File{Path: path, Root: idx})
-		} else {
-			w.stats.Dups.Add(1)
-		}
+		w.stats.Files.Add(1)
+		w.send(File{Path: path, Root: idx})
 	default:
 		w.stats.Special.Add(1)
 		w.send(File{Path: path, Root: idx, Err: fmt.Errorf("%s: %s, not a regular file; not read", path, kindName(st.Mode))})
 	}
 }
 
-func (w *walker) firstVisit(k devIno) bool {
-	_, loaded := w.seen.LoadOrStore(k, struct{}{})
-	return !loaded
-}
+func (w *walker) firstVisit(k devIno) bool { return w.seen.FirstVisit(k.dev, k.ino) }
 
 // enqueue hands a directory to the pool, or reads it inline when the
 // queue is full, so a deep tree can never deadlock the workers.
@@ -232,12 +236,8 @@ func (w *walker) entry(j dirJob, dev, ino uint64, typ uint8, name string) {
 			w.stats.Dups.Add(1)
 		}
 	case unix.DT_REG:
-		if w.firstVisit(devIno{dev, ino}) {
-			w.stats.Files.Add(1)
-			w.send(File{Path: path, Root: j.root})
-		} else {
-			w.stats.Dups.Add(1)
-		}
+		w.stats.Files.Add(1)
+		w.send(File{Path: path, Root: j.root})
 	case unix.DT_LNK:
 		w.stats.Symlinks.Add(1)
 	default:

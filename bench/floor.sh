@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Floor scan speed and memory, side by side with what users run today.
+#
+#   bench/floor.sh [TREE]      (default /usr)
+#
+# 1. abifloor scan TREE  vs  find TREE -type f -print0 | xargs -0 objdump -p
+# 2. abifloor scan FILE... vs objdump -p FILE..., given exactly the ELF files
+# 3. peak RSS of abifloor over TREE, and over a tree holding a >100 MB library
+#
+# Needs hyperfine, objdump (binutils), jq and GNU time (/usr/bin/time).
+set -euo pipefail
+tree=${1:-/usr}
+cd "$(dirname "$0")/.."
+for tool in hyperfine objdump jq /usr/bin/time; do
+	command -v "$tool" >/dev/null || { echo "bench/floor.sh: $tool is not installed" >&2; exit 2; }
+done
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+go build -o "$out/abifloor" ./cmd/abifloor
+af="$out/abifloor"
+
+echo "== 1. whole tree: $tree"
+hyperfine --warmup 1 --runs 5 -i -N --export-json "$out/tree.json" \
+	-n objdump "bash -c 'find $tree -type f -print0 | xargs -0 objdump -p >/dev/null 2>&1'" \
+	-n abifloor "$af scan $tree"
+jq -r '.results as $r | "ratio objdump/abifloor: \(($r[0].median / $r[1].median * 10 | round) / 10)x"' "$out/tree.json"
+
+echo "== 2. the ELF files only (no walk)"
+"$af" scan --format json "$tree" | jq -j '.files[] | select(.error == "") | .path + "\u0000"' >"$out/elf.list"
+echo "$(tr -cd '\0' <"$out/elf.list" | wc -c) ELF files"
+hyperfine --warmup 1 --runs 10 -i -N --export-json "$out/files.json" \
+	-n objdump "bash -c 'xargs -0 objdump -p <$out/elf.list >/dev/null 2>&1'" \
+	-n abifloor "bash -c 'xargs -0 $af scan <$out/elf.list >/dev/null'"
+jq -r '.results as $r | "abifloor wall time / objdump wall time: \(($r[1].median / $r[0].median * 100 | round) / 100)"' "$out/files.json"
+
+echo "== 3. peak RSS"
+rss() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1; }
+echo "abifloor scan $tree: $(rss "$af" scan "$tree") KiB"
+echo "abifloor scan --why $tree: $(rss "$af" scan --why "$tree") KiB"
+big=$(find "$tree" -type f -name '*.so*' -size +100M 2>/dev/null | head -1 || true)
+mkdir -p "$out/big"
+if [ -z "$big" ]; then
+	# No large library here: make one by padding a real one.
+	cp "$(find /usr/lib -name 'libc.so.6' | head -1)" "$out/big/libbig.so"
+	truncate -s 150M "$out/big/libbig.so"
+else
+	cp "$big" "$out/big/"
+fi
+cp "$(command -v objdump)" "$out/big/"
+echo "tree with $(du -sh "$out/big" | cut -f1) incl. a large library: $(rss "$af" scan --why "$out/big") KiB"
+echo "same tree without it: $(rm "$out"/big/*.so*; rss "$af" scan --why "$out/big") KiB"
