@@ -154,6 +154,9 @@ func TestCompiledFixtures(t *testing.T) {
 	}{
 		{"gcc", runtime.GOARCH, fixtureC},
 		{"aarch64-linux-gnu-gcc", "arm64", strings.Replace(fixtureC, "GLIBC_2.2.5", "GLIBC_2.17", 1)},
+		// ELF32, and big-endian ELF64.
+		{"i686-linux-gnu-gcc", "386", strings.Replace(fixtureC, "GLIBC_2.2.5", "GLIBC_2.0", 1)},
+		{"s390x-linux-gnu-gcc", "s390x", strings.Replace(fixtureC, "GLIBC_2.2.5", "GLIBC_2.2", 1)},
 	} {
 		t.Run(tc.cc, func(t *testing.T) {
 			dir := t.TempDir()
@@ -170,7 +173,7 @@ func TestCompiledFixtures(t *testing.T) {
 			if f.Dynamic.Soname != "libfix.so.1" || f.Dynamic.Runpath != "$ORIGIN/../lib" {
 				t.Errorf("soname %q runpath %q", f.Dynamic.Soname, f.Dynamic.Runpath)
 			}
-			want := map[string]string{"arm64": "aarch64", "amd64": "x86_64"}[tc.arch]
+			want := map[string]string{"arm64": "aarch64", "amd64": "x86_64", "386": "i386", "s390x": "s390x"}[tc.arch]
 			if f.Arch() != want {
 				t.Errorf("Arch() = %q, want %q", f.Arch(), want)
 			}

@@ -37,11 +37,14 @@ int copy(char *d, const char *s, size_t n) { memcpy(d, s, n); return puts(d); }
 // violations.
 func TestPinnedFloors(t *testing.T) {
 	for _, tc := range []struct {
-		cc, goarch, pin, floor string
+		cc, goarch, pin, floor, sym string
 	}{
-		{"gcc", "amd64", "GLIBC_2.2.5", "2.2.5"},
-		{"gcc", "amd64", "", "2.14"},
-		{"aarch64-linux-gnu-gcc", "", "GLIBC_2.17", "2.17"},
+		{"gcc", "amd64", "GLIBC_2.2.5", "2.2.5", "memcpy"},
+		{"gcc", "amd64", "", "2.14", "memcpy"},
+		{"aarch64-linux-gnu-gcc", "", "GLIBC_2.17", "2.17", "memcpy"},
+		// i386 shared objects reference __cxa_finalize@GLIBC_2.1.3.
+		{"i686-linux-gnu-gcc", "", "GLIBC_2.0", "2.1.3", "__cxa_finalize"},
+		{"s390x-linux-gnu-gcc", "", "GLIBC_2.2", "2.2", "memcpy"},
 	} {
 		t.Run(tc.cc+"/"+tc.floor, func(t *testing.T) {
 			if tc.goarch != "" && tc.goarch != runtime.GOARCH {
@@ -59,12 +62,13 @@ func TestPinnedFloors(t *testing.T) {
 			if len(viol) != 0 {
 				t.Fatalf("violations without limits: %v", viol)
 			}
-			if !slices.Contains(r.Why["GLIBC"], "memcpy@GLIBC_"+tc.floor) {
-				t.Errorf("why GLIBC = %v, want memcpy@GLIBC_%s", r.Why["GLIBC"], tc.floor)
+			want := tc.sym + "@GLIBC_" + tc.floor
+			if !slices.Contains(r.Why["GLIBC"], want) {
+				t.Errorf("why GLIBC = %v, want %s", r.Why["GLIBC"], want)
 			}
 			// One step below the floor is a violation naming memcpy.
-			_, viol = analyzeFile(t, lib, false, Limits{"GLIBC": "2.2.4"})
-			if len(viol) != 1 || viol[0].Required != tc.floor || !slices.Contains(viol[0].Symbols, "memcpy@GLIBC_"+tc.floor) {
+			_, viol = analyzeFile(t, lib, false, Limits{"GLIBC": "1.0"})
+			if len(viol) != 1 || viol[0].Required != tc.floor || !slices.Contains(viol[0].Symbols, want) {
 				t.Fatalf("violations = %+v", viol)
 			}
 			if _, viol = analyzeFile(t, lib, false, Limits{"GLIBC": tc.floor, "GLIBCXX": "3.4"}); len(viol) != 0 {

@@ -61,7 +61,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		opt.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	var ws walk.Stats
-	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow}, &ws)
+	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Keep: elfx.IsELF, HeadSize: 4096}, &ws)
 	var (
 		mu    sync.Mutex
 		items []item
@@ -149,12 +149,19 @@ func scanOne(wf walk.File, head []byte, opt Options) (item, bool) {
 		return it, true
 	}
 	defer unix.Close(fd)
-	n, err := unix.Pread(fd, head, 0)
-	if err != nil {
-		it.rep.Error = (&os.PathError{Op: "read", Path: wf.Path, Err: err}).Error()
-		return it, true
+	// The walker has read the head of files inside trees; a path named
+	// on the command line is read here.
+	if wf.Head != nil {
+		head = wf.Head
+	} else {
+		n, err := unix.Pread(fd, head, 0)
+		if err != nil {
+			it.rep.Error = (&os.PathError{Op: "read", Path: wf.Path, Err: err}).Error()
+			return it, true
+		}
+		head = head[:max(n, 0)]
 	}
-	if !elfx.IsELF(head[:n]) {
+	if !elfx.IsELF(head) {
 		return it, false
 	}
 	var st unix.Stat_t
@@ -165,7 +172,7 @@ func scanOne(wf walk.File, head []byte, opt Options) (item, bool) {
 	if st.Nlink > 1 {
 		it.link = hardLink{uint64(st.Dev), st.Ino}
 	}
-	f, err := elfx.NewFileHead(fdReader(fd), st.Size, head[:n])
+	f, err := elfx.NewFileHead(fdReader(fd), st.Size, head)
 	if err != nil {
 		it.rep.Error = fileErr(wf.Path, err)
 		return it, true

@@ -4,6 +4,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -55,8 +56,15 @@ func main() { os.Exit(Main()) }
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	env := &cmdEnv{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr)}
-	return run(ctx, env, os.Args[1:])
+	// Output is buffered: text tables are written a cell at a time.
+	out := bufio.NewWriterSize(os.Stdout, 64<<10)
+	env := &cmdEnv{stdout: out, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr)}
+	code := run(ctx, env, os.Args[1:])
+	if err := out.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, "abifloor: writing output:", err)
+		return exitError
+	}
+	return code
 }
 
 func run(ctx context.Context, env *cmdEnv, args []string) int {
