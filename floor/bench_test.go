@@ -1,0 +1,25 @@
+package floor
+
+import (
+	"context"
+	"os"
+	"testing"
+)
+
+// BenchmarkScanUsrBin is the whole scan path over a real directory: walk,
+// magic check, floors.
+func BenchmarkScanUsrBin(b *testing.B) {
+	if _, err := os.Stat("/usr/bin"); err != nil {
+		b.Skip("no /usr/bin")
+	}
+	for i := 0; i < b.N; i++ {
+		Scan(context.Background(), []string{"/usr/bin"}, Options{})
+	}
+}
+
+func BenchmarkCompare(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Compare("535.104.05", "535.113.01")
+		Compare("2.2.5", "2.10")
+	}
+}

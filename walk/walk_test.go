@@ -1,0 +1,121 @@
+package walk
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"testing"
+)
+
+func collect(t *testing.T, roots []string, opt Options) ([]string, []error, *Stats) {
+	t.Helper()
+	var st Stats
+	var paths []string
+	var errs []error
+	for f := range Walk(context.Background(), roots, opt, &st) {
+		if f.Err != nil {
+			errs = append(errs, f.Err)
+			continue
+		}
+		paths = append(paths, f.Path)
+	}
+	sort.Strings(paths)
+	return paths, errs, &st
+}
+
+func write(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWalk(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/a/one", "1")
+	write(t, dir+"/a/b/two", "2")
+	write(t, dir+"/three", "3")
+	if err := syscall.Mkfifo(dir+"/a/pipe", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("..", dir+"/a/b/up")        // a directory loop through a link
+	os.Symlink("three", dir+"/three.link") // a link to a file
+	os.Symlink("nowhere", dir+"/dangling")
+	os.Link(dir+"/three", dir+"/three.hard")
+
+	paths, errs, st := collect(t, []string{dir}, Options{})
+	want := []string{dir + "/a/b/two", dir + "/a/one", dir + "/three", dir + "/three.hard"}
+	if len(errs) != 0 || !equal(paths, want) {
+		t.Fatalf("paths %v errs %v, want %v", paths, errs, want)
+	}
+	if st.Special.Load() != 1 || st.Symlinks.Load() != 3 {
+		t.Errorf("special %d symlinks %d, want 1 and 3", st.Special.Load(), st.Symlinks.Load())
+	}
+
+	// Following links: the file link is listed, the loop is cut, the
+	// dangling link is counted.
+	paths, errs, st = collect(t, []string{dir}, Options{Follow: true})
+	want = append(want, dir+"/three.link")
+	sort.Strings(want)
+	if len(errs) != 0 || !equal(paths, want) {
+		t.Fatalf("--follow: paths %v errs %v, want %v", paths, errs, want)
+	}
+	if st.Dups.Load() != 1 {
+		t.Errorf("--follow: %d directories reached twice, want 1 (the loop)", st.Dups.Load())
+	}
+}
+
+func TestRoots(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/f", "x")
+	os.Symlink("f", dir+"/link")
+	syscall.Mkfifo(dir+"/pipe", 0o644)
+	os.Symlink("loop", dir+"/loop")
+	paths, errs, _ := collect(t, []string{dir + "/link", dir + "/pipe", dir + "/loop", dir + "/missing"}, Options{})
+	// A named link is resolved (find -H); the others are errors.
+	if !equal(paths, []string{dir + "/link"}) || len(errs) != 3 {
+		t.Fatalf("paths %v errs %v", paths, errs)
+	}
+}
+
+func TestKeep(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/elf", "\x7fELF rest")
+	write(t, dir+"/text", "hello")
+	var got []File
+	for f := range Walk(context.Background(), []string{dir}, Options{Keep: func(h []byte) bool { return len(h) > 0 && h[0] == 0x7f }, HeadSize: 16}, nil) {
+		got = append(got, f)
+	}
+	if len(got) != 1 || got[0].Path != dir+"/elf" || string(got[0].Head) != "\x7fELF rest" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestParseDirentsRejectsBadLengths(t *testing.T) {
+	// A record length running past the buffer ends parsing quietly.
+	b := make([]byte, 40)
+	binary := []byte{0xff, 0xff}
+	copy(b[16:], binary)
+	n := 0
+	parseDirents(b, func(uint64, uint8, string) { n++ })
+	if n != 0 {
+		t.Fatalf("parsed %d entries from a broken buffer", n)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
