@@ -128,7 +128,7 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 		writeDetails(tw, f, sf)
 	}
 	tw.Flush()
-	writeSummary(env.stdout, res, p)
+	writeSummary(env.stdout, res, p, sf.verbose)
 }
 
 func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
@@ -163,7 +163,7 @@ func symbolList(syms []string, max int) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(syms[:max], " "), len(syms)-max)
 }
 
-func writeSummary(w io.Writer, res *floor.Result, p report.Painter) {
+func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 	s := res.Stats
 	fmt.Fprintf(w, "%d ELF files (%d files looked at", s.ELF, s.Files)
 	if s.Symlinks > 0 {
@@ -172,7 +172,25 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter) {
 	if s.Special > 0 {
 		fmt.Fprintf(w, ", %d special files skipped", s.Special)
 	}
-	fmt.Fprintf(w, "); floor: %s\n", floorList(res.Floors))
+	// A tree such as /usr needs scores of namespaces; the summary names the
+	// toolchain ones and counts the rest unless -v.
+	floors := res.Floors
+	others := 0
+	if !all {
+		floors = map[string]string{}
+		for ns, v := range res.Floors {
+			if _, ok := nsRank[ns]; ok {
+				floors[ns] = v
+			} else {
+				others++
+			}
+		}
+	}
+	fmt.Fprintf(w, "); floor: %s", floorList(floors))
+	if others > 0 {
+		fmt.Fprintf(w, " (and %d other namespaces; -v lists them)", others)
+	}
+	fmt.Fprintln(w)
 	if s.Errors > 0 {
 		fmt.Fprintln(w, p.Red(fmt.Sprintf("%d files could not be read", s.Errors)))
 	}
@@ -264,14 +282,15 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 			v.Namespace, v.Required, v.Allowed, from[v.Namespace], symbolList(v.Symbols, 8))
 	}
 	for _, f := range res.Files {
-		if f.Error != "" {
+		switch {
+		case f.Error != "":
 			fmt.Fprintf(w, "%s %s\n", p.Red("ERROR"), f.Error)
-		}
-		if sf.why || sf.verbose {
+		case sf.why || sf.verbose:
+			fmt.Fprintf(w, "%s  %s  %s\n", f.Path, f.Arch, floorList(f.Floors))
 			writeDetails(w, f, sf)
 		}
 	}
-	writeSummary(w, res, p)
+	writeSummary(w, res, p, sf.verbose)
 	fmt.Fprintf(w, "limits: %s\n", floorList(limits))
 	bad := map[string]bool{}
 	for _, v := range res.Violations {
