@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 )
@@ -54,6 +55,12 @@ func main() { os.Exit(Main()) }
 
 // Main runs abifloor with os.Args and returns the exit code.
 func Main() int {
+	// Memory is bounded by the work: a soft limit keeps the collector from
+	// letting garbage pile up to twice the live heap on big trees. An
+	// explicit GOMEMLIMIT wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(48 << 20)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	// Output is buffered: text tables are written a cell at a time.
