@@ -3,6 +3,7 @@ package floor
 import (
 	"debug/elf"
 	"sort"
+	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
 )
@@ -94,6 +95,8 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 			need.Versions = append(need.Versions, v.Name)
 			if ns, ver, ok := Split(v.Name); ok {
 				raise(r.Floors, ns, ver)
+			} else if strings.HasSuffix(v.Name, "_PRIVATE") {
+				r.Notes = append(r.Notes, "needs "+v.Name+" from "+n.File+": private interfaces change between builds, so this file loads only with the exact library it was built against")
 			} else if m, ok := LookupMarker(v.Name); ok && m.Namespace != "" {
 				raise(r.Floors, m.Namespace, m.Version)
 				implied = append(implied, implication{v.Name, m.Namespace, m.Version})
