@@ -56,6 +56,7 @@ type Stats struct {
 	Symlinks atomic.Int64 // links not followed
 	Special  atomic.Int64 // FIFOs, sockets, devices: never opened
 	Dups     atomic.Int64 // directories reached twice (bind mounts, followed links)
+	Pseudo   atomic.Int64 // mounts of /proc, /sys and the like, not entered
 }
 
 type devIno struct{ dev, ino uint64 }
@@ -82,6 +83,9 @@ type walker struct {
 type dirJob struct {
 	path string
 	root int
+	// parentDev is the device of the directory holding this one, or 0 for
+	// a root: a change of device is a mount point.
+	parentDev uint64
 }
 
 // Walk sends every regular file under roots to the returned channel, which
@@ -132,7 +136,7 @@ func (w *walker) root(path string, idx int) {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		if w.firstVisit(devIno{st.Dev, st.Ino}) {
-			w.enqueue(dirJob{path, idx})
+			w.enqueue(dirJob{path: path, root: idx})
 		}
 	case unix.S_IFREG:
 		w.stats.Files.Add(1)
@@ -163,6 +167,9 @@ func (w *walker) readDir(j dirJob) {
 	}
 	w.stats.Dirs.Add(1)
 	fd, err := unix.Open(j.path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err == unix.ENOENT && j.parentDev != 0 {
+		return // removed since its parent was listed
+	}
 	if err != nil {
 		w.send(File{Path: j.path, Root: j.root, Err: &os.PathError{Op: "open", Path: j.path, Err: err}})
 		return
@@ -174,6 +181,13 @@ func (w *walker) readDir(j dirJob) {
 		return
 	}
 	dev := st.Dev
+	if j.parentDev != 0 && dev != j.parentDev && pseudoFS(fd) {
+		// /proc, /sys and their kin hold no binaries, and reading their
+		// files can block or have side effects. Named as a root, they
+		// are read.
+		w.stats.Pseudo.Add(1)
+		return
+	}
 	var head []byte
 	if w.opt.Keep != nil {
 		head = make([]byte, max(w.opt.HeadSize, 64))
@@ -246,7 +260,7 @@ func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name str
 	switch typ {
 	case unix.DT_DIR:
 		if w.firstVisit(devIno{dev, ino}) {
-			w.enqueue(dirJob{path, j.root})
+			w.enqueue(dirJob{path, j.root, dev})
 		} else {
 			w.stats.Dups.Add(1)
 		}
@@ -258,6 +272,8 @@ func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name str
 		}
 		n, err := readHead(dirfd, name, head)
 		switch {
+		case err == unix.ENOENT:
+			// removed since the listing
 		case err != nil:
 			w.send(File{Path: path, Root: j.root, Err: &os.PathError{Op: "read", Path: path, Err: err}})
 		case w.opt.Keep(head[:n]):
@@ -268,6 +284,22 @@ func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name str
 	default:
 		w.stats.Special.Add(1)
 	}
+}
+
+// pseudoFS reports whether the directory fd is on a kernel pseudo file
+// system.
+func pseudoFS(fd int) bool {
+	var fs unix.Statfs_t
+	if unix.Fstatfs(fd, &fs) != nil {
+		return false
+	}
+	switch uint32(fs.Type) {
+	case unix.PROC_SUPER_MAGIC, unix.SYSFS_MAGIC, unix.DEVPTS_SUPER_MAGIC, unix.CGROUP_SUPER_MAGIC,
+		unix.CGROUP2_SUPER_MAGIC, unix.DEBUGFS_MAGIC, unix.TRACEFS_MAGIC, unix.SECURITYFS_MAGIC,
+		unix.BPF_FS_MAGIC, unix.PSTOREFS_MAGIC, unix.EFIVARFS_MAGIC:
+		return true
+	}
+	return false
 }
 
 // readHead reads the start of name in dirfd. O_NONBLOCK keeps a FIFO
