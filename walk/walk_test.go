@@ -119,3 +119,22 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// TestPseudoFS mounts a proc file system inside a tree: the walk must not
+// enter it (reading /proc files can block), unless it is named as a root.
+func TestPseudoFS(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/bin/app", "x")
+	mnt := dir + "/proc"
+	if err := os.Mkdir(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("proc", mnt, "proc", 0, ""); err != nil {
+		t.Skipf("cannot mount proc here (needs root in a mount namespace that allows it): %v", err)
+	}
+	defer syscall.Unmount(mnt, syscall.MNT_DETACH)
+	paths, errs, st := collect(t, []string{dir}, Options{})
+	if len(errs) != 0 || !equal(paths, []string{dir + "/bin/app"}) || st.Pseudo.Load() != 1 {
+		t.Fatalf("paths %v errs %v pseudo %d", paths, errs, st.Pseudo.Load())
+	}
+}
