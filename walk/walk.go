@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -136,7 +137,7 @@ func (w *walker) root(path string, idx int) {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 		if w.firstVisit(devIno{st.Dev, st.Ino}) {
-			w.enqueue(dirJob{path: path, root: idx})
+			w.enqueue(dirJob{path: filepath.Clean(path), root: idx})
 		}
 	case unix.S_IFREG:
 		w.stats.Files.Add(1)
@@ -237,9 +238,16 @@ func parseDirents(b []byte, fn func(ino uint64, typ uint8, name string)) {
 }
 
 func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name string, head []byte) {
-	path := j.path + "/" + name
-	if j.path == "/" {
+	// Roots are cleaned, so joining is concatenation (no filepath.Join
+	// per file).
+	var path string
+	switch j.path {
+	case ".":
+		path = name
+	case "/":
 		path = "/" + name
+	default:
+		path = j.path + "/" + name
 	}
 	if typ == unix.DT_UNKNOWN || (typ == unix.DT_LNK && w.opt.Follow) {
 		// The file system did not say, or a link is to be followed.

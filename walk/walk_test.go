@@ -138,3 +138,15 @@ func TestPseudoFS(t *testing.T) {
 		t.Fatalf("paths %v errs %v pseudo %d", paths, errs, st.Pseudo.Load())
 	}
 }
+
+func TestPathsAreClean(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/sub/f", "x")
+	t.Chdir(dir)
+	for root, want := range map[string]string{".": "sub/f", "./": "sub/f", "sub/": "sub/f", "./sub//": "sub/f", dir + "/": dir + "/sub/f"} {
+		paths, _, _ := collect(t, []string{root}, Options{})
+		if len(paths) != 1 || paths[0] != want {
+			t.Errorf("walk %q: %v, want %s", root, paths, want)
+		}
+	}
+}
