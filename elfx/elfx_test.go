@@ -295,6 +295,16 @@ func TestHostile(t *testing.T) {
 			bo.PutUint32(b[off:], 0xffffffff)
 		},
 		"relocations outside": func(b []byte) { patchDyn(b, elf.DT_RELASZ, 1<<40) },
+		"2^32 symbols": func(b []byte) {
+			// Every bucket points at the last possible symbol, so the
+			// chain walk would claim 2^32 entries.
+			off, _, _ := f.tableOffset(elf.DT_GNU_HASH)
+			nb, bloom := bo.Uint32(b[off:]), bo.Uint32(b[off+8:])
+			bo.PutUint32(b[off+4:], 0)
+			for i := uint32(0); i < nb; i++ {
+				bo.PutUint32(b[off+16+int64(bloom)*8+int64(i)*4:], 0xffffffff)
+			}
+		},
 	}
 	for name, patch := range cases {
 		t.Run(name, func(t *testing.T) {
