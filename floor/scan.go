@@ -17,10 +17,11 @@ import (
 
 // Options tune a Scan.
 type Options struct {
-	Follow  bool   // follow symbolic links inside trees
-	Why     bool   // name the symbols behind every floor
-	Limits  Limits // when set, report violations (check)
-	Workers int    // parallel file readers (default 2×GOMAXPROCS)
+	Follow  bool     // follow symbolic links inside trees
+	Exclude []string // patterns of names or paths to skip inside trees
+	Why     bool     // name the symbols behind every floor
+	Limits  Limits   // when set, report violations (check)
+	Workers int      // parallel file readers (default 2×GOMAXPROCS)
 	// Progress, when set, is called now and then with the files seen.
 	Progress func(files, elf int64)
 }
@@ -42,6 +43,7 @@ type Stats struct {
 	Symlinks int64 `json:"symlinks"`  // links not followed
 	Special  int64 `json:"special"`   // FIFOs, sockets, devices: skipped
 	HardDups int64 `json:"hardlinks"` // hard links and directories seen twice
+	Excluded int64 `json:"excluded"`  // entries skipped by --exclude
 }
 
 type item struct {
@@ -61,7 +63,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		opt.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	var ws walk.Stats
-	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Keep: elfx.IsELF, HeadSize: 4096}, &ws)
+	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: elfx.IsELF, HeadSize: 4096}, &ws)
 	var (
 		mu    sync.Mutex
 		items []item
@@ -131,6 +133,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	res.Stats.Symlinks = ws.Symlinks.Load()
 	res.Stats.Special = ws.Special.Load()
 	res.Stats.HardDups += ws.Dups.Load()
+	res.Stats.Excluded = ws.Excluded.Load()
 	return res
 }
 

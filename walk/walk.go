@@ -48,6 +48,24 @@ type Options struct {
 	// files matter (ELF files in /usr) then never hands the others on.
 	Keep     func(head []byte) bool
 	HeadSize int
+	// Exclude holds shell patterns (path.Match syntax). A file or
+	// directory inside a tree is skipped when a pattern matches its name
+	// or its whole path; a skipped directory is not entered. Roots are
+	// never excluded.
+	Exclude []string
+}
+
+// excluded reports whether an entry matches an Exclude pattern.
+func (w *walker) excluded(name, path string) bool {
+	for _, p := range w.opt.Exclude {
+		if ok, _ := filepath.Match(p, name); ok {
+			return true
+		}
+		if ok, _ := filepath.Match(p, path); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // Stats counts what a walk saw besides regular files.
@@ -58,6 +76,7 @@ type Stats struct {
 	Special  atomic.Int64 // FIFOs, sockets, devices: never opened
 	Dups     atomic.Int64 // directories reached twice (bind mounts, followed links)
 	Pseudo   atomic.Int64 // mounts of /proc, /sys and the like, not entered
+	Excluded atomic.Int64 // entries matching Options.Exclude
 }
 
 type devIno struct{ dev, ino uint64 }
@@ -248,6 +267,10 @@ func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name str
 		path = "/" + name
 	default:
 		path = j.path + "/" + name
+	}
+	if len(w.opt.Exclude) > 0 && w.excluded(name, path) {
+		w.stats.Excluded.Add(1)
+		return
 	}
 	if typ == unix.DT_UNKNOWN || (typ == unix.DT_LNK && w.opt.Follow) {
 		// The file system did not say, or a link is to be followed.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -20,6 +21,7 @@ func init() {
 }
 
 type scanFlags struct {
+	exclude multiFlag
 	format  string
 	follow  bool
 	why     bool
@@ -31,7 +33,9 @@ func (sf *scanFlags) add(fs interface {
 	StringVar(*string, string, string, string)
 	BoolVar(*bool, string, bool, string)
 	IntVar(*int, string, int, string)
+	Var(flag.Value, string, string)
 }, formats string) {
+	fs.Var(&sf.exclude, "exclude", "skip files and directories whose name or path matches this pattern (repeatable), e.g. --exclude '*.debug'")
 	fs.StringVar(&sf.format, "format", "text", "output format: "+formats)
 	fs.BoolVar(&sf.follow, "follow", false, "follow symbolic links inside directories")
 	fs.BoolVar(&sf.why, "why", false, "name the symbols that set each floor")
@@ -68,7 +72,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 }
 
 func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits) *floor.Result {
-	opt := floor.Options{Follow: sf.follow, Why: sf.why, Limits: limits, Workers: sf.jobs}
+	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Workers: sf.jobs}
 	if env.errTTY {
 		last := time.Now()
 		opt.Progress = func(files, elf int64) {
@@ -172,6 +176,9 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 	if s.Special > 0 {
 		fmt.Fprintf(w, ", %d special files skipped", s.Special)
 	}
+	if s.Excluded > 0 {
+		fmt.Fprintf(w, ", %d excluded", s.Excluded)
+	}
 	// A tree such as /usr needs scores of namespaces; the summary names the
 	// toolchain ones and counts the rest unless -v.
 	floors := res.Floors
@@ -203,6 +210,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	var maxes, targets multiFlag
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
 	fs.Var(&targets, "target", "a target the files must load on (repeatable; see abifloor targets)")
+	allowEmpty := fs.Bool("allow-empty", false, "succeed when the paths hold no ELF file (by default that is an error: a gate that checked nothing must not pass)")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -262,6 +270,9 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitError
 	case len(res.Violations) > 0:
 		return exitViolation
+	case res.Stats.ELF == 0 && !*allowEmpty:
+		fmt.Fprintf(env.stderr, "abifloor check: no ELF file under %s: nothing was checked (--allow-empty accepts this)\n", strings.Join(paths, " "))
+		return exitError
 	}
 	return exitOK
 }
