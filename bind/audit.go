@@ -111,7 +111,12 @@ type FileReport struct {
 	// DlopenMissing are lazily bound symbols none of the --dlopen
 	// libraries provides: the program would fail at the first call.
 	DlopenMissing []Unresolved `json:"dlopen_missing,omitempty"`
-	Error         string       `json:"error,omitempty"`
+	// PLTNone counts PLT relocations of type NONE, left by linking with
+	// --unresolved-symbols=ignore-in-object-files without exporting the
+	// symbol: fatal under lazy binding, a crash at the first call under
+	// BIND_NOW.
+	PLTNone int    `json:"plt_none,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Unresolved is a reference no loaded object defines.
@@ -210,7 +215,7 @@ func (a *Auditor) File(p string, explicit bool) (rep FileReport, ok bool) {
 }
 
 func (a *Auditor) analyze(rep *FileReport, o *Object) {
-	rep.Arch, rep.Interp, rep.BindNow, rep.Go = o.Arch, o.Interp, o.BindNow, o.Go
+	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.PLTNone
 	switch {
 	case o.Relro && o.BindNow:
 		rep.Relro = "full"
