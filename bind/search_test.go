@@ -1,7 +1,6 @@
 package bind
 
 import (
-	"context"
 	"debug/elf"
 	"os"
 	"path/filepath"
@@ -161,7 +160,7 @@ func TestResolveInSysroot(t *testing.T) {
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "usr/lib/x"), 0o755)
 	os.WriteFile(filepath.Join(root, "usr/lib/x/libz.so"), []byte("z"), 0o644)
-	os.Symlink("/usr/lib", filepath.Join(root, "lib"))        // absolute: inside the image
+	os.Symlink("/usr/lib", filepath.Join(root, "lib"))          // absolute: inside the image
 	os.Symlink("../../lib/x", filepath.Join(root, "usr/lib/y")) // relative
 	os.Symlink("/etc/passwd", filepath.Join(root, "usr/lib/x/evil"))
 	for in, want := range map[string]string{
@@ -195,4 +194,3 @@ func sortedCopy(s []string) []string {
 	return c
 }
 
-var _ = context.Background
