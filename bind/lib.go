@@ -199,7 +199,7 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 			continue
 		}
 		if int64(r.Sym) >= int64(len(syms)) {
-			return &elfx.FormatError{Off: -1, Msg: fmt.Sprintf("relocation %d refers to symbol %d, but the dynamic symbol table has %d", i, r.Sym, len(syms))}
+			return &elfx.FormatError{Off: -1, Msg: fmt.Sprintf("a %s relocation at %#x refers to symbol %d, but the dynamic symbol table has %d", relocName(o.Machine, r.Type), r.Off, r.Sym, len(syms))}
 		}
 		if !syms[r.Sym].Undefined() {
 			continue

@@ -4,7 +4,6 @@ import (
 	"debug/elf"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -188,9 +187,4 @@ func runtimeIsAmd64() bool {
 	return err == nil && strings.TrimSpace(string(b)) == "x86_64"
 }
 
-func sortedCopy(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
-}
 
