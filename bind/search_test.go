@@ -186,5 +186,3 @@ func runtimeIsAmd64() bool {
 	b, err := os.ReadFile("/proc/sys/kernel/arch")
 	return err == nil && strings.TrimSpace(string(b)) == "x86_64"
 }
-
-
