@@ -37,7 +37,8 @@ type Object struct {
 	// rejects them ("unexpected PLT reloc type 0x00").
 	PLTNone int
 
-	defs      map[string][]def
+	defs      []def
+	defHead   map[string]int32 // name → first of its defs
 	versioned bool // has DT_VERSYM: version rules apply to lookups in it
 	verdefs   map[string]bool
 	verneeds  []elfx.VerNeed
@@ -45,10 +46,37 @@ type Object struct {
 	key       fileKey
 }
 
+// def is one definition; definitions of the same name are chained by next
+// (-1 ends), so indexing a library costs one map entry per name and one
+// slice for all, which matters for libraries exporting 50,000 symbols.
 type def struct {
 	version string
 	index   uint16
 	hidden  bool
+	next    int32
+}
+
+func (o *Object) indexDefs(syms []elfx.Symbol) {
+	n := 0
+	for i := 1; i < len(syms); i++ {
+		if exported(syms[i]) {
+			n++
+		}
+	}
+	o.defs = make([]def, 0, n)
+	o.defHead = make(map[string]int32, n)
+	for i := 1; i < len(syms); i++ {
+		s := &syms[i]
+		if !exported(*s) {
+			continue
+		}
+		next := int32(-1)
+		if h, ok := o.defHead[s.Name]; ok {
+			next = h
+		}
+		o.defHead[s.Name] = int32(len(o.defs))
+		o.defs = append(o.defs, def{s.Version, s.VersionIndex, s.Hidden, next})
+	}
 }
 
 // Ref is an undefined, non-weak symbol of an object and how the loader
@@ -152,12 +180,7 @@ func parseObject(r io.ReaderAt, size int64) (*Object, error) {
 	if err := o.classify(syms, relocs); err != nil {
 		return nil, err
 	}
-	o.defs = make(map[string][]def)
-	for _, s := range syms[min(1, len(syms)):] {
-		if exported(s) {
-			o.defs[s.Name] = append(o.defs[s.Name], def{s.Version, s.VersionIndex, s.Hidden})
-		}
-	}
+	o.indexDefs(syms)
 	return o, nil
 }
 
@@ -245,23 +268,22 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 // (base) one; an unversioned reference takes an unversioned or base
 // definition, or the only non-hidden versioned one.
 func (o *Object) provides(name, version string) bool {
-	ds := o.defs[name]
-	if len(ds) == 0 {
+	h, ok := o.defHead[name]
+	if !ok {
 		return false
 	}
 	if !o.versioned {
 		return true
 	}
-	if version != "" {
-		for _, d := range ds {
+	n := 0
+	for i := h; i >= 0; i = o.defs[i].next {
+		d := &o.defs[i]
+		if version != "" {
 			if d.version == version || (d.index <= 1 && !d.hidden) {
 				return true
 			}
+			continue
 		}
-		return false
-	}
-	n := 0
-	for _, d := range ds {
 		if d.index < 3 {
 			return true
 		}
@@ -269,7 +291,7 @@ func (o *Object) provides(name, version string) bool {
 			n++
 		}
 	}
-	return n == 1
+	return version == "" && n == 1
 }
 
 // names lists the names a loaded object answers to when a DT_NEEDED entry
