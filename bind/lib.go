@@ -39,7 +39,7 @@ type Object struct {
 
 	defs      []def
 	defHead   map[string]int32 // name → first of its defs
-	versioned bool // has DT_VERSYM: version rules apply to lookups in it
+	versioned bool             // has DT_VERSYM: version rules apply to lookups in it
 	verdefs   map[string]bool
 	verneeds  []elfx.VerNeed
 	refs      []Ref
