@@ -14,6 +14,7 @@ import (
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/walk"
+	"golang.org/x/sys/unix"
 )
 
 // Options configure an Auditor.
@@ -191,7 +192,7 @@ func (a *Auditor) File(p string, explicit bool) (rep FileReport, ok bool) {
 			ok = true
 		}
 	}()
-	o, err := a.objs.get(p) // the file itself is named on this machine
+	o, err := a.target(p)
 	if err != nil {
 		if errors.Is(err, elfx.ErrNotELF) && !explicit {
 			return rep, false
@@ -348,4 +349,28 @@ func (a *Auditor) checkVersions(exe string, sc *scope) []string {
 		}
 	}
 	return nil
+}
+
+// target reads a file named on this machine. Trees hold far more files
+// that are not ELF than files that are, so the magic is read with the
+// first pread and nothing else is done for them.
+func (a *Auditor) target(p string) (*Object, error) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	f := &file{fd: fd, path: p}
+	defer f.close()
+	head := make([]byte, 4096)
+	n, err := unix.Pread(fd, head, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "read", Path: p, Err: err}
+	}
+	if !elfx.IsELF(head[:n]) {
+		return nil, elfx.ErrNotELF
+	}
+	if err := f.stat(); err != nil {
+		return nil, err
+	}
+	return a.objs.parse(f, head[:n])
 }

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
+	"golang.org/x/sys/unix"
 )
 
 // Object is what the audit keeps of one ELF file: enough to search for its
@@ -102,40 +101,70 @@ var errWrongArch = errors.New("wrong ELF class or machine")
 
 // openObject opens and parses path. The file must be regular.
 func openObject(path string) (*Object, error) {
-	fd, st, err := openRegular(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer fd.Close()
-	o, err := parseObject(fd, st.Size())
-	if err != nil {
-		return nil, err
-	}
-	o.key = statKey(st)
-	return o, nil
+	defer f.close()
+	return f.parse(nil)
 }
 
-// openRegular opens path for reading, refusing anything but a regular file
+// file is an open descriptor with what fstat said of it.
+type file struct {
+	fd   int
+	path string
+	size int64
+	key  fileKey
+}
+
+// openFile opens path for reading, refusing anything but a regular file
 // (O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking the open).
-func openRegular(path string) (*os.File, fs.FileInfo, error) {
-	fd, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// Three system calls: open, fstat, and close later.
+func openFile(path string) (*file, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	st, err := fd.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = &os.PathError{Op: "open", Path: path, Err: errors.New("not a regular file")}
+	f := &file{fd: fd, path: path}
+	if err := f.stat(); err != nil {
+		unix.Close(fd)
+		return nil, err
 	}
+	return f, nil
+}
+
+// stat fills in size and identity, and refuses anything but a regular file.
+func (f *file) stat() error {
+	var st unix.Stat_t
+	if err := unix.Fstat(f.fd, &st); err != nil {
+		return &os.PathError{Op: "stat", Path: f.path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return &os.PathError{Op: "open", Path: f.path, Err: errors.New("not a regular file")}
+	}
+	f.size, f.key = st.Size, fileKey{uint64(st.Dev), uint64(st.Ino)}
+	return nil
+}
+
+func (f *file) close() { unix.Close(f.fd) }
+
+// parse reads the object; head, when given, holds the file's first bytes.
+func (f *file) parse(head []byte) (*Object, error) {
+	o, err := parseObjectHead(elfx.FD(f.fd), f.size, head)
 	if err != nil {
-		fd.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return fd, st, nil
+	o.key = f.key
+	return o, nil
 }
 
 // parseObject reads everything the audit needs from an ELF image.
 func parseObject(r io.ReaderAt, size int64) (*Object, error) {
-	f, err := elfx.NewFile(r, size)
+	return parseObjectHead(r, size, nil)
+}
+
+func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
+	f, err := elfx.NewFileHead(r, size, head)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // objects is the run-wide cache of parsed files, safe for concurrent use.
@@ -38,34 +40,38 @@ func (c *objects) get(host string) (*Object, error) {
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		var st fs.FileInfo
-		st, e.err = os.Stat(host)
-		if e.err != nil {
+		f, err := openFile(host)
+		if err != nil {
+			e.err = err
 			return
 		}
-		key := statKey(st)
-		c.mu.Lock()
-		o := c.byKey[key]
-		c.mu.Unlock()
-		if o != nil {
-			e.obj = o
-			return
-		}
-		o, e.err = openObject(host)
-		if e.err != nil {
-			return
-		}
-		c.mu.Lock()
-		if prev := c.byKey[o.key]; prev != nil {
-			o = prev // parsed concurrently through another path
-		} else {
-			c.byKey[o.key] = o
-			c.parsed++
-		}
-		c.mu.Unlock()
-		e.obj = o
+		defer f.close()
+		e.obj, e.err = c.parse(f, nil)
 	})
 	return e.obj, e.err
+}
+
+// parse returns the object of the open file f, parsing it only when no
+// other path to the same file was parsed before.
+func (c *objects) parse(f *file, head []byte) (*Object, error) {
+	c.mu.Lock()
+	o := c.byKey[f.key]
+	c.mu.Unlock()
+	if o != nil {
+		return o, nil
+	}
+	o, err := f.parse(head)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev := c.byKey[o.key]; prev != nil {
+		return prev, nil // parsed concurrently through another path
+	}
+	c.byKey[o.key] = o
+	c.parsed++
+	return o, nil
 }
 
 // host maps a path inside the image to a path on this machine: with a
@@ -353,16 +359,16 @@ func (a *Auditor) cache() *Cache {
 
 // readBounded reads a whole small file, refusing anything larger than max.
 func readBounded(p string, max int64) ([]byte, error) {
-	f, st, err := openRegular(p)
+	f, err := openFile(p)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if st.Size() > max {
+	defer f.close()
+	if f.size > max {
 		return nil, fmt.Errorf("%s: larger than %d bytes", p, max)
 	}
-	b := make([]byte, st.Size())
-	if _, err := f.ReadAt(b, 0); err != nil {
+	b := make([]byte, f.size)
+	if _, err := elfx.FD(f.fd).ReadAt(b, 0); err != nil {
 		return nil, err
 	}
 	return b, nil
