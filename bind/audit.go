@@ -91,7 +91,11 @@ type Result struct {
 
 // FileReport is the verdict on one binary.
 type FileReport struct {
-	Path   string `json:"path"`
+	Path string `json:"path"`
+	// Kind is executable (it has a program interpreter), library (loaded
+	// on its own for the audit; a plugin's host may provide what it lacks)
+	// or static.
+	Kind   string `json:"kind,omitempty"`
 	Arch   string `json:"arch,omitempty"`
 	Interp string `json:"interp,omitempty"`
 	// BindNow: every relocation is resolved before main (DT_BIND_NOW,
@@ -223,8 +227,14 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 	case o.Relro:
 		rep.Relro = "partial"
 	}
-	if o.Static {
+	switch {
+	case o.Static:
+		rep.Kind = "static"
 		return
+	case o.Interp != "":
+		rep.Kind = "executable"
+	default:
+		rep.Kind = "library"
 	}
 	if err := a.CacheError(); err != nil {
 		rep.Error = err.Error()
