@@ -117,6 +117,9 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 		for _, u := range fr.Unresolved {
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
 		}
+		if fr.PLTNone > 0 && !fr.DiesAtStart {
+			fmt.Fprintf(w, "  %s\n", p.Yellow(pltNoneWarning(fr)))
+		}
 		for _, u := range fr.DlopenMissing {
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
 		}
@@ -155,9 +158,16 @@ func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 		case fr.DiesAtStart:
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}
+		if fr.PLTNone > 0 && !fr.DiesAtStart {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: pltNoneWarning(fr)})
+		}
 		for _, u := range fr.DlopenMissing {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dlopen library lacks a symbol",
 				Message: "would fail at first call to " + symName(u)})
 		}
 	}
+}
+
+func pltNoneWarning(fr bind.FileReport) string {
+	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", fr.PLTNone)
 }
