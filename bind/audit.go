@@ -31,6 +31,9 @@ type Options struct {
 	Dlopen  []string
 	Follow  bool // follow symbolic links inside directories
 	Workers int  // files audited in parallel (default 2×GOMAXPROCS)
+	// Progress, when set, is called now and then with the number of files
+	// looked at so far (from one goroutine at a time).
+	Progress func(files int64)
 }
 
 // Auditor audits binaries against one image. Parsed libraries are shared by
@@ -43,6 +46,7 @@ type Auditor struct {
 	follow    bool
 	workers   int
 	multiarch bool
+	progress  func(int64)
 
 	objs      objects
 	cacheOnce sync.Once
@@ -55,7 +59,7 @@ type Auditor struct {
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
-	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers,
+	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress,
 		objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*Object{}}, self: map[*Object]*selfEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
@@ -147,15 +151,24 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 		mu    sync.Mutex
 		items []item
 		wg    sync.WaitGroup
+		seen  int64
 	)
 	for i := 0; i < a.workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var local []item
+			var n int64
 			for wf := range files {
 				if ctx.Err() != nil {
 					continue
+				}
+				if n++; a.progress != nil && n%256 == 0 {
+					mu.Lock()
+					seen += n
+					n = 0
+					a.progress(seen)
+					mu.Unlock()
 				}
 				if wf.Err != nil {
 					local = append(local, item{FileReport{Path: wf.Path, Error: wf.Err.Error(), Unresolved: []Unresolved{}, MissingLibraries: []string{}}, wf.Root})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/report"
@@ -29,7 +30,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
 	fs.StringVar(&format, "format", "text", "output format: text|json|github")
 	fs.StringVar(&sysroot, "sysroot", "", "resolve libraries, ld.so.cache and links inside this image root")
-	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated)")
+	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
 	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
@@ -59,7 +60,18 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			return exitError
 		}
 	}
-	a := bind.New(bind.Options{Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs})
+	opt := bind.Options{Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
+	if env.errTTY {
+		last := time.Now()
+		opt.Progress = func(files int64) {
+			if time.Since(last) > 100*time.Millisecond {
+				last = time.Now()
+				fmt.Fprintf(env.stderr, "\r%d files", files)
+			}
+		}
+		defer fmt.Fprint(env.stderr, "\r\x1b[K")
+	}
+	a := bind.New(opt)
 	res := a.Audit(ctx, paths)
 	switch f {
 	case report.JSON:
