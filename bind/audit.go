@@ -303,7 +303,7 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 		}
 		var eager []Ref
 		for _, r := range refs {
-			if sc.provides(r.Name, r.Version) {
+			if sc.resolves(r, l.obj) {
 				continue
 			}
 			rep.Unresolved = append(rep.Unresolved, Unresolved{Name: r.Name, Version: r.Version, Relocation: r.Reloc,

@@ -90,7 +90,8 @@ type Ref struct {
 	// Binding is "eager" (resolved before main), "lazy" (at the first
 	// call) or "never" (no relocation uses it).
 	Binding string
-	order   int // index of the first relocation, for the loader's order
+	order   int  // index of the first relocation, for the loader's order
+	copy    bool // a COPY relocation: the referencing object does not count
 }
 
 type fileKey struct{ dev, ino uint64 }
@@ -239,8 +240,9 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 	type use struct {
 		eager, lazy string
 		order       int
-		used        bool
+		used, copy  bool
 	}
+	copyType, hasCopy := copyTypes[o.Machine]
 	uses := make(map[uint32]*use)
 	for i, r := range relocs {
 		if r.PLT && r.Type == k.none {
@@ -253,7 +255,8 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 		if int64(r.Sym) >= int64(len(syms)) {
 			return &elfx.FormatError{Off: -1, Msg: fmt.Sprintf("a %s relocation at %#x refers to symbol %d, but the dynamic symbol table has %d", relocName(o.Machine, r.Type), r.Off, r.Sym, len(syms))}
 		}
-		if !syms[r.Sym].Undefined() {
+		copyRel := hasCopy && r.Type == copyType
+		if !syms[r.Sym].Undefined() && !copyRel {
 			continue
 		}
 		u := uses[r.Sym]
@@ -262,6 +265,7 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 			uses[r.Sym] = u
 		}
 		u.used = true
+		u.copy = u.copy || copyRel
 		name := relocName(o.Machine, r.Type)
 		if r.PLT && k.lazy[r.Type] && !o.BindNow {
 			if u.lazy == "" {
@@ -273,11 +277,13 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 		}
 	}
 	for i, s := range syms {
-		if i == 0 || !s.Undefined() || s.Bind == elf.STB_WEAK || s.Name == "" {
+		u := uses[uint32(i)]
+		copied := u != nil && u.copy
+		if i == 0 || !s.Undefined() && !copied || s.Bind == elf.STB_WEAK || s.Name == "" {
 			continue
 		}
-		ref := Ref{Name: s.Name, Version: s.Version, File: s.Library, Binding: "never", order: len(relocs) + i}
-		if u := uses[uint32(i)]; u != nil {
+		ref := Ref{Name: s.Name, Version: s.Version, File: s.Library, Binding: "never", order: len(relocs) + i, copy: copied}
+		if u != nil {
 			ref.order = u.order
 			switch {
 			case u.eager != "":

@@ -32,6 +32,16 @@ var machineKinds = map[elf.Machine]relocKinds{
 	elf.EM_SPARCV9: {uint32(elf.R_SPARC_NONE), map[uint32]bool{uint32(elf.R_SPARC_JMP_SLOT): true}},
 }
 
+// copyTypes are the COPY relocations: the executable holds a copy of a
+// library's data object, and the loader looks the symbol up in every
+// object but the executable, even though the executable defines it.
+var copyTypes = map[elf.Machine]uint32{
+	elf.EM_X86_64: uint32(elf.R_X86_64_COPY), elf.EM_AARCH64: uint32(elf.R_AARCH64_COPY),
+	elf.EM_386: uint32(elf.R_386_COPY), elf.EM_ARM: uint32(elf.R_ARM_COPY),
+	elf.EM_PPC64: uint32(elf.R_PPC64_COPY), elf.EM_S390: uint32(elf.R_390_COPY),
+	elf.EM_RISCV: uint32(elf.R_RISCV_COPY), elf.EM_SPARCV9: uint32(elf.R_SPARC_COPY),
+}
+
 // kindsFor returns the machine's table; unknown machines bind every
 // symbol relocation eagerly, the safe assumption.
 func kindsFor(m elf.Machine) relocKinds {

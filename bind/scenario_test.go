@@ -229,3 +229,27 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCopyRelocation: a non-PIE program that reads a library's variable
+// holds a copy of it (R_X86_64_COPY); the executable defines the symbol,
+// but the loader must still find it in a library, or the program dies.
+func TestCopyRelocation(t *testing.T) {
+	gcc := needCC(t)
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libd.so")
+	cc(t, gcc, "-shared", "-fPIC", "-o", lib, write(t, dir, "d.c", "int dval = 42;\nint f(void){return 0;}\n"))
+	exe := filepath.Join(dir, "app")
+	cc(t, gcc, "-no-pie", "-o", exe, write(t, dir, "m.c", "extern int dval;\nint main(void){return dval - 42;}\n"), "-L"+dir, "-ld", "-Wl,-rpath,"+dir)
+	if rep := audit1(t, Options{}, exe); rep.DiesAtStart || runReal(t, nil, exe).code != 0 {
+		t.Fatalf("with the variable: %+v", rep)
+	}
+	cc(t, gcc, "-shared", "-fPIC", "-o", lib, write(t, dir, "d2.c", "int f(void){return 0;}\n"))
+	r := runReal(t, nil, exe)
+	rep := audit1(t, Options{}, exe)
+	if !rep.DiesAtStart || r.started || !strings.Contains(r.stderr, rep.Reason) {
+		t.Fatalf("audit %v %q; loader %q", rep.DiesAtStart, rep.Reason, r.stderr)
+	}
+	if len(rep.Unresolved) != 1 || !strings.HasSuffix(rep.Unresolved[0].Relocation, "_COPY") {
+		t.Errorf("unresolved: %+v", rep.Unresolved)
+	}
+}

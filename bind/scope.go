@@ -85,8 +85,20 @@ func (a *Auditor) fill(sc *scope) {
 
 // provides reports whether any object of the scope defines name@version.
 func (sc *scope) provides(name, version string) bool {
+	return sc.providesExcept(name, version, nil)
+}
+
+// resolves reports whether the reference r of object self is resolved.
+func (sc *scope) resolves(r Ref, self *Object) bool {
+	if r.copy {
+		return sc.providesExcept(r.Name, r.Version, self)
+	}
+	return sc.providesExcept(r.Name, r.Version, nil)
+}
+
+func (sc *scope) providesExcept(name, version string, skip *Object) bool {
 	for _, l := range sc.list {
-		if l.obj.provides(name, version) {
+		if l.obj != skip && l.obj.provides(name, version) {
 			return true
 		}
 	}
@@ -121,7 +133,7 @@ func (a *Auditor) selfUnresolved(l *loaded) []Ref {
 		// more, which the per-binary check then sees).
 		sc := a.loadOrder(&loaded{obj: l.obj, name: l.name, origin: l.origin})
 		for _, r := range l.obj.refs {
-			if !sc.provides(r.Name, r.Version) {
+			if !sc.resolves(r, l.obj) {
 				e.refs = append(e.refs, r)
 			}
 		}
