@@ -334,7 +334,7 @@ func (f *File) readSections() ([]Section, error) {
 	if f.shoff == 0 || f.shnum == 0 {
 		return []Section{}, nil
 	}
-	if f.shentsz == 0 || f.shnum < 0 || f.shnum > f.rd.size/f.shentsz {
+	if f.shentsz == 0 || f.shnum < 0 || f.shnum > f.rd.size/f.shentsz { // shnum from section 0 may be any uint64
 		return nil, formatErr(f.shoff, "%d section headers cannot fit in a %d-byte file", f.shnum, f.rd.size)
 	}
 	secs := make([]Section, f.shnum)

@@ -68,29 +68,8 @@ func (f *File) relocTable(addrTag, sizeTag elf.DynTag, rela, plt bool) ([]Reloc,
 	}
 	rs := make([]Reloc, len(raw)/int(ent))
 	for i := range rs {
-		e := raw[int64(i)*ent:]
-		r := &rs[i]
-		r.PLT = plt
-		if f.is64() {
-			r.Off = f.bo.Uint64(e)
-			info := f.bo.Uint64(e[8:])
-			r.Sym, r.Type = uint32(info>>32), uint32(info)
-			if f.Machine == elf.EM_MIPS {
-				// MIPS64 splits r_info into sym and three type bytes, and
-				// stores it little-endian-first even on big-endian files.
-				r.Sym, r.Type = uint32(info), uint32(info>>56)
-			}
-			if rela {
-				r.Addend = int64(f.bo.Uint64(e[16:]))
-			}
-		} else {
-			r.Off = uint64(f.bo.Uint32(e))
-			info := f.bo.Uint32(e[4:])
-			r.Sym, r.Type = info>>8, info&0xff
-			if rela {
-				r.Addend = int64(int32(f.bo.Uint32(e[8:])))
-			}
-		}
+		rs[i] = f.decodeReloc(raw[int64(i)*ent:], rela)
+		rs[i].PLT = plt
 	}
 	return rs, nil
 }

@@ -125,7 +125,7 @@ func (f *File) gnuHashCount(off int64) (int64, error) {
 		last = max(last, int64(f.bo.Uint32(buckets[i*4:])))
 	}
 	if last < symoffset {
-		return symoffset, nil
+		return f.unhashedCount(symoffset), nil
 	}
 	coff := boff + nbuckets*4
 	for i := last; ; i++ {

@@ -1,0 +1,116 @@
+package bind
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// smallELFs are real files small enough to seed fuzzing.
+func smallELFs() [][]byte {
+	var out [][]byte
+	for _, p := range []string{"/usr/bin/true", "/bin/true", "/usr/lib/x86_64-linux-gnu/libdl.so.2", "/usr/lib/x86_64-linux-gnu/libpthread.so.0"} {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 256<<10 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func FuzzParseObject(f *testing.F) {
+	for _, b := range smallELFs() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		o, err := parseObject(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		for _, r := range o.refs {
+			o.provides(r.Name, r.Version)
+			if r.Binding != "eager" && r.Binding != "lazy" && r.Binding != "never" {
+				t.Fatalf("binding %q", r.Binding)
+			}
+		}
+		o.provides("malloc", "GLIBC_2.2.5")
+		o.provides("malloc", "")
+	})
+}
+
+func FuzzParseCache(f *testing.F) {
+	if b, err := os.ReadFile("/etc/ld.so.cache"); err == nil {
+		f.Add(b)
+	}
+	f.Add(cacheImage([][2]string{{"libfoo.so.1", "/opt/lib/libfoo.so.1"}}, 0x0303))
+	f.Add([]byte(oldCacheMagic + "\x00\x01\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00libx.so\x00/l/libx.so\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := ParseCache(b)
+		if err != nil {
+			return
+		}
+		for _, e := range c.Entries() {
+			c.Lookup(e.Name, elf.EM_X86_64, elf.ELFCLASS64)
+		}
+	})
+}
+
+// TestMalformedRelocations patches a real library: a relocation naming a
+// symbol past the dynamic symbol table, and a relocation table running
+// past the end of the file, must each give an error naming the file.
+func TestMalformedRelocations(t *testing.T) {
+	gcc := needCC(t)
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libd.so")
+	cc(t, gcc, "-shared", "-fPIC", "-o", lib, write(t, dir, "d.c", "extern int ext_data;\nint get(void){return ext_data;}\n"))
+	img, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rela := ef.Section(".rela.dyn")
+	if rela == nil || ef.Class != elf.ELFCLASS64 {
+		t.Skip("fixture has no 64-bit .rela.dyn")
+	}
+	// Find the GLOB_DAT entry for ext_data.
+	found := -1
+	for off := int(rela.Offset); off+24 <= int(rela.Offset+rela.Size); off += 24 {
+		info := binary.LittleEndian.Uint64(img[off+8:])
+		if info>>32 != 0 && uint32(info) == uint32(elf.R_X86_64_GLOB_DAT) {
+			found = off
+		}
+	}
+	if found < 0 {
+		t.Skip("no GLOB_DAT relocation in the fixture")
+	}
+	badSym := append([]byte(nil), img...)
+	binary.LittleEndian.PutUint64(badSym[found+8:], uint64(0xffffff)<<32|uint64(elf.R_X86_64_GLOB_DAT))
+
+	// DT_RELASZ far past the end of the file.
+	badSize := append([]byte(nil), img...)
+	dyn := ef.Section(".dynamic")
+	for off := int(dyn.Offset); off+16 <= int(dyn.Offset+dyn.Size); off += 16 {
+		if elf.DynTag(binary.LittleEndian.Uint64(badSize[off:])) == elf.DT_RELASZ {
+			binary.LittleEndian.PutUint64(badSize[off+8:], 1<<40)
+		}
+	}
+	for name, b := range map[string][]byte{"symbol index": badSym, "table size": badSize} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".so")
+		os.WriteFile(p, b, 0o644)
+		rep := audit1(t, Options{}, p)
+		if rep.Error == "" || !strings.Contains(rep.Error, p) {
+			t.Errorf("%s: error %q does not name the file", name, rep.Error)
+		}
+		t.Logf("%s: %s", name, rep.Error)
+	}
+	// The intact library loads (ext_data is eager and missing, so it dies).
+	if rep := audit1(t, Options{}, lib); rep.Error != "" || !rep.DiesAtStart || rep.Unresolved[0].Relocation != "R_X86_64_GLOB_DAT" {
+		t.Errorf("intact: %+v", rep)
+	}
+}

@@ -1,0 +1,211 @@
+package bind
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+)
+
+// The two on-disk formats of /etc/ld.so.cache written by ldconfig. The old
+// one (libc5 era) may precede the new one in the same file; glibc reads
+// only the new one when it is there, and so do we.
+const (
+	oldCacheMagic = "ld.so-1.7.0"
+	newCacheMagic = "glibc-ld.so.cache1.1"
+)
+
+// Cache entry flags (glibc's ldconfig.h). The low byte is the library
+// kind, the next byte says which ABI of a multi-ABI machine the library is
+// for; the loader takes only entries whose ABI byte is its own.
+const (
+	cacheTypeMask = 0x00ff
+	cacheELFLibc6 = 0x0003
+	cacheArchMask = 0xff00
+)
+
+// CacheEntry is one library of ld.so.cache.
+type CacheEntry struct {
+	Name  string // the soname looked up (libc.so.6)
+	Path  string // where it is (/lib/x86_64-linux-gnu/libc.so.6)
+	Flags uint32
+	HWCap uint64 // non-zero for glibc-hwcaps subdirectory entries
+}
+
+// Cache is a parsed ld.so.cache: entries by name, in file order.
+type Cache struct {
+	byName map[string][]CacheEntry
+	n      int
+}
+
+// Len is the number of entries.
+func (c *Cache) Len() int {
+	if c == nil {
+		return 0
+	}
+	return c.n
+}
+
+// Entries returns every entry (for tests and listings).
+func (c *Cache) Entries() []CacheEntry {
+	var out []CacheEntry
+	if c == nil {
+		return nil
+	}
+	for _, es := range c.byName {
+		out = append(out, es...)
+	}
+	return out
+}
+
+// Lookup returns the path the loader would take for name, for a file of
+// the given machine and class ("" when the cache has none). Entries for a
+// glibc-hwcaps subdirectory are taken only when no baseline entry exists:
+// they hold the same library built for a newer CPU, so for symbol
+// resolution either will do.
+func (c *Cache) Lookup(name string, m elf.Machine, class elf.Class) string {
+	if c == nil {
+		return ""
+	}
+	want := cacheArchFlags(m, class)
+	hw := ""
+	for _, e := range c.byName[name] {
+		if e.Flags&cacheTypeMask != cacheELFLibc6 && e.Flags&cacheTypeMask != 1 {
+			continue
+		}
+		if want != nil && !want[e.Flags&cacheArchMask] {
+			continue
+		}
+		if e.HWCap == 0 {
+			return e.Path
+		}
+		if hw == "" {
+			hw = e.Path
+		}
+	}
+	return hw
+}
+
+// cacheArchFlags is the set of ABI bytes the loader of machine m accepts,
+// or nil when any will do (the machine check on the file decides then).
+func cacheArchFlags(m elf.Machine, class elf.Class) map[uint32]bool {
+	is64 := class == elf.ELFCLASS64
+	switch m {
+	case elf.EM_X86_64:
+		if is64 {
+			return map[uint32]bool{0x0300: true}
+		}
+		return map[uint32]bool{0x0800: true}
+	case elf.EM_386:
+		return map[uint32]bool{0: true}
+	case elf.EM_AARCH64:
+		return map[uint32]bool{0x0a00: true}
+	case elf.EM_ARM:
+		return map[uint32]bool{0: true, 0x0900: true, 0x0b00: true}
+	case elf.EM_PPC64:
+		return map[uint32]bool{0x0500: true}
+	case elf.EM_S390:
+		if is64 {
+			return map[uint32]bool{0x0400: true}
+		}
+		return map[uint32]bool{0: true}
+	case elf.EM_SPARCV9:
+		return map[uint32]bool{0x0100: true}
+	case elf.EM_RISCV:
+		if is64 {
+			return map[uint32]bool{0x0f00: true, 0x1000: true}
+		}
+	case elf.EM_LOONGARCH:
+		return map[uint32]bool{0x1100: true, 0x1200: true}
+	}
+	return nil
+}
+
+// ParseCache decodes an ld.so.cache image. Every count and string offset
+// is checked against len(b); a malformed cache is an error, never a panic.
+func ParseCache(b []byte) (*Cache, error) {
+	if bytes.HasPrefix(b, []byte(newCacheMagic)) {
+		return parseNewCache(b, 0)
+	}
+	if !bytes.HasPrefix(b, []byte(oldCacheMagic)) {
+		return nil, fmt.Errorf("not an ld.so.cache (unknown magic)")
+	}
+	// Old header: magic[11], pad to 12, nlibs; entries of 12 bytes; then,
+	// aligned to 8, possibly the new format, whose strings it shares.
+	if len(b) < 16 {
+		return nil, fmt.Errorf("ld.so.cache: old header truncated (%d bytes)", len(b))
+	}
+	nlibs := uint64(binary.LittleEndian.Uint32(b[12:]))
+	end := 16 + nlibs*12
+	if nlibs > uint64(len(b))/12 || end > uint64(len(b)) {
+		return nil, fmt.Errorf("ld.so.cache: %d old-format entries cannot fit in %d bytes", nlibs, len(b))
+	}
+	if next := (end + 7) &^ 7; next < uint64(len(b)) && bytes.HasPrefix(b[next:], []byte(newCacheMagic)) {
+		return parseNewCache(b, int(next))
+	}
+	// Old-format strings are relative to the end of the entry array.
+	c := &Cache{byName: map[string][]CacheEntry{}}
+	strs := b[end:]
+	for i := uint64(0); i < nlibs; i++ {
+		e := b[16+i*12:]
+		flags := binary.LittleEndian.Uint32(e)
+		k, v := binary.LittleEndian.Uint32(e[4:]), binary.LittleEndian.Uint32(e[8:])
+		name, err1 := cacheString(strs, k)
+		path, err2 := cacheString(strs, v)
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("ld.so.cache: old entry %d: string offset outside the file", i)
+		}
+		c.add(CacheEntry{Name: name, Path: path, Flags: flags})
+	}
+	return c, nil
+}
+
+// parseNewCache decodes the glibc 2.x format starting at off. Its string
+// offsets are relative to its own header.
+func parseNewCache(b []byte, off int) (*Cache, error) {
+	const hdr, ent = 48, 24
+	h := b[off:]
+	if len(h) < hdr {
+		return nil, fmt.Errorf("ld.so.cache: header truncated (%d bytes)", len(h))
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	switch h[28] { // 0 unknown (little on every machine that wrote it), 2 little, 3 big
+	case 3:
+		bo = binary.BigEndian
+	case 1:
+		return nil, fmt.Errorf("ld.so.cache: endianness marked invalid")
+	}
+	nlibs := uint64(bo.Uint32(h[20:]))
+	if nlibs > uint64(len(h)-hdr)/ent {
+		return nil, fmt.Errorf("ld.so.cache: %d entries cannot fit in %d bytes", nlibs, len(h))
+	}
+	c := &Cache{byName: make(map[string][]CacheEntry, nlibs)}
+	for i := uint64(0); i < nlibs; i++ {
+		e := h[hdr+i*ent:]
+		flags := bo.Uint32(e)
+		name, err1 := cacheString(h, bo.Uint32(e[4:]))
+		path, err2 := cacheString(h, bo.Uint32(e[8:]))
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("ld.so.cache: entry %d: string offset outside the file", i)
+		}
+		c.add(CacheEntry{Name: name, Path: path, Flags: flags, HWCap: bo.Uint64(e[16:])})
+	}
+	return c, nil
+}
+
+func (c *Cache) add(e CacheEntry) {
+	c.byName[e.Name] = append(c.byName[e.Name], e)
+	c.n++
+}
+
+func cacheString(b []byte, off uint32) (string, error) {
+	if uint64(off) >= uint64(len(b)) {
+		return "", fmt.Errorf("offset %d outside %d bytes", off, len(b))
+	}
+	s := b[off:]
+	i := bytes.IndexByte(s, 0)
+	if i < 0 {
+		return "", fmt.Errorf("string at %d not terminated", off)
+	}
+	return string(s[:i]), nil
+}

@@ -1,0 +1,363 @@
+package bind
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/abifloor/abifloor/elfx"
+	"golang.org/x/sys/unix"
+)
+
+// Object is what the audit keeps of one ELF file: enough to search for its
+// dependencies, to answer symbol lookups and to know its own references.
+// It is immutable once built, so one Object serves every binary of a run.
+type Object struct {
+	Machine elf.Machine
+	Class   elf.Class
+	Data    elf.Data
+	Type    elf.Type
+	Arch    string
+	Interp  string
+	Soname  string
+	Needed  []string
+	Rpath   []string // nil when the object has DT_RUNPATH (ld.so ignores RPATH then)
+	Runpath []string
+	HasRun  bool
+	NoDef   bool // DF_1_NODEFLIB: skip ld.so.cache and the default directories
+	BindNow bool
+	Relro   bool // PT_GNU_RELRO present
+	Static  bool // no dynamic section
+	Go      bool // built by the Go linker
+	// PLTNone counts PLT relocations of type NONE: the lazy-binding setup
+	// rejects them ("unexpected PLT reloc type 0x00").
+	PLTNone int
+
+	defs      []def
+	defHead   map[string]int32 // name → first of its defs
+	versioned bool             // has DT_VERSYM: version rules apply to lookups in it
+	verdefs   map[string]bool
+	verneeds  []elfx.VerNeed
+	refs      []Ref
+	key       fileKey
+}
+
+// def is one definition; definitions of the same name are chained by next
+// (-1 ends), so indexing a library costs one map entry per name and one
+// slice for all, which matters for libraries exporting 50,000 symbols.
+type def struct {
+	version string
+	index   uint16
+	hidden  bool
+	next    int32
+}
+
+func (o *Object) indexDefs(syms []elfx.Symbol) {
+	n := 0
+	for i := 1; i < len(syms); i++ {
+		if exported(syms[i]) {
+			n++
+		}
+	}
+	o.defs = make([]def, 0, n)
+	o.defHead = make(map[string]int32, n)
+	for i := 1; i < len(syms); i++ {
+		s := &syms[i]
+		if !exported(*s) {
+			continue
+		}
+		next := int32(-1)
+		if h, ok := o.defHead[s.Name]; ok {
+			next = h
+		}
+		o.defHead[s.Name] = int32(len(o.defs))
+		o.defs = append(o.defs, def{s.Version, s.VersionIndex, s.Hidden, next})
+	}
+}
+
+// Ref is an undefined, non-weak symbol of an object and how the loader
+// would bind it, judged from the relocations that use it.
+type Ref struct {
+	Name    string
+	Version string
+	File    string // the verneed file that must provide Version
+	// Reloc is the type of the first relocation that forces the symbol at
+	// load (the eager one), else of the first lazy one; "" when none.
+	Reloc string
+	// Binding is "eager" (resolved before main), "lazy" (at the first
+	// call) or "never" (no relocation uses it).
+	Binding string
+	order   int  // index of the first relocation, for the loader's order
+	copy    bool // a COPY relocation: the referencing object does not count
+}
+
+type fileKey struct{ dev, ino uint64 }
+
+// errWrongArch marks a candidate library of another machine or class; the
+// loader skips it and keeps searching.
+var errWrongArch = errors.New("wrong ELF class or machine")
+
+// openObject opens and parses path. The file must be regular.
+func openObject(path string) (*Object, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	return f.parse(nil)
+}
+
+// file is an open descriptor with what fstat said of it.
+type file struct {
+	fd   int
+	path string
+	size int64
+	key  fileKey
+}
+
+// openFile opens path for reading, refusing anything but a regular file
+// (O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking the open).
+// Three system calls: open, fstat, and close later.
+func openFile(path string) (*file, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := &file{fd: fd, path: path}
+	if err := f.stat(); err != nil {
+		unix.Close(fd)
+		return nil, err
+	}
+	return f, nil
+}
+
+// stat fills in size and identity, and refuses anything but a regular file.
+func (f *file) stat() error {
+	var st unix.Stat_t
+	if err := unix.Fstat(f.fd, &st); err != nil {
+		return &os.PathError{Op: "stat", Path: f.path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return &os.PathError{Op: "open", Path: f.path, Err: errors.New("not a regular file")}
+	}
+	f.size, f.key = st.Size, fileKey{uint64(st.Dev), uint64(st.Ino)}
+	return nil
+}
+
+func (f *file) close() { unix.Close(f.fd) }
+
+// parse reads the object; head, when given, holds the file's first bytes.
+func (f *file) parse(head []byte) (*Object, error) {
+	o, err := parseObjectHead(elfx.FD(f.fd), f.size, head)
+	if err != nil {
+		return nil, err
+	}
+	o.key = f.key
+	return o, nil
+}
+
+// parseObject reads everything the audit needs from an ELF image.
+func parseObject(r io.ReaderAt, size int64) (*Object, error) {
+	return parseObjectHead(r, size, nil)
+}
+
+func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
+	f, err := elfx.NewFileHead(r, size, head)
+	if err != nil {
+		return nil, err
+	}
+	o := &Object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Arch: f.Arch(), Interp: f.Interp}
+	o.Relro = f.Prog(elf.PT_GNU_RELRO) != nil
+	o.Go = isGo(f)
+	d := f.Dynamic
+	if d == nil {
+		o.Static = true
+		return o, nil
+	}
+	o.Soname, o.Needed, o.BindNow = d.Soname, d.Needed, d.BindNow
+	o.HasRun = d.Has(elf.DT_RUNPATH)
+	o.NoDef = d.Flags1&elf.DF_1_NODEFLIB != 0
+	if o.HasRun {
+		o.Runpath = splitPath(d.Runpath)
+	} else {
+		o.Rpath = splitPath(d.Rpath)
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, err
+	}
+	o.versioned = d.Has(elf.DT_VERSYM)
+	if o.verneeds, err = f.VersionNeeds(); err != nil {
+		return nil, err
+	}
+	defs, err := f.VersionDefs()
+	if err != nil {
+		return nil, err
+	}
+	if len(defs) > 0 {
+		o.verdefs = make(map[string]bool, len(defs))
+		for _, vd := range defs {
+			o.verdefs[vd.Name] = true
+		}
+	}
+	relocs, err := f.SymbolRelocs()
+	if err != nil {
+		return nil, err
+	}
+	if err := o.classify(syms, relocs); err != nil {
+		return nil, err
+	}
+	o.indexDefs(syms)
+	return o, nil
+}
+
+// exported reports whether ld.so would take s as a definition.
+func exported(s elfx.Symbol) bool {
+	if s.Undefined() || s.Visibility == elf.STV_HIDDEN || s.Visibility == elf.STV_INTERNAL {
+		return false
+	}
+	if s.Value == 0 && s.Section != elf.SHN_ABS && s.Type != elf.STT_TLS {
+		return false
+	}
+	switch s.Bind {
+	case elf.STB_GLOBAL, elf.STB_WEAK, elf.STB_LOOS: // STB_LOOS is STB_GNU_UNIQUE
+	default:
+		return false
+	}
+	switch s.Type {
+	case elf.STT_NOTYPE, elf.STT_OBJECT, elf.STT_FUNC, elf.STT_COMMON, elf.STT_TLS, elf.STT_LOOS: // STT_LOOS is STT_GNU_IFUNC
+		return true
+	}
+	return false
+}
+
+// classify records the undefined non-weak symbols and how each is bound.
+func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
+	k := kindsFor(o.Machine)
+	type use struct {
+		eager, lazy string
+		order       int
+		used, copy  bool
+	}
+	copyType, hasCopy := copyTypes[o.Machine]
+	uses := make(map[uint32]*use)
+	for i, r := range relocs {
+		if r.PLT && r.Type == k.none {
+			o.PLTNone++
+			continue
+		}
+		if r.Sym == 0 {
+			continue
+		}
+		if int64(r.Sym) >= int64(len(syms)) {
+			return &elfx.FormatError{Off: -1, Msg: fmt.Sprintf("a %s relocation at %#x refers to symbol %d, but the dynamic symbol table has %d", relocName(o.Machine, r.Type), r.Off, r.Sym, len(syms))}
+		}
+		copyRel := hasCopy && r.Type == copyType
+		if !syms[r.Sym].Undefined() && !copyRel {
+			continue
+		}
+		u := uses[r.Sym]
+		if u == nil {
+			u = &use{order: i}
+			uses[r.Sym] = u
+		}
+		u.used = true
+		u.copy = u.copy || copyRel
+		name := relocName(o.Machine, r.Type)
+		if r.PLT && k.lazy[r.Type] && !o.BindNow {
+			if u.lazy == "" {
+				u.lazy = name
+			}
+		} else if u.eager == "" {
+			u.eager = name
+			u.order = i
+		}
+	}
+	for i, s := range syms {
+		u := uses[uint32(i)]
+		copied := u != nil && u.copy
+		if i == 0 || !s.Undefined() && !copied || s.Bind == elf.STB_WEAK || s.Name == "" {
+			continue
+		}
+		ref := Ref{Name: s.Name, Version: s.Version, File: s.Library, Binding: "never", order: len(relocs) + i, copy: copied}
+		if u != nil {
+			ref.order = u.order
+			switch {
+			case u.eager != "":
+				ref.Binding, ref.Reloc = "eager", u.eager
+			case u.lazy != "":
+				ref.Binding, ref.Reloc = "lazy", u.lazy
+			}
+		}
+		o.refs = append(o.refs, ref)
+	}
+	return nil
+}
+
+// provides reports whether o has a definition a reference name@version
+// binds to, by the rules of glibc's check_match: a versioned reference
+// takes the definition of that version (hidden or not), or an unversioned
+// (base) one; an unversioned reference takes an unversioned or base
+// definition, or the only non-hidden versioned one.
+func (o *Object) provides(name, version string) bool {
+	h, ok := o.defHead[name]
+	if !ok {
+		return false
+	}
+	if !o.versioned {
+		return true
+	}
+	n := 0
+	for i := h; i >= 0; i = o.defs[i].next {
+		d := &o.defs[i]
+		if version != "" {
+			if d.version == version || (d.index <= 1 && !d.hidden) {
+				return true
+			}
+			continue
+		}
+		if d.index < 3 {
+			return true
+		}
+		if !d.hidden {
+			n++
+		}
+	}
+	return version == "" && n == 1
+}
+
+// names lists the names a loaded object answers to when a DT_NEEDED entry
+// is matched against what is already loaded.
+func (o *Object) names(loadedAs string) []string {
+	ns := []string{loadedAs}
+	if o.Soname != "" {
+		ns = append(ns, o.Soname)
+	}
+	return ns
+}
+
+func splitPath(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ":")
+}
+
+// isGo reports whether f was linked by the Go linker: it writes a
+// .go.buildinfo section and a "Go" build-ID note. Reading section headers
+// costs one read; the program-header note is checked first.
+func isGo(f *elfx.File) bool {
+	secs, err := f.Sections()
+	if err != nil {
+		return false
+	}
+	for _, s := range secs {
+		if s.Name == ".go.buildinfo" || s.Name == ".note.go.buildid" {
+			return true
+		}
+	}
+	return false
+}

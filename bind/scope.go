@@ -1,0 +1,142 @@
+package bind
+
+import (
+	"path"
+	"sync"
+)
+
+// scope is a global scope as ld.so builds it: the executable, then its
+// DT_NEEDED entries breadth-first, each object once (matched by the names
+// it was loaded as, its soname, and its file identity), so cycles end.
+type scope struct {
+	list    []*loaded
+	byName  map[string]*loaded
+	byKey   map[fileKey]*loaded
+	missing []missingLib
+	next    int // first object whose DT_NEEDED entries are not yet loaded
+}
+
+type missingLib struct {
+	name   string
+	needer *loaded
+}
+
+func newScope(root *loaded) *scope {
+	sc := &scope{byName: map[string]*loaded{}, byKey: map[fileKey]*loaded{}}
+	sc.add(root, root.name)
+	return sc
+}
+
+// add appends l unless the same file is loaded already; it returns the
+// object that stands for it.
+func (sc *scope) add(l *loaded, as string) *loaded {
+	if prev := sc.byKey[l.obj.key]; prev != nil && l.obj.key != (fileKey{}) {
+		sc.byName[as] = prev
+		return prev
+	}
+	sc.list = append(sc.list, l)
+	sc.byKey[l.obj.key] = l
+	for _, n := range l.obj.names(as) {
+		if sc.byName[n] == nil {
+			sc.byName[n] = l
+		}
+	}
+	sc.byName[l.name] = l
+	return l
+}
+
+// loadOrder builds the global scope of the executable root.
+func (a *Auditor) loadOrder(root *loaded) *scope {
+	sc := newScope(root)
+	a.fill(sc)
+	return sc
+}
+
+// fill loads the DT_NEEDED entries of every object not yet expanded.
+func (a *Auditor) fill(sc *scope) {
+	var interp *loaded
+	if it := sc.list[0].obj.Interp; it != "" {
+		if o, err := a.open(it, sc.list[0].obj); err == nil {
+			interp = &loaded{obj: o, name: it, origin: path.Dir(it)}
+		}
+	}
+	for ; sc.next < len(sc.list); sc.next++ {
+		l := sc.list[sc.next]
+		for _, n := range l.obj.Needed {
+			if sc.byName[n] != nil {
+				continue
+			}
+			// The loader itself is already in memory and answers to its
+			// soname, whatever the search path says.
+			if interp != nil && (n == interp.obj.Soname || n == path.Base(interp.name)) {
+				sc.add(&loaded{obj: interp.obj, name: interp.name, origin: interp.origin, loader: l}, n)
+				continue
+			}
+			p, o, err := a.find(n, l, sc.list[0].obj)
+			if err != nil {
+				sc.missing = append(sc.missing, missingLib{n, l})
+				sc.byName[n] = &loaded{obj: &Object{}, name: n} // report once
+				continue
+			}
+			sc.add(&loaded{obj: o, name: p, origin: path.Dir(p), loader: l}, n)
+		}
+	}
+}
+
+// provides reports whether any object of the scope defines name@version.
+func (sc *scope) provides(name, version string) bool {
+	return sc.providesExcept(name, version, nil)
+}
+
+// resolves reports whether the reference r of object self is resolved.
+func (sc *scope) resolves(r Ref, self *Object) bool {
+	if r.copy {
+		return sc.providesExcept(r.Name, r.Version, self)
+	}
+	return sc.providesExcept(r.Name, r.Version, nil)
+}
+
+func (sc *scope) providesExcept(name, version string, skip *Object) bool {
+	for _, l := range sc.list {
+		if l.obj != skip && l.obj.provides(name, version) {
+			return true
+		}
+	}
+	return false
+}
+
+// selfEntry memoises, per library, the references its own dependency
+// closure leaves unresolved. Whatever else a program loads, those objects
+// are loaded with the library, and resolving only gets easier with more
+// objects in scope, so only this residue has to be looked up again in
+// each binary's scope: a library's hundreds of references cost once per
+// run, not once per binary.
+type selfEntry struct {
+	once sync.Once
+	refs []Ref
+}
+
+func (a *Auditor) selfUnresolved(l *loaded) []Ref {
+	a.selfMu.Lock()
+	e := a.self[l.obj]
+	if e == nil {
+		e = &selfEntry{}
+		a.self[l.obj] = e
+	}
+	a.selfMu.Unlock()
+	e.once.Do(func() {
+		if len(l.obj.refs) == 0 {
+			return
+		}
+		// The closure as if the library were loaded on its own: its own
+		// RPATH/RUNPATH and $ORIGIN only (the exact loader chain may find
+		// more, which the per-binary check then sees).
+		sc := a.loadOrder(&loaded{obj: l.obj, name: l.name, origin: l.origin})
+		for _, r := range l.obj.refs {
+			if !sc.resolves(r, l.obj) {
+				e.refs = append(e.refs, r)
+			}
+		}
+	})
+	return e.refs
+}

@@ -1,0 +1,375 @@
+package bind
+
+import (
+	"debug/elf"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/abifloor/abifloor/elfx"
+)
+
+// objects is the run-wide cache of parsed files, safe for concurrent use.
+// Paths map to a file identity (device and inode) so a library reached
+// through two paths (/lib and /usr/lib on a merged-/usr system) is parsed
+// once and loaded once, as ld.so does.
+type objects struct {
+	mu     sync.Mutex
+	byPath map[string]*pathEntry
+	byKey  map[fileKey]*Object
+	parsed int // objects parsed, for tests and benchmarks
+}
+
+type pathEntry struct {
+	once sync.Once
+	obj  *Object
+	err  error
+}
+
+func (c *objects) get(host string) (*Object, error) {
+	c.mu.Lock()
+	e := c.byPath[host]
+	if e == nil {
+		e = &pathEntry{}
+		c.byPath[host] = e
+	}
+	c.mu.Unlock()
+	e.once.Do(func() {
+		f, err := openFile(host)
+		if err != nil {
+			e.err = err
+			return
+		}
+		defer f.close()
+		e.obj, e.err = c.parse(f, nil)
+	})
+	return e.obj, e.err
+}
+
+// parse returns the object of the open file f, parsing it only when no
+// other path to the same file was parsed before.
+func (c *objects) parse(f *file, head []byte) (*Object, error) {
+	c.mu.Lock()
+	o := c.byKey[f.key]
+	c.mu.Unlock()
+	if o != nil {
+		return o, nil
+	}
+	o, err := f.parse(head)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev := c.byKey[o.key]; prev != nil {
+		return prev, nil // parsed concurrently through another path
+	}
+	c.byKey[o.key] = o
+	c.parsed++
+	return o, nil
+}
+
+// host maps a path inside the image to a path on this machine: with a
+// sysroot, every symbolic link on the way is resolved inside the root (an
+// absolute target is taken relative to it), so nothing outside the image
+// is ever read.
+func (a *Auditor) host(p string) string {
+	if a.sysroot == "" {
+		return p
+	}
+	r, err := resolveIn(a.sysroot, p)
+	if err != nil {
+		return filepath.Join(a.sysroot, p) // the open will fail and say why
+	}
+	return r
+}
+
+// resolveIn resolves p (absolute, inside the image) under root, following
+// links as the image's own loader would see them. It gives up after 40
+// links, as the kernel does.
+func resolveIn(root, p string) (string, error) {
+	todo := strings.Split(strings.TrimPrefix(path.Clean("/"+p), "/"), "/")
+	var done []string
+	links := 0
+	for len(todo) > 0 {
+		c := todo[0]
+		todo = todo[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(done) > 0 {
+				done = done[:len(done)-1]
+			}
+			continue
+		}
+		cur := filepath.Join(root, strings.Join(append(done, c), "/"))
+		fi, err := os.Lstat(cur)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			done = append(done, c)
+			if err != nil {
+				// Nothing to follow past a missing component.
+				done = append(done, todo...)
+				todo = nil
+			}
+			continue
+		}
+		if links++; links > 40 {
+			return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+		}
+		t, err := os.Readlink(cur)
+		if err != nil {
+			return "", err
+		}
+		if strings.HasPrefix(t, "/") {
+			done = nil
+		}
+		todo = append(strings.Split(t, "/"), todo...)
+	}
+	return filepath.Join(root, strings.Join(done, "/")), nil
+}
+
+// loaded is one object in a binary's load order.
+type loaded struct {
+	obj    *Object
+	name   string  // the path it was found at, inside the image
+	origin string  // $ORIGIN of the object
+	loader *loaded // the object whose DT_NEEDED brought it in
+}
+
+// find searches for a DT_NEEDED name of l as ld.so's _dl_map_object does,
+// returning the path inside the image and the object. Candidates of another
+// machine or class are skipped.
+func (a *Auditor) find(name string, l *loaded, want *Object) (string, *Object, error) {
+	if strings.Contains(name, "$") {
+		// ld.so expands dynamic string tokens in DT_NEEDED too.
+		e, ok := expandTokens(name, l.origin, libDir(l.obj, a.multiarch), platform(l.obj))
+		if !ok {
+			return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+		}
+		name = e
+	}
+	if strings.Contains(name, "/") {
+		o, err := a.open(name, want)
+		if err != nil {
+			return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+		}
+		return name, o, nil
+	}
+	var dirs []string
+	if !l.obj.HasRun {
+		// RPATHs of the loader chain, then the executable's.
+		for p := l; p != nil; p = p.loader {
+			dirs = append(dirs, a.expand(p.obj.Rpath, p)...)
+		}
+	}
+	dirs = append(dirs, a.libPath...)
+	dirs = append(dirs, a.expand(l.obj.Runpath, l)...)
+	if p, o, ok := a.probe(dirs, name, want); ok {
+		return p, o, nil
+	}
+	if !l.obj.NoDef {
+		if c := a.cache(); c != nil {
+			if p := c.Lookup(name, want.Machine, want.Class); p != "" {
+				if o, err := a.open(p, want); err == nil {
+					return p, o, nil
+				}
+			}
+		}
+		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want); ok {
+			return p, o, nil
+		}
+	}
+	return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+}
+
+func (a *Auditor) probe(dirs []string, name string, want *Object) (string, *Object, bool) {
+	for _, d := range dirs {
+		if d == "" {
+			d = "." // an empty entry means the working directory
+		}
+		p := path.Join(d, name)
+		if o, err := a.open(p, want); err == nil {
+			return p, o, true
+		}
+	}
+	return "", nil, false
+}
+
+// open loads the object at p (inside the image) when it matches want's
+// machine, class and byte order.
+func (a *Auditor) open(p string, want *Object) (*Object, error) {
+	o, err := a.objs.get(a.host(p))
+	if err != nil {
+		return nil, err
+	}
+	if want != nil && (o.Machine != want.Machine || o.Class != want.Class || o.Data != want.Data) {
+		return nil, errWrongArch
+	}
+	return o, nil
+}
+
+// expand substitutes the dynamic string tokens of a search path. A path
+// whose token cannot be expanded is dropped, as ld.so does.
+func (a *Auditor) expand(dirs []string, l *loaded) []string {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if e, ok := expandTokens(d, l.origin, libDir(l.obj, a.multiarch), platform(l.obj)); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// expandTokens replaces $ORIGIN, $LIB and $PLATFORM (also written with
+// braces) in s.
+func expandTokens(s, origin, lib, plat string) (string, bool) {
+	if !strings.Contains(s, "$") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != '$' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		rest := s[i+1:]
+		matched := false
+		for _, t := range []struct{ name, val string }{{"ORIGIN", origin}, {"LIB", lib}, {"PLATFORM", plat}} {
+			n := 0
+			switch {
+			case strings.HasPrefix(rest, "{"+t.name+"}"):
+				n = len(t.name) + 2
+			case strings.HasPrefix(rest, t.name) && (len(rest) == len(t.name) || !isNameByte(rest[len(t.name)])):
+				n = len(t.name)
+			}
+			if n > 0 {
+				if t.val == "" {
+					return "", false
+				}
+				b.WriteString(t.val)
+				i += 1 + n
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			b.WriteByte('$')
+			i++
+		}
+	}
+	return b.String(), true
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// multiarchTriplet is the Debian directory name of a machine's libraries.
+func multiarchTriplet(o *Object) string {
+	switch o.Arch {
+	case "x86_64":
+		return "x86_64-linux-gnu"
+	case "i386":
+		return "i386-linux-gnu"
+	case "aarch64":
+		return "aarch64-linux-gnu"
+	case "arm":
+		return "arm-linux-gnueabihf"
+	case "ppc64le":
+		return "powerpc64le-linux-gnu"
+	case "s390x":
+		return "s390x-linux-gnu"
+	case "riscv64":
+		return "riscv64-linux-gnu"
+	case "x32":
+		return "x86_64-linux-gnux32"
+	}
+	return ""
+}
+
+// libDir is what $LIB expands to: the multiarch directory on Debian-style
+// images, lib64 or lib elsewhere.
+func libDir(o *Object, multiarch bool) string {
+	if t := multiarchTriplet(o); multiarch && t != "" {
+		return "lib/" + t
+	}
+	if o.Class == elf.ELFCLASS64 && o.Arch != "aarch64" && o.Arch != "riscv64" {
+		return "lib64"
+	}
+	return "lib"
+}
+
+// platform is AT_PLATFORM, what $PLATFORM expands to.
+func platform(o *Object) string {
+	switch o.Arch {
+	case "i386":
+		return "i686"
+	case "arm":
+		return "v7l"
+	}
+	return o.Arch
+}
+
+// defaultDirs is ld.so's built-in "system search path" for the machine:
+// the multiarch directories on Debian-style images, then the lib64 (or
+// lib) directories other distributions use. Candidates of another class in
+// the extra directories are skipped like any other mismatch.
+func defaultDirs(o *Object, multiarch bool) []string {
+	var dirs []string
+	if t := multiarchTriplet(o); multiarch && t != "" {
+		dirs = append(dirs, "/lib/"+t, "/usr/lib/"+t)
+	}
+	if o.Class == elf.ELFCLASS64 {
+		dirs = append(dirs, "/lib64", "/usr/lib64")
+	} else if o.Arch == "x32" {
+		dirs = append(dirs, "/libx32", "/usr/libx32")
+	}
+	return append(dirs, "/lib", "/usr/lib")
+}
+
+// loadCache reads the image's ld.so.cache once. A missing cache is normal
+// (the search goes on without it); a malformed one is an error.
+func (a *Auditor) cache() *Cache {
+	a.cacheOnce.Do(func() {
+		p := a.cachePath
+		if p == "" {
+			p = a.host("/etc/ld.so.cache")
+		}
+		b, err := readBounded(p, 64<<20)
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				a.cacheErr = err
+			}
+			return
+		}
+		a.ldcache, a.cacheErr = ParseCache(b)
+		if a.cacheErr != nil {
+			a.cacheErr = fmt.Errorf("%s: %w", p, a.cacheErr)
+		}
+	})
+	return a.ldcache
+}
+
+// readBounded reads a whole small file, refusing anything larger than max.
+func readBounded(p string, max int64) ([]byte, error) {
+	f, err := openFile(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.close()
+	if f.size > max {
+		return nil, fmt.Errorf("%s: larger than %d bytes", p, max)
+	}
+	b := make([]byte, f.size)
+	if _, err := elfx.FD(f.fd).ReadAt(b, 0); err != nil {
+		return nil, err
+	}
+	return b, nil
+}

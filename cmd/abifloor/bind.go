@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/abifloor/abifloor/bind"
+	"github.com/abifloor/abifloor/report"
+)
+
+func init() {
+	register(&command{name: "bind", summary: "how undefined symbols get bound (lazy, eager, never) and whether a binary dies at start", run: runBind})
+}
+
+func runBind(ctx context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR] [--library-path DIRS] [--env] [--format text|json|github] PATH...")
+	var (
+		dlopen  multiFlag
+		format  string
+		sysroot string
+		libPath string
+		useEnv  bool
+		follow  bool
+		cache   string
+		jobs    int
+	)
+	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
+	fs.StringVar(&format, "format", "text", "output format: text|json|github")
+	fs.StringVar(&sysroot, "sysroot", "", "resolve libraries, ld.so.cache and links inside this image root")
+	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
+	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
+	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
+	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
+	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub)
+	if err != nil || len(paths) == 0 {
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor bind:", err)
+		}
+		fs.Usage()
+		return exitError
+	}
+	var lp []string
+	if libPath != "" {
+		lp = strings.Split(libPath, ":")
+	}
+	if v := env.getenv("LD_LIBRARY_PATH"); useEnv && v != "" {
+		lp = append(lp, strings.Split(v, ":")...)
+	}
+	if sysroot != "" {
+		if sysroot, err = filepath.Abs(sysroot); err != nil {
+			fmt.Fprintln(env.stderr, "abifloor bind:", err)
+			return exitError
+		}
+	}
+	opt := bind.Options{Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
+	if env.errTTY {
+		last := time.Now()
+		opt.Progress = func(files int64) {
+			if time.Since(last) > 100*time.Millisecond {
+				last = time.Now()
+				fmt.Fprintf(env.stderr, "\r%d files", files)
+			}
+		}
+		defer fmt.Fprint(env.stderr, "\r\x1b[K")
+	}
+	a := bind.New(opt)
+	res := a.Audit(ctx, paths)
+	switch f {
+	case report.JSON:
+		report.WriteJSON(env.stdout, res)
+	case report.GitHub:
+		writeBindGitHub(env, res)
+	default:
+		writeBindText(env, res)
+	}
+	code := exitOK
+	for _, fr := range res.Files {
+		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 {
+			code = exitViolation
+		}
+	}
+	for _, fr := range res.Files {
+		if fr.Error != "" {
+			code = exitError
+		}
+	}
+	return code
+}
+
+func writeBindText(env *cmdEnv, res *bind.Result) {
+	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
+	w := env.stdout
+	for _, fr := range res.Files {
+		if fr.Error != "" && fr.Arch == "" {
+			fmt.Fprintf(w, "%s: %s\n", fr.Path, p.Red("error: "+fr.Error))
+			continue
+		}
+		verdict := p.Green("loads")
+		if fr.DiesAtStart {
+			verdict = p.Red("dies at start: " + fr.Reason)
+		}
+		mode := "lazy binding"
+		if fr.BindNow {
+			mode = "BIND_NOW"
+			if fr.Go {
+				mode += " (Go linker)"
+			}
+		}
+		fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), verdict)
+		fmt.Fprintf(w, "  %s, RELRO %s", mode, fr.Relro)
+		if fr.Interp != "" {
+			fmt.Fprintf(w, ", interpreter %s", fr.Interp)
+		}
+		fmt.Fprintln(w)
+		if fr.Message != "" {
+			fmt.Fprintf(w, "  ld.so: %s\n", fr.Message)
+		}
+		for _, m := range fr.MissingLibraries {
+			fmt.Fprintf(w, "  %s => not found\n", m)
+		}
+		for _, u := range fr.Unresolved {
+			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
+		}
+		if fr.PLTNone > 0 && !fr.DiesAtStart {
+			fmt.Fprintf(w, "  %s\n", p.Yellow(pltNoneWarning(fr)))
+		}
+		for _, u := range fr.DlopenMissing {
+			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
+		}
+		if fr.Error != "" {
+			fmt.Fprintf(w, "  %s\n", p.Red("error: "+fr.Error))
+		}
+	}
+}
+
+func symName(u bind.Unresolved) string {
+	if u.Version != "" {
+		return u.Name + "@" + u.Version
+	}
+	return u.Name
+}
+
+func refDetail(u bind.Unresolved) string {
+	var parts []string
+	if u.Relocation != "" {
+		parts = append(parts, u.Relocation)
+	}
+	if u.Object != "" {
+		parts = append(parts, "in "+u.Object)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func writeBindGitHub(env *cmdEnv, res *bind.Result) {
+	for _, fr := range res.Files {
+		switch {
+		case fr.Error != "":
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.Error})
+		case fr.DiesAtStart:
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
+		}
+		if fr.PLTNone > 0 && !fr.DiesAtStart {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: pltNoneWarning(fr)})
+		}
+		for _, u := range fr.DlopenMissing {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dlopen library lacks a symbol",
+				Message: "would fail at first call to " + symName(u)})
+		}
+	}
+}
+
+func pltNoneWarning(fr bind.FileReport) string {
+	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", fr.PLTNone)
+}
