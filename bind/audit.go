@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/walk"
@@ -142,59 +143,27 @@ type Unresolved struct {
 // Audit audits every ELF file under paths, in parallel, results in the
 // order of the paths (files of a directory sorted by path).
 func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
-	files := walk.Walk(ctx, paths, walk.Options{Follow: a.follow}, nil)
-	type item struct {
-		rep  FileReport
-		root int
-	}
-	var (
-		mu    sync.Mutex
-		items []item
-		wg    sync.WaitGroup
-		seen  int64
-	)
-	for i := 0; i < a.workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var local []item
-			var n int64
-			for wf := range files {
-				if ctx.Err() != nil {
-					continue
-				}
-				if n++; a.progress != nil && n%256 == 0 {
-					mu.Lock()
-					seen += n
-					n = 0
-					a.progress(seen)
-					mu.Unlock()
-				}
-				if wf.Err != nil {
-					local = append(local, item{FileReport{Path: wf.Path, Error: wf.Err.Error(), Unresolved: []Unresolved{}, MissingLibraries: []string{}}, wf.Root})
-					continue
-				}
-				explicit := filepath.Clean(wf.Path) == filepath.Clean(paths[wf.Root])
-				rep, ok := a.File(wf.Path, explicit)
-				if ok {
-					local = append(local, item{rep, wf.Root})
-				}
+	// The walker drops files that are not ELF before they reach a worker.
+	files := walk.Walk(ctx, paths, walk.Options{Follow: a.follow, Keep: elfx.IsELF, HeadSize: 64}, nil)
+	var seen atomic.Int64
+	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
+		return func(wf walk.File) (FileReport, bool) {
+			if ctx.Err() != nil {
+				return FileReport{}, false
 			}
-			mu.Lock()
-			items = append(items, local...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].root != items[j].root {
-			return items[i].root < items[j].root
+			if n := seen.Add(1); a.progress != nil && n%256 == 0 {
+				a.progress(n)
+			}
+			if wf.Err != nil {
+				return FileReport{Path: wf.Path, Error: wf.Err.Error(), Unresolved: []Unresolved{}, MissingLibraries: []string{}}, true
+			}
+			explicit := filepath.Clean(wf.Path) == filepath.Clean(paths[wf.Root])
+			return a.File(wf.Path, explicit)
 		}
-		return items[i].rep.Path < items[j].rep.Path
 	})
 	res := &Result{Files: make([]FileReport, 0, len(items))}
 	for _, it := range items {
-		res.Files = append(res.Files, it.rep)
+		res.Files = append(res.Files, it.Value)
 	}
 	return res
 }

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
-	"sort"
-	"sync"
+	"sync/atomic"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/walk"
@@ -22,7 +20,8 @@ type Options struct {
 	Why     bool     // name the symbols behind every floor
 	Limits  Limits   // when set, report violations (check)
 	Workers int      // parallel file readers (default 2×GOMAXPROCS)
-	// Progress, when set, is called now and then with the files seen.
+	// Progress, when set, is called now and then, from any worker
+	// goroutine, with the files seen and the ELF files among them.
 	Progress func(files, elf int64)
 }
 
@@ -49,7 +48,6 @@ type Stats struct {
 type item struct {
 	rep  FileReport
 	viol []Violation
-	root int
 	link hardLink // set for files with several names
 }
 
@@ -64,52 +62,26 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	}
 	var ws walk.Stats
 	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: elfx.IsELF, HeadSize: 4096}, &ws)
-	var (
-		mu    sync.Mutex
-		items []item
-		seen  int64
-		elfs  int64
-		wg    sync.WaitGroup
-	)
-	for i := 0; i < opt.Workers; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			head := make([]byte, 4096)
-			var local []item
-			var n, ne int64
-			for wf := range files {
-				n++
-				it, isELF := scanOne(wf, head, opt)
-				if isELF {
-					ne++
-					local = append(local, it)
-				}
-				if opt.Progress != nil && n%512 == 0 {
-					mu.Lock()
-					seen, elfs = seen+n, elfs+ne
-					n, ne = 0, 0
-					opt.Progress(seen, elfs)
-					mu.Unlock()
-				}
+	var done, elfs atomic.Int64
+	items := walk.Process(files, opt.Workers, func() func(walk.File) (item, bool) {
+		head := make([]byte, 4096)
+		return func(wf walk.File) (item, bool) {
+			it, isELF := scanOne(wf, head, opt)
+			if isELF {
+				elfs.Add(1)
 			}
-			mu.Lock()
-			items = append(items, local...)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].root != items[j].root {
-			return items[i].root < items[j].root
+			if opt.Progress != nil && done.Add(1)%256 == 0 {
+				opt.Progress(ws.Files.Load(), elfs.Load())
+			}
+			return it, isELF
 		}
-		return items[i].rep.Path < items[j].rep.Path
 	})
 	res := &Result{Files: make([]FileReport, 0, len(items)), Floors: map[string]string{}}
 	// A file with several names is reported under the first in output
 	// order, whichever worker happened to read it first.
 	links := map[hardLink]bool{}
-	for _, it := range items {
+	for _, x := range items {
+		it := x.Value
 		if it.link != (hardLink{}) {
 			if links[it.link] {
 				res.Stats.HardDups++
@@ -141,7 +113,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 // be ELF are reported (isELF true, so they are listed); files that are not
 // ELF are dropped.
 func scanOne(wf walk.File, head []byte, opt Options) (item, bool) {
-	it := item{root: wf.Root, rep: FileReport{Path: wf.Path}}
+	it := item{rep: FileReport{Path: wf.Path}}
 	if wf.Err != nil {
 		it.rep.Error = wf.Err.Error()
 		return it, true
@@ -175,7 +147,7 @@ func scanOne(wf walk.File, head []byte, opt Options) (item, bool) {
 	if st.Nlink > 1 {
 		it.link = hardLink{uint64(st.Dev), st.Ino}
 	}
-	f, err := elfx.NewFileHead(fdReader(fd), st.Size, head)
+	f, err := elfx.NewFileHead(elfx.FD(fd), st.Size, head)
 	if err != nil {
 		it.rep.Error = fileErr(wf.Path, err)
 		return it, true
@@ -193,26 +165,4 @@ func fileErr(path string, err error) string {
 		return err.Error()
 	}
 	return fmt.Sprintf("%s: %v", path, err)
-}
-
-// fdReader reads a file descriptor with pread, without the bookkeeping
-// of *os.File (which matters when opening a hundred thousand files).
-type fdReader int
-
-func (fd fdReader) ReadAt(b []byte, off int64) (int, error) {
-	total := 0
-	for total < len(b) {
-		n, err := unix.Pread(int(fd), b[total:], off+int64(total))
-		if err != nil {
-			if errors.Is(err, unix.EINTR) {
-				continue
-			}
-			return total, err
-		}
-		if n == 0 {
-			return total, io.EOF
-		}
-		total += n
-	}
-	return total, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/report"
@@ -61,16 +60,9 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 	}
 	opt := bind.Options{Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
-	if env.errTTY {
-		last := time.Now()
-		opt.Progress = func(files int64) {
-			if time.Since(last) > 100*time.Millisecond {
-				last = time.Now()
-				fmt.Fprintf(env.stderr, "\r%d files", files)
-			}
-		}
-		defer fmt.Fprint(env.stderr, "\r\x1b[K")
-	}
+	show, done := progress(env)
+	defer done()
+	opt.Progress = func(files int64) { show("%d files", files) }
 	a := bind.New(opt)
 	res := a.Audit(ctx, paths)
 	switch f {

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
@@ -73,16 +72,9 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 
 func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits) *floor.Result {
 	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Workers: sf.jobs}
-	if env.errTTY {
-		last := time.Now()
-		opt.Progress = func(files, elf int64) {
-			if time.Since(last) > 100*time.Millisecond {
-				last = time.Now()
-				fmt.Fprintf(env.stderr, "\r%d files, %d ELF", files, elf)
-			}
-		}
-		defer fmt.Fprint(env.stderr, "\r\x1b[K")
-	}
+	show, done := progress(env)
+	defer done()
+	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
 	return floor.Scan(ctx, paths, opt)
 }
 
