@@ -109,7 +109,13 @@ type FileReport struct {
 	// Relro is none, partial (PT_GNU_RELRO) or full (and BIND_NOW).
 	Relro string `json:"relro"`
 	// Go: linked by the Go linker; GoBindNow: and it asked for BIND_NOW.
-	Go          bool   `json:"go,omitempty"`
+	Go bool `json:"go,omitempty"`
+	// Plugin: a library without DT_SONAME, which nothing links against;
+	// a program loads it with dlopen and provides the symbols it lacks
+	// (Perl and Python modules). Its unresolved symbols are then the
+	// host's to provide, not a failure: HostSymbols counts the eager ones.
+	Plugin      bool   `json:"plugin,omitempty"`
+	HostSymbols int    `json:"host_symbols,omitempty"`
 	DiesAtStart bool   `json:"dies_at_start"`
 	Reason      string `json:"reason,omitempty"`
 	// Message is the whole line ld.so would print.
@@ -217,6 +223,7 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 		rep.Kind = "executable"
 	default:
 		rep.Kind = "library"
+		rep.Plugin = o.Soname == ""
 	}
 	if err := a.CacheError(); err != nil {
 		rep.Error = err.Error()
@@ -241,7 +248,8 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 	for _, l := range sc.list[1:] {
 		rep.Libraries = append(rep.Libraries, l.name)
 	}
-	var fatal []string // reason, message
+	var fatal []string  // reason, message
+	var hostEager []Ref // a plugin's eager references its host must satisfy
 	if len(sc.missing) > 0 {
 		m := sc.missing[0]
 		reason := m.name + ": cannot open shared object file: No such file or directory"
@@ -281,6 +289,9 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 				eager = append(eager, r)
 			}
 		}
+		if rep.Plugin && i == 0 {
+			hostEager, eager = eager, nil
+		}
 		if len(eager) > 0 && fatal == nil {
 			sort.SliceStable(eager, func(i, j int) bool { return eager[i].order < eager[j].order })
 			reason := "undefined symbol: " + eager[0].Name
@@ -292,6 +303,13 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 	}
 	if fatal != nil {
 		rep.DiesAtStart, rep.Reason, rep.Message = true, fatal[0], fatal[1]
+	} else if len(hostEager) > 0 {
+		sort.SliceStable(hostEager, func(i, j int) bool { return hostEager[i].order < hostEager[j].order })
+		rep.HostSymbols = len(hostEager)
+		rep.Reason = "plugin: loads only into a program that provides " + hostEager[0].Name
+		if len(hostEager) > 1 {
+			rep.Reason += fmt.Sprintf(" (and %d more)", len(hostEager)-1)
+		}
 	}
 	if len(a.dlopen) > 0 {
 		a.checkDlopen(rep, root, sc)

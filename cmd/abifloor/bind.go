@@ -96,8 +96,11 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 			continue
 		}
 		verdict := p.Green("loads")
-		if fr.DiesAtStart {
+		switch {
+		case fr.DiesAtStart:
 			verdict = p.Red("dies at start: " + fr.Reason)
+		case fr.HostSymbols > 0:
+			verdict = p.Yellow(fr.Reason)
 		}
 		mode := "lazy binding"
 		if fr.BindNow {
