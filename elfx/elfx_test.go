@@ -207,7 +207,8 @@ func exercise(b []byte) error {
 	_, e3 := f.Symbols()
 	_, e4 := f.Relocs()
 	_, e5 := f.Sections()
-	errs = append(errs, e1, e2, e3, e4, e5)
+	_, e6 := f.SymbolRelocs()
+	errs = append(errs, e1, e2, e3, e4, e5, e6)
 	f.Arch()
 	return errors.Join(errs...)
 }
