@@ -4,7 +4,6 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
-	"sort"
 )
 
 // maxDepth bounds the nesting of inline type nodes; deeper DWARF is
@@ -15,11 +14,12 @@ const maxDepth = 256
 // external functions and variables by name and by address, and the first
 // complete definition of each named type (to complete declarations).
 type index struct {
-	funcs, vars       map[string]dwarf.Offset
-	funcAddr, varAddr map[uint64]dwarf.Offset
-	defs              map[string]dwarf.Offset
-	decls             map[string]dwarf.Offset // declared only, when names are wanted
-	names             []string                // keys of all named types, for globs
+	funcs, vars         map[string]dwarf.Offset // definitions by name
+	funcDecls, varDecls map[string]dwarf.Offset // declarations by name: the last resort
+	funcAddr, varAddr   map[uint64]dwarf.Offset
+	defs                map[string]dwarf.Offset
+	decls               map[string]dwarf.Offset // declared only, when names are wanted
+	names               []string                // keys of all named types, for globs
 }
 
 // scan indexes d. It reads top-level entries only and skips their children
@@ -28,6 +28,7 @@ type index struct {
 func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 	ix := &index{
 		funcs: map[string]dwarf.Offset{}, vars: map[string]dwarf.Offset{},
+		funcDecls: map[string]dwarf.Offset{}, varDecls: map[string]dwarf.Offset{},
 		funcAddr: map[uint64]dwarf.Offset{}, varAddr: map[uint64]dwarf.Offset{},
 		defs: map[string]dwarf.Offset{}, decls: map[string]dwarf.Offset{},
 	}
@@ -79,27 +80,29 @@ func (ix *index) add(e *dwarf.Entry, wantNames bool, seenName map[string]bool) {
 		_, decl := e.Val(dwarf.AttrDeclaration).(bool)
 		ext, _ := e.Val(dwarf.AttrExternal).(bool)
 		name := linkName(e)
-		if e.Tag == dwarf.TagSubprogram {
-			if pc, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
-				if _, dup := ix.funcAddr[pc]; !dup {
-					ix.funcAddr[pc] = def
-				}
+		byName, byAddr := ix.funcs, ix.funcAddr
+		if e.Tag == dwarf.TagVariable {
+			byName, byAddr = ix.vars, ix.varAddr
+			if loc, ok := e.Val(dwarf.AttrLocation).([]byte); ok && len(loc) == 9 && loc[0] == 0x03 {
+				addAddr(byAddr, binary.LittleEndian.Uint64(loc[1:]), def)
 			}
-			if ext && name != "" {
-				// A declaration is only a fallback: a definition wins.
-				if _, ok := ix.funcs[name]; !ok || !decl {
-					ix.funcs[name] = def
-				}
-			}
+		} else if pc, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
+			addAddr(byAddr, pc, def)
+		}
+		if !ext || name == "" {
 			return
 		}
-		if loc, ok := e.Val(dwarf.AttrLocation).([]byte); ok && len(loc) == 9 && loc[0] == 0x03 {
-			ix.varAddr[binary.LittleEndian.Uint64(loc[1:])] = def
-		}
-		if ext && name != "" {
-			if _, ok := ix.vars[name]; !ok || !decl {
-				ix.vars[name] = def
+		if decl {
+			// A declaration (often unprototyped, from a builtin) is
+			// only used when neither a definition nor an address
+			// describes the symbol.
+			byName = ix.funcDecls
+			if e.Tag == dwarf.TagVariable {
+				byName = ix.varDecls
 			}
+		}
+		if _, ok := byName[name]; !ok {
+			byName[name] = def
 		}
 		return
 	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagBaseType:
@@ -121,6 +124,12 @@ func (ix *index) add(e *dwarf.Entry, wantNames bool, seenName map[string]bool) {
 		if _, ok := ix.defs[key]; !ok {
 			ix.defs[key] = e.Offset
 		}
+	}
+}
+
+func addAddr(m map[uint64]dwarf.Offset, addr uint64, off dwarf.Offset) {
+	if _, dup := m[addr]; !dup && addr != 0 {
+		m[addr] = off
 	}
 }
 
@@ -162,14 +171,13 @@ type builder struct {
 	a      *ABI
 	r      *dwarf.Reader // reused: a Reader per lookup costs more than the lookup
 	inline map[dwarf.Type]*Type
-	busy   map[dwarf.Type]bool
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
 }
 
 func newBuilder(d *dwarf.Data, ix *index, a *ABI, limit int) *builder {
-	return &builder{d: d, r: d.Reader(), ix: ix, a: a, inline: map[dwarf.Type]*Type{}, busy: map[dwarf.Type]bool{}, maxNodes: limit}
+	return &builder{d: d, r: d.Reader(), ix: ix, a: a, inline: map[dwarf.Type]*Type{}, maxNodes: limit}
 }
 
 // typesOf attaches DWARF types to the exported symbols of a.
@@ -183,26 +191,34 @@ func typesOf(a *ABI, d *dwarf.Data, _ binary.ByteOrder) error {
 		s := &a.Symbols[i]
 		switch s.Kind {
 		case "func", "ifunc":
-			off, ok := ix.funcs[s.Name]
-			if !ok && s.addr != 0 {
-				// An alias (malloc for __libc_malloc) has no DIE of
-				// its own; its address finds the one it shares.
-				off, ok = ix.funcAddr[s.addr]
-			}
-			if ok {
+			// An ifunc's address is its resolver's: only its name
+			// finds its real signature.
+			if off, ok := ix.lookup(ix.funcs, ix.funcAddr, ix.funcDecls, s.Name, s.addr, s.Kind == "func"); ok {
 				s.Type = b.function(off)
 			}
 		case "object", "tls", "common":
-			off, ok := ix.vars[s.Name]
-			if !ok && s.addr != 0 {
-				off, ok = ix.varAddr[s.addr]
-			}
-			if ok {
+			if off, ok := ix.lookup(ix.vars, ix.varAddr, ix.varDecls, s.Name, s.addr, true); ok {
 				s.Type = b.variable(off)
 			}
 		}
 	}
 	return nil
+}
+
+// lookup finds the DIE describing a symbol: a definition of that name,
+// else the definition at its address (an alias such as malloc for
+// __libc_malloc has no DIE of its own), else a declaration of that name.
+func (ix *index) lookup(defs map[string]dwarf.Offset, addrs map[uint64]dwarf.Offset, decls map[string]dwarf.Offset, name string, addr uint64, useAddr bool) (dwarf.Offset, bool) {
+	if off, ok := defs[name]; ok {
+		return off, true
+	}
+	if useAddr && addr != 0 {
+		if off, ok := addrs[addr]; ok {
+			return off, true
+		}
+	}
+	off, ok := decls[name]
+	return off, ok
 }
 
 // function reads the signature of the subprogram at off.
@@ -286,12 +302,9 @@ func (b *builder) conv(t dwarf.Type, depth int) *Type {
 	if c, ok := b.inline[t]; ok {
 		return c
 	}
-	if b.busy[t] {
-		return &Type{Kind: Unknown, Name: "cycle"}
-	}
-	b.busy[t] = true
+	// Unnamed types cannot form cycles in C; in hostile DWARF they can,
+	// and depth cuts them.
 	c := b.node(t, depth+1)
-	delete(b.busy, t)
 	b.inline[t] = c
 	return c
 }
@@ -442,14 +455,4 @@ func bitOffset(f *dwarf.StructField) int64 {
 		size = f.Type.Size()
 	}
 	return f.ByteOffset*8 + size*8 - f.BitOffset - f.BitSize
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

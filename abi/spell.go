@@ -50,6 +50,15 @@ func declare(t *Type, inner string) string {
 		return declare(t.Elem, inner+"("+strings.Join(ps, ", ")+")")
 	case Const, Volatile, Restrict:
 		q := string(t.Kind)
+		if t.Elem != nil && t.Elem.Kind == t.Kind {
+			return declare(t.Elem, inner)
+		}
+		if t.Elem != nil && t.Elem.Kind == Array {
+			// A qualified array is an array of qualified elements.
+			e := *t.Elem
+			e.Elem = &Type{Kind: t.Kind, Elem: e.Elem}
+			return declare(&e, inner)
+		}
 		if t.Elem != nil && t.Elem.Kind == Pointer {
 			return declare(t.Elem, q+pad(inner))
 		}

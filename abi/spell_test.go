@@ -22,6 +22,7 @@ func TestSpell(t *testing.T) {
 		{ptr(&Type{Kind: Array, Count: 8, Elem: ref("char")}), "char (*)[8]"},
 		{&Type{Kind: Func}, "void(void)"},
 		{&Type{Kind: Struct}, "struct {...}"},
+		{&Type{Kind: Const, Elem: &Type{Kind: Array, Count: 2, Elem: &Type{Kind: Const, Elem: ptr(&Type{Kind: Const, Elem: ref("char")})}}}, "const char *const[2]"},
 	}
 	for _, tt := range tests {
 		if got := Spell(tt.t); got != tt.want {
