@@ -33,7 +33,7 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 		defs: map[string]dwarf.Offset{}, decls: map[string]dwarf.Offset{},
 	}
 	seenName := map[string]bool{}
-	r := d.Reader()
+	r := &forward{r: d.Reader()}
 	for {
 		cu, err := r.Next()
 		if err != nil {
@@ -65,6 +65,28 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 	}
 	return ix, nil
 }
+
+// forward is a Reader that fails instead of going back: a DW_AT_sibling
+// that points backwards would otherwise make SkipChildren loop forever.
+type forward struct {
+	r       *dwarf.Reader
+	last    dwarf.Offset
+	started bool
+}
+
+func (f *forward) Next() (*dwarf.Entry, error) {
+	e, err := f.r.Next()
+	if err != nil || e == nil {
+		return e, err
+	}
+	if f.started && e.Offset <= f.last {
+		return nil, fmt.Errorf("entry at %#x after %#x: DW_AT_sibling points backwards", e.Offset, f.last)
+	}
+	f.last, f.started = e.Offset, true
+	return e, nil
+}
+
+func (f *forward) SkipChildren() { f.r.SkipChildren() }
 
 func (ix *index) add(e *dwarf.Entry, wantNames bool, seenName map[string]bool) {
 	switch e.Tag {
@@ -223,8 +245,8 @@ func (ix *index) lookup(defs map[string]dwarf.Offset, addrs map[uint64]dwarf.Off
 
 // function reads the signature of the subprogram at off.
 func (b *builder) function(off dwarf.Offset) *Type {
-	r := b.r
-	r.Seek(off)
+	b.r.Seek(off)
+	r := &forward{r: b.r}
 	e, err := r.Next()
 	if err != nil || e == nil || e.Tag != dwarf.TagSubprogram {
 		return nil
