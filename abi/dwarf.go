@@ -76,7 +76,8 @@ type forward struct {
 
 func (f *forward) Next() (*dwarf.Entry, error) {
 	e, err := f.r.Next()
-	if err != nil || e == nil {
+	if err != nil || e == nil || e.Tag == 0 {
+		// debug/dwarf gives null entries offset 0.
 		return e, err
 	}
 	if f.started && e.Offset <= f.last {
