@@ -22,16 +22,20 @@ type index struct {
 	names               []string                // keys of all named types, for globs
 }
 
-// scan indexes d. It reads top-level entries only and skips their children
-// (using DW_AT_sibling when the compiler wrote it), so the cost is a small
-// part of the DWARF; member lists are read later, only for reachable types.
-func scan(d *dwarf.Data, wantNames bool) (*index, error) {
-	ix := &index{
+func newIndex() *index {
+	return &index{
 		funcs: map[string]dwarf.Offset{}, vars: map[string]dwarf.Offset{},
 		funcDecls: map[string]dwarf.Offset{}, varDecls: map[string]dwarf.Offset{},
 		funcAddr: map[uint64]dwarf.Offset{}, varAddr: map[uint64]dwarf.Offset{},
 		defs: map[string]dwarf.Offset{}, decls: map[string]dwarf.Offset{},
 	}
+}
+
+// scan indexes d. It reads top-level entries only and skips their children
+// (using DW_AT_sibling when the compiler wrote it), so the cost is a small
+// part of the DWARF; member lists are read later, only for reachable types.
+func scan(d *dwarf.Data, wantNames bool) (*index, error) {
+	ix := newIndex()
 	seenName := map[string]bool{}
 	r := &forward{r: d.Reader()}
 	for {
@@ -90,62 +94,83 @@ func (f *forward) Next() (*dwarf.Entry, error) {
 func (f *forward) SkipChildren() { f.r.SkipChildren() }
 
 func (ix *index) add(e *dwarf.Entry, wantNames bool, seenName map[string]bool) {
-	switch e.Tag {
+	d := die{off: uint64(e.Offset), tag: uint64(e.Tag)}
+	if n, ok := e.Val(dwarf.AttrName).(string); ok {
+		d.name = []byte(n)
+	}
+	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+		d.linkName = []byte(n)
+	}
+	d.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	d.declaration, _ = e.Val(dwarf.AttrDeclaration).(bool)
+	d.lowpc, d.hasLowpc = e.Val(dwarf.AttrLowpc).(uint64)
+	d.location, _ = e.Val(dwarf.AttrLocation).([]byte)
+	if o, ok := originOf(e); ok {
+		d.origin, d.hasOrigin = uint64(o), true
+	}
+	ix.addDIE(&d, wantNames, seenName)
+}
+
+// addDIE indexes one top-level entry.
+func (ix *index) addDIE(e *die, wantNames bool, seenName map[string]bool) {
+	switch dwarf.Tag(e.tag) {
 	case dwarf.TagSubprogram, dwarf.TagVariable:
 		// An out-of-line instance of an inline function, or a definition
 		// completing a declaration, has its name and types on the
 		// origin DIE, which is itself a top-level entry indexed by name.
 		// By address it maps to the origin without reading it here.
-		def, hasOrigin := originOf(e)
-		if !hasOrigin {
-			def = e.Offset
+		def := dwarf.Offset(e.off)
+		if e.hasOrigin {
+			def = dwarf.Offset(e.origin)
 		}
-		_, decl := e.Val(dwarf.AttrDeclaration).(bool)
-		ext, _ := e.Val(dwarf.AttrExternal).(bool)
-		name := linkName(e)
 		byName, byAddr := ix.funcs, ix.funcAddr
-		if e.Tag == dwarf.TagVariable {
+		if dwarf.Tag(e.tag) == dwarf.TagVariable {
 			byName, byAddr = ix.vars, ix.varAddr
-			if loc, ok := e.Val(dwarf.AttrLocation).([]byte); ok && len(loc) == 9 && loc[0] == 0x03 {
+			if loc := e.location; len(loc) == 9 && loc[0] == 0x03 {
 				addAddr(byAddr, binary.LittleEndian.Uint64(loc[1:]), def)
 			}
-		} else if pc, ok := e.Val(dwarf.AttrLowpc).(uint64); ok {
-			addAddr(byAddr, pc, def)
+		} else if e.hasLowpc {
+			addAddr(byAddr, e.lowpc, def)
 		}
-		if !ext || name == "" {
+		name := e.linkName
+		if len(name) == 0 {
+			name = e.name
+		}
+		if !e.external || len(name) == 0 {
 			return
 		}
-		if decl {
+		if e.declaration {
 			// A declaration (often unprototyped, from a builtin) is
 			// only used when neither a definition nor an address
 			// describes the symbol.
 			byName = ix.funcDecls
-			if e.Tag == dwarf.TagVariable {
+			if dwarf.Tag(e.tag) == dwarf.TagVariable {
 				byName = ix.varDecls
 			}
 		}
-		if _, ok := byName[name]; !ok {
-			byName[name] = def
+		if _, ok := byName[string(name)]; !ok {
+			byName[string(name)] = def
 		}
-		return
-	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagBaseType:
-		name, _ := e.Val(dwarf.AttrName).(string)
-		if name == "" {
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagBaseType:
+		if len(e.name) == 0 {
 			return
 		}
-		key := Key(tagKind(e.Tag), name)
+		if e.declaration && !wantNames {
+			return
+		}
+		key := Key(tagKind(dwarf.Tag(e.tag)), string(e.name))
 		if wantNames && !seenName[key] {
 			seenName[key] = true
 			ix.names = append(ix.names, key)
 		}
-		if _, decl := e.Val(dwarf.AttrDeclaration).(bool); decl {
-			if _, ok := ix.decls[key]; !ok && wantNames {
-				ix.decls[key] = e.Offset
+		if e.declaration {
+			if _, ok := ix.decls[key]; !ok {
+				ix.decls[key] = dwarf.Offset(e.off)
 			}
 			return
 		}
 		if _, ok := ix.defs[key]; !ok {
-			ix.defs[key] = e.Offset
+			ix.defs[key] = dwarf.Offset(e.off)
 		}
 	}
 }
@@ -193,19 +218,26 @@ type builder struct {
 	ix     *index
 	a      *ABI
 	r      *dwarf.Reader // reused: a Reader per lookup costs more than the lookup
-	inline map[dwarf.Type]*Type
+	inline map[dwarf.Offset]*Type
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
 }
 
 func newBuilder(d *dwarf.Data, ix *index, a *ABI, limit int) *builder {
-	return &builder{d: d, r: d.Reader(), ix: ix, a: a, inline: map[dwarf.Type]*Type{}, maxNodes: limit}
+	return &builder{d: d, r: d.Reader(), ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, maxNodes: limit}
 }
 
 // typesOf attaches DWARF types to the exported symbols of a.
-func typesOf(a *ABI, d *dwarf.Data, _ binary.ByteOrder) error {
-	ix, err := scan(d, false)
+func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
+	var ix *index
+	var err error
+	if s != nil {
+		ix, err = fastScan(s, false)
+	}
+	if s == nil || err == errSlowPath {
+		ix, err = scan(d, false)
+	}
 	if err != nil {
 		return err
 	}
@@ -252,36 +284,25 @@ func (b *builder) function(off dwarf.Offset) *Type {
 	if err != nil || e == nil || e.Tag != dwarf.TagSubprogram {
 		return nil
 	}
-	fn := &Type{Kind: Func}
-	if o, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
-		fn.Elem = b.at(o, 0)
-	} else {
-		fn.Elem = &Type{Kind: Void}
-	}
-	if !e.Children {
-		if p, _ := e.Val(dwarf.AttrPrototyped).(bool); !p {
-			fn.Variadic = true
-		}
-		return fn
-	}
-	for {
+	// Collect the parameters before converting anything: conversion
+	// moves the shared reader.
+	var params []*dwarf.Entry
+	for e.Children {
 		c, err := r.Next()
 		if err != nil || c == nil || c.Tag == 0 {
 			break
 		}
-		switch c.Tag {
-		case dwarf.TagFormalParameter:
-			if o, ok := c.Val(dwarf.AttrType).(dwarf.Offset); ok {
-				fn.Params = append(fn.Params, b.at(o, 0))
-			}
-		case dwarf.TagUnspecifiedParameters:
-			fn.Variadic = true
+		if c.Tag != dwarf.TagFormalParameter && c.Tag != dwarf.TagUnspecifiedParameters {
+			// Parameters come first; the rest (locals, blocks, call
+			// sites) is most of a function's DWARF and not its type.
+			break
 		}
+		params = append(params, c)
 		if c.Children {
 			r.SkipChildren()
 		}
 	}
-	return fn
+	return b.signature(e, params, 0)
 }
 
 func (b *builder) variable(off dwarf.Offset) *Type {
@@ -297,185 +318,263 @@ func (b *builder) variable(off dwarf.Offset) *Type {
 	return b.at(o, 0)
 }
 
-// at converts the type at off.
+// at converts the type whose DIE is at off. Types are read from their DIEs
+// here rather than with (*dwarf.Data).Type, which builds the whole graph
+// below a type before returning it: every compilation unit has its own copy
+// of struct _IO_FILE, and checking the name first reads each named type
+// once per ABI instead of once per unit.
 func (b *builder) at(off dwarf.Offset, depth int) *Type {
-	t, err := b.d.Type(off)
-	if err != nil {
-		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
-	}
-	return b.conv(t, depth)
-}
-
-func (b *builder) conv(t dwarf.Type, depth int) *Type {
-	if t == nil {
-		return &Type{Kind: Void}
+	if t, ok := b.inline[off]; ok {
+		return t
 	}
 	b.nodes++
 	if depth > maxDepth || b.nodes > b.maxNodes {
 		return &Type{Kind: Unknown, Name: "too deep"}
 	}
-	if n := b.named(t); n != "" {
-		if _, done := b.a.Types[n]; !done {
-			slot := &Type{}
-			b.a.Types[n] = slot // reserve first: recursive types refer back by name
-			*slot = *b.node(b.complete(t), 0)
+	e, kids := b.read(off)
+	if e == nil {
+		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
+	}
+	name, _ := e.Val(dwarf.AttrName).(string)
+	if k := namedKind(e.Tag); k != "" && name != "" {
+		key := Key(k, name)
+		if _, done := b.a.Types[key]; done {
+			return &Type{Ref: key}
 		}
-		return &Type{Ref: n}
+		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
+			if def, ok := b.ix.defs[key]; ok && def != off {
+				if de, dk := b.read(def); de != nil {
+					e, kids = de, dk
+				}
+			}
+		}
+		slot := &Type{}
+		b.a.Types[key] = slot // reserve first: recursive types refer back by name
+		*slot = *b.node(e, kids, 0)
+		ref := &Type{Ref: key}
+		b.inline[off] = ref
+		return ref
 	}
-	if c, ok := b.inline[t]; ok {
-		return c
-	}
-	// Unnamed types cannot form cycles in C; in hostile DWARF they can,
-	// and depth cuts them.
-	c := b.node(t, depth+1)
-	b.inline[t] = c
-	return c
+	t := b.node(e, kids, depth+1)
+	b.inline[off] = t
+	return t
 }
 
-// named returns the table key of t when it is a named type.
-func (b *builder) named(t dwarf.Type) string {
-	switch t := t.(type) {
-	case *dwarf.StructType:
-		if t.StructName == "" {
-			return ""
+// read returns the entry at off and its direct children (their own
+// children skipped).
+func (b *builder) read(off dwarf.Offset) (*dwarf.Entry, []*dwarf.Entry) {
+	b.r.Seek(off)
+	r := &forward{r: b.r}
+	e, err := r.Next()
+	if err != nil || e == nil || e.Offset != off || e.Tag == 0 {
+		return nil, nil
+	}
+	var kids []*dwarf.Entry
+	if e.Children {
+		for {
+			c, err := r.Next()
+			if err != nil || c == nil || c.Tag == 0 {
+				break
+			}
+			kids = append(kids, c)
+			if c.Children {
+				r.SkipChildren()
+			}
 		}
-		k := Struct
-		if t.Kind == "union" {
-			k = Union
-		}
-		return Key(k, t.StructName)
-	case *dwarf.EnumType:
-		if t.EnumName == "" {
-			return ""
-		}
-		return Key(Enum, t.EnumName)
-	case *dwarf.TypedefType:
-		return t.Name
-	case *dwarf.IntType, *dwarf.UintType, *dwarf.CharType, *dwarf.UcharType,
-		*dwarf.FloatType, *dwarf.ComplexType, *dwarf.BoolType, *dwarf.AddrType:
-		return t.Common().Name
+	}
+	return e, kids
+}
+
+func namedKind(t dwarf.Tag) Kind {
+	switch t {
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagBaseType:
+		return tagKind(t)
 	}
 	return ""
 }
 
-// complete swaps a declaration (struct foo;) for the definition another
-// unit has, when there is one.
-func (b *builder) complete(t dwarf.Type) dwarf.Type {
-	st, ok := t.(*dwarf.StructType)
-	if !ok || !st.Incomplete {
-		return t
+// elem converts the type e refers to with DW_AT_type; none means void.
+func (b *builder) elem(e *dwarf.Entry, depth int) *Type {
+	if o, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+		return b.at(o, depth)
 	}
-	if off, ok := b.ix.defs[b.named(t)]; ok {
-		if d, err := b.d.Type(off); err == nil {
-			if dst, ok := d.(*dwarf.StructType); ok && !dst.Incomplete {
-				return d
+	return &Type{Kind: Void}
+}
+
+func intAttr(e *dwarf.Entry, a dwarf.Attr) (int64, bool) {
+	switch v := e.Val(a).(type) {
+	case int64:
+		return v, true
+	case uint64:
+		return int64(v), true
+	}
+	return 0, false
+}
+
+// node writes the entry e in full; the types it refers to go through at.
+func (b *builder) node(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
+	name, _ := e.Val(dwarf.AttrName).(string)
+	size, _ := intAttr(e, dwarf.AttrByteSize)
+	switch e.Tag {
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
+		n := &Type{Kind: Struct, Name: name, Size: size}
+		if e.Tag == dwarf.TagUnionType {
+			n.Kind = Union
+		}
+		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
+			n.Incomplete, n.Size = true, 0
+		}
+		for _, c := range kids {
+			if c.Tag == dwarf.TagMember {
+				n.Members = append(n.Members, b.member(c, depth))
 			}
+		}
+		return n
+	case dwarf.TagEnumerationType:
+		n := &Type{Kind: Enum, Name: name, Size: size}
+		for _, c := range kids {
+			if c.Tag == dwarf.TagEnumerator {
+				cn, _ := c.Val(dwarf.AttrName).(string)
+				v, _ := intAttr(c, dwarf.AttrConstValue)
+				n.Enumerators = append(n.Enumerators, Enumerator{Name: cn, Value: v})
+			}
+		}
+		return n
+	case dwarf.TagTypedef:
+		return &Type{Kind: Typedef, Name: name, Elem: b.elem(e, depth)}
+	case dwarf.TagBaseType:
+		enc, _ := intAttr(e, dwarf.AttrEncoding)
+		return &Type{Kind: Base, Name: name, Size: size, Encoding: encodings[enc]}
+	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
+		if size == 0 {
+			size = int64(b.r.AddressSize())
+		}
+		return &Type{Kind: Pointer, Size: size, Elem: b.elem(e, depth)}
+	case dwarf.TagConstType:
+		return &Type{Kind: Const, Elem: b.elem(e, depth)}
+	case dwarf.TagVolatileType:
+		return &Type{Kind: Volatile, Elem: b.elem(e, depth)}
+	case dwarf.TagRestrictType:
+		return &Type{Kind: Restrict, Elem: b.elem(e, depth)}
+	case dwarf.TagArrayType:
+		return b.array(e, kids, depth)
+	case dwarf.TagSubroutineType:
+		return b.signature(e, kids, depth)
+	case dwarf.TagUnspecifiedType:
+		return &Type{Kind: Unknown, Name: name}
+	}
+	return &Type{Kind: Unknown, Name: e.Tag.String()}
+}
+
+var encodings = map[int64]string{
+	0x1: "address", 0x2: "bool", 0x3: "complex", 0x4: "float", 0x5: "signed",
+	0x6: "signed_char", 0x7: "unsigned", 0x8: "unsigned_char", 0x10: "utf",
+}
+
+func (b *builder) member(c *dwarf.Entry, depth int) Member {
+	m := Member{Type: b.elem(c, depth)}
+	m.Name, _ = c.Val(dwarf.AttrName).(string)
+	switch loc := c.Val(dwarf.AttrDataMemberLoc).(type) {
+	case int64:
+		m.Offset = loc
+	case []byte:
+		// DWARF 2: DW_OP_plus_uconst N.
+		if len(loc) > 1 && loc[0] == 0x23 {
+			r := reader{b: loc, off: 1}
+			m.Offset = int64(r.uleb())
+		}
+	}
+	bits, _ := intAttr(c, dwarf.AttrBitSize)
+	if bits <= 0 {
+		return m
+	}
+	m.BitSize = bits
+	if dbo, ok := intAttr(c, dwarf.AttrDataBitOffset); ok {
+		m.BitOffset = dbo
+	} else if bo, ok := intAttr(c, dwarf.AttrBitOffset); ok {
+		// DWARF 2/3 count from the most significant bit of the storage
+		// unit; this is the little-endian reading, which every target
+		// abifloor knows is.
+		unit, _ := intAttr(c, dwarf.AttrByteSize)
+		if unit == 0 {
+			unit = b.sizeOf(m.Type)
+		}
+		m.BitOffset = m.Offset*8 + unit*8 - bo - bits
+	} else {
+		m.BitOffset = m.Offset * 8
+	}
+	m.Offset = m.BitOffset / 8
+	return m
+}
+
+// array builds nested arrays from the subranges of e, outermost first.
+func (b *builder) array(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
+	elem := b.elem(e, depth)
+	var counts []int64
+	for _, c := range kids {
+		if c.Tag != dwarf.TagSubrangeType && c.Tag != dwarf.TagEnumerationType {
+			continue
+		}
+		n := int64(-1)
+		if v, ok := intAttr(c, dwarf.AttrCount); ok {
+			n = v
+		} else if ub, ok := intAttr(c, dwarf.AttrUpperBound); ok {
+			lb, _ := intAttr(c, dwarf.AttrLowerBound)
+			n = ub - lb + 1
+		}
+		counts = append(counts, n)
+	}
+	if len(counts) == 0 {
+		counts = []int64{-1}
+	}
+	t := elem
+	for i := len(counts) - 1; i >= 0; i-- {
+		t = &Type{Kind: Array, Count: counts[i], Elem: t}
+		if es := b.sizeOf(t.Elem); counts[i] >= 0 && es >= 0 {
+			t.Size = counts[i] * es
 		}
 	}
 	return t
 }
 
-// node writes t in full (named or not); its parts are converted by conv.
-func (b *builder) node(t dwarf.Type, depth int) *Type {
-	switch t := t.(type) {
-	case *dwarf.StructType:
-		n := &Type{Kind: Struct, Name: t.StructName, Size: t.ByteSize, Incomplete: t.Incomplete}
-		if t.Kind == "union" {
-			n.Kind = Union
+// sizeOf is the size of t in bytes, following references and typedefs;
+// -1 when unknown.
+func (b *builder) sizeOf(t *Type) int64 {
+	for range maxDepth {
+		if t == nil {
+			return -1
 		}
-		if t.Incomplete {
-			n.Size = 0
+		if t.Ref != "" {
+			t = b.a.Types[t.Ref]
+			continue
 		}
-		for _, f := range t.Field {
-			if f == nil {
-				continue
-			}
-			m := Member{Name: f.Name, Offset: f.ByteOffset, Type: b.conv(f.Type, depth)}
-			if f.BitSize > 0 {
-				m.BitSize = f.BitSize
-				m.BitOffset = bitOffset(f)
-				m.Offset = m.BitOffset / 8
-			}
-			n.Members = append(n.Members, m)
-		}
-		return n
-	case *dwarf.EnumType:
-		n := &Type{Kind: Enum, Name: t.EnumName, Size: t.ByteSize}
-		for _, v := range t.Val {
-			if v != nil {
-				n.Enumerators = append(n.Enumerators, Enumerator{Name: v.Name, Value: v.Val})
+		switch t.Kind {
+		case Typedef, Const, Volatile, Restrict:
+			t = t.Elem
+			continue
+		case Array:
+			if t.Count < 0 {
+				return -1
 			}
 		}
-		return n
-	case *dwarf.TypedefType:
-		return &Type{Kind: Typedef, Name: t.Name, Elem: b.conv(t.Type, depth)}
-	case *dwarf.PtrType:
-		return &Type{Kind: Pointer, Size: t.ByteSize, Elem: b.conv(t.Type, depth)}
-	case *dwarf.QualType:
-		k := Unknown
-		switch t.Qual {
-		case "const":
-			k = Const
-		case "volatile":
-			k = Volatile
-		case "restrict":
-			k = Restrict
-		}
-		return &Type{Kind: k, Elem: b.conv(t.Type, depth)}
-	case *dwarf.ArrayType:
-		n := &Type{Kind: Array, Count: t.Count, Elem: b.conv(t.Type, depth)}
-		if t.Count >= 0 {
-			n.Size = t.Size()
-		}
-		return n
-	case *dwarf.FuncType:
-		n := &Type{Kind: Func, Elem: b.conv(t.ReturnType, depth)}
-		for _, p := range t.ParamType {
-			if _, ok := p.(*dwarf.DotDotDotType); ok {
-				n.Variadic = true
-				continue
-			}
-			n.Params = append(n.Params, b.conv(p, depth))
-		}
-		return n
-	case *dwarf.VoidType:
-		return &Type{Kind: Void}
-	case *dwarf.IntType:
-		return base(t.Name, t.ByteSize, "signed")
-	case *dwarf.UintType:
-		return base(t.Name, t.ByteSize, "unsigned")
-	case *dwarf.CharType:
-		return base(t.Name, t.ByteSize, "signed_char")
-	case *dwarf.UcharType:
-		return base(t.Name, t.ByteSize, "unsigned_char")
-	case *dwarf.FloatType:
-		return base(t.Name, t.ByteSize, "float")
-	case *dwarf.ComplexType:
-		return base(t.Name, t.ByteSize, "complex")
-	case *dwarf.BoolType:
-		return base(t.Name, t.ByteSize, "bool")
-	case *dwarf.AddrType:
-		return base(t.Name, t.ByteSize, "address")
+		return t.Size
 	}
-	return &Type{Kind: Unknown, Name: t.String(), Size: max(t.Size(), 0)}
+	return -1
 }
 
-func base(name string, size int64, enc string) *Type {
-	return &Type{Kind: Base, Name: name, Size: size, Encoding: enc}
-}
-
-// bitOffset is a bit-field's offset in bits from the start of its
-// aggregate, whichever way the compiler described it.
-func bitOffset(f *dwarf.StructField) int64 {
-	if f.DataBitOffset != 0 || (f.BitOffset == 0 && f.ByteSize == 0) {
-		return f.DataBitOffset
+// signature builds a function type from a subprogram or subroutine type.
+func (b *builder) signature(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
+	fn := &Type{Kind: Func, Elem: b.elem(e, depth)}
+	for _, c := range kids {
+		switch c.Tag {
+		case dwarf.TagFormalParameter:
+			fn.Params = append(fn.Params, b.elem(c, depth))
+		case dwarf.TagUnspecifiedParameters:
+			fn.Variadic = true
+		}
 	}
-	// DWARF 2/3: DW_AT_bit_offset counts from the most significant bit
-	// of the storage unit; this is the little-endian reading, which is
-	// what every target abifloor knows is.
-	size := f.ByteSize
-	if size == 0 {
-		size = f.Type.Size()
+	if p, _ := e.Val(dwarf.AttrPrototyped).(bool); !p && len(fn.Params) == 0 {
+		fn.Variadic = true
 	}
-	return f.ByteOffset*8 + size*8 - f.BitOffset - f.BitSize
+	return fn
 }

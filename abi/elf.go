@@ -98,11 +98,11 @@ func ReadELF(path string, opt Options) (*ABI, error) {
 		path, ef = dbgPath, dbg.File
 	}
 	return guard(path, func() (*ABI, error) {
-		d, err := loadDWARF(ef)
+		d, secs, err := loadDWARF(ef)
 		if err != nil {
 			return nil, fmt.Errorf("%s: DWARF: %w", path, err)
 		}
-		if err := typesOf(a, d, ef.ByteOrder); err != nil {
+		if err := typesOf(a, d, secs); err != nil {
 			return nil, fmt.Errorf("%s: DWARF: %w", path, err)
 		}
 		a.DebugInfo = DebugDWARF
@@ -122,11 +122,11 @@ func FromELF(name string, r io.ReaderAt) (*ABI, error) {
 		if err != nil || !hasDWARF(ef) {
 			return a, err
 		}
-		d, err := loadDWARF(ef)
+		d, secs, err := loadDWARF(ef)
 		if err != nil {
 			return nil, fmt.Errorf("%s: DWARF: %w", name, err)
 		}
-		if err := typesOf(a, d, ef.ByteOrder); err != nil {
+		if err := typesOf(a, d, secs); err != nil {
 			return nil, fmt.Errorf("%s: DWARF: %w", name, err)
 		}
 		a.DebugInfo = DebugDWARF
@@ -149,9 +149,10 @@ func guard(name string, fn func() (*ABI, error)) (a *ABI, err error) {
 // also decompresses line tables and location lists, which in a libc debug
 // file are larger than the types; it is still used for relocatable objects,
 // whose .debug_info needs relocating.
-func loadDWARF(f *elf.File) (*dwarf.Data, error) {
+func loadDWARF(f *elf.File) (*dwarf.Data, *sections, error) {
 	if f.Type == elf.ET_REL {
-		return f.DWARF()
+		d, err := f.DWARF()
+		return d, nil, err
 	}
 	sec := func(name string) ([]byte, error) {
 		s := f.Section(name)
@@ -164,31 +165,36 @@ func loadDWARF(f *elf.File) (*dwarf.Data, error) {
 		}
 		return b, nil
 	}
-	var b [3][]byte
-	for i, n := range []string{".debug_abbrev", ".debug_info", ".debug_str"} {
+	var b [4][]byte
+	for i, n := range []string{".debug_abbrev", ".debug_info", ".debug_str", ".debug_line_str"} {
 		var err error
 		if b[i], err = sec(n); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	d, err := dwarf.New(b[0], nil, nil, b[1], nil, nil, nil, b[2])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Forms of DWARF 5 that point into these sections (strx, addrx,
 	// line_strp) need them; the rest are not read.
-	for _, n := range []string{".debug_str_offsets", ".debug_addr", ".debug_line_str"} {
+	if b[3] != nil {
+		if err := d.AddSection(".debug_line_str", b[3]); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, n := range []string{".debug_str_offsets", ".debug_addr"} {
 		data, err := sec(n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if data != nil {
 			if err := d.AddSection(n, data); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return d, nil
+	return d, &sections{info: b[1], abbrev: b[0], str: b[2], lineStr: b[3], order: f.ByteOrder}, nil
 }
 
 func hasDWARF(f *elf.File) bool {
