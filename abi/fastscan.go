@@ -486,43 +486,35 @@ func (r *reader) offset(dwarf64 bool) uint64 {
 	return uint64(r.u32())
 }
 
-func (r *reader) uleb() uint64 {
-	var v uint64
-	for shift := uint(0); ; shift += 7 {
+// leb reads a LEB128 number: its low 64 bits, how many bits it had and
+// its last byte (for the sign).
+func (r *reader) leb() (v uint64, bits uint, last byte) {
+	for {
 		if r.err || r.off >= uint64(len(r.b)) {
 			r.err = true
-			return 0
+			return 0, 0, 0
 		}
 		c := r.b[r.off]
 		r.off++
-		if shift < 64 {
-			v |= uint64(c&0x7f) << shift
+		if bits < 64 {
+			v |= uint64(c&0x7f) << bits
 		}
+		bits += 7
 		if c&0x80 == 0 {
-			return v
+			return v, bits, c
 		}
 	}
 }
 
+func (r *reader) uleb() uint64 {
+	v, _, _ := r.leb()
+	return v
+}
+
 func (r *reader) sleb() int64 {
-	var v int64
-	var shift uint
-	for {
-		if r.err || r.off >= uint64(len(r.b)) {
-			r.err = true
-			return 0
-		}
-		c := r.b[r.off]
-		r.off++
-		if shift < 64 {
-			v |= int64(c&0x7f) << shift
-		}
-		shift += 7
-		if c&0x80 == 0 {
-			if shift < 64 && c&0x40 != 0 {
-				v |= -1 << shift
-			}
-			return v
-		}
+	v, bits, last := r.leb()
+	if bits < 64 && last&0x40 != 0 {
+		v |= ^uint64(0) << bits
 	}
+	return int64(v)
 }
