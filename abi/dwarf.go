@@ -211,37 +211,48 @@ func linkName(e *dwarf.Entry) string {
 	return n
 }
 
-// builder converts dwarf.Types into the model, writing each named type into
-// the ABI's table once.
+// builder converts DIEs into the model, writing each named type into the
+// ABI's table once.
 type builder struct {
-	d      *dwarf.Data
+	src    dieSource
 	ix     *index
 	a      *ABI
-	r      *dwarf.Reader // reused: a Reader per lookup costs more than the lookup
 	inline map[dwarf.Offset]*Type
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
 }
 
-func newBuilder(d *dwarf.Data, ix *index, a *ABI, limit int) *builder {
-	return &builder{d: d, r: d.Reader(), ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, maxNodes: limit}
+func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
+	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, maxNodes: limit}
 }
 
-// typesOf attaches DWARF types to the exported symbols of a.
+// typesOf attaches DWARF types to the exported symbols of a. With section
+// bytes (s) it indexes and reads DIEs itself and builds a dwarf.Data only
+// when it meets DWARF it does not decode; d is used for relocatable objects.
 func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
 	var ix *index
+	var src dieSource
 	var err error
 	if s != nil {
-		ix, err = fastScan(s, false)
+		var units []scannedUnit
+		ix, units, err = fastScan(s, false)
+		if err == nil {
+			src = &byteSource{s: s, units: units}
+		} else if err == errSlowPath {
+			d, err = s.data()
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if s == nil || err == errSlowPath {
-		ix, err = scan(d, false)
+	if src == nil {
+		if ix, err = scan(d, false); err != nil {
+			return err
+		}
+		src = dwarfSource{r: d.Reader()}
 	}
-	if err != nil {
-		return err
-	}
-	b := newBuilder(d, ix, a, 1<<22)
+	b := newBuilder(src, ix, a, 1<<22)
 	for i := range a.Symbols {
 		s := &a.Symbols[i]
 		switch s.Kind {
@@ -278,51 +289,29 @@ func (ix *index) lookup(defs map[string]dwarf.Offset, addrs map[uint64]dwarf.Off
 
 // function reads the signature of the subprogram at off.
 func (b *builder) function(off dwarf.Offset) *Type {
-	b.r.Seek(off)
-	r := &forward{r: b.r}
-	e, err := r.Next()
-	if err != nil || e == nil || e.Tag != dwarf.TagSubprogram {
+	e, params := b.src.read(off, true)
+	if e == nil || e.tag != dwarf.TagSubprogram {
 		return nil
-	}
-	// Collect the parameters before converting anything: conversion
-	// moves the shared reader.
-	var params []*dwarf.Entry
-	for e.Children {
-		c, err := r.Next()
-		if err != nil || c == nil || c.Tag == 0 {
-			break
-		}
-		if c.Tag != dwarf.TagFormalParameter && c.Tag != dwarf.TagUnspecifiedParameters {
-			// Parameters come first; the rest (locals, blocks, call
-			// sites) is most of a function's DWARF and not its type.
-			break
-		}
-		params = append(params, c)
-		if c.Children {
-			r.SkipChildren()
-		}
 	}
 	return b.signature(e, params, 0)
 }
 
 func (b *builder) variable(off dwarf.Offset) *Type {
-	b.r.Seek(off)
-	e, err := b.r.Next()
-	if err != nil || e == nil {
+	e, _ := b.src.read(off, true)
+	if e == nil {
 		return nil
 	}
-	o, ok := e.Val(dwarf.AttrType).(dwarf.Offset)
-	if !ok {
+	if _, ok := e.ref(dwarf.AttrType); !ok {
 		return nil
 	}
-	return b.at(o, 0)
+	return b.elem(e, 0)
 }
 
 // at converts the type whose DIE is at off. Types are read from their DIEs
-// here rather than with (*dwarf.Data).Type, which builds the whole graph
-// below a type before returning it: every compilation unit has its own copy
-// of struct _IO_FILE, and checking the name first reads each named type
-// once per ABI instead of once per unit.
+// rather than with (*dwarf.Data).Type, which builds the whole graph below
+// a type before returning it: every compilation unit has its own copy of
+// struct _IO_FILE, and checking the name first reads each named type once
+// per ABI instead of once per unit.
 func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if t, ok := b.inline[off]; ok {
 		return t
@@ -331,19 +320,19 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if depth > maxDepth || b.nodes > b.maxNodes {
 		return &Type{Kind: Unknown, Name: "too deep"}
 	}
-	e, kids := b.read(off)
+	e, kids := b.src.read(off, false)
 	if e == nil {
 		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
 	}
-	name, _ := e.Val(dwarf.AttrName).(string)
-	if k := namedKind(e.Tag); k != "" && name != "" {
+	name := e.str(dwarf.AttrName)
+	if k := namedKind(e.tag); k != "" && name != "" {
 		key := Key(k, name)
 		if _, done := b.a.Types[key]; done {
 			return &Type{Ref: key}
 		}
-		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
+		if e.flag(dwarf.AttrDeclaration) {
 			if def, ok := b.ix.defs[key]; ok && def != off {
-				if de, dk := b.read(def); de != nil {
+				if de, dk := b.src.read(def, false); de != nil {
 					e, kids = de, dk
 				}
 			}
@@ -360,31 +349,6 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	return t
 }
 
-// read returns the entry at off and its direct children (their own
-// children skipped).
-func (b *builder) read(off dwarf.Offset) (*dwarf.Entry, []*dwarf.Entry) {
-	b.r.Seek(off)
-	r := &forward{r: b.r}
-	e, err := r.Next()
-	if err != nil || e == nil || e.Offset != off || e.Tag == 0 {
-		return nil, nil
-	}
-	var kids []*dwarf.Entry
-	if e.Children {
-		for {
-			c, err := r.Next()
-			if err != nil || c == nil || c.Tag == 0 {
-				break
-			}
-			kids = append(kids, c)
-			if c.Children {
-				r.SkipChildren()
-			}
-		}
-	}
-	return e, kids
-}
-
 func namedKind(t dwarf.Tag) Kind {
 	switch t {
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagBaseType:
@@ -394,38 +358,28 @@ func namedKind(t dwarf.Tag) Kind {
 }
 
 // elem converts the type e refers to with DW_AT_type; none means void.
-func (b *builder) elem(e *dwarf.Entry, depth int) *Type {
-	if o, ok := e.Val(dwarf.AttrType).(dwarf.Offset); ok {
+func (b *builder) elem(e *entry, depth int) *Type {
+	if o, ok := e.ref(dwarf.AttrType); ok {
 		return b.at(o, depth)
 	}
 	return &Type{Kind: Void}
 }
 
-func intAttr(e *dwarf.Entry, a dwarf.Attr) (int64, bool) {
-	switch v := e.Val(a).(type) {
-	case int64:
-		return v, true
-	case uint64:
-		return int64(v), true
-	}
-	return 0, false
-}
-
 // node writes the entry e in full; the types it refers to go through at.
-func (b *builder) node(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
-	name, _ := e.Val(dwarf.AttrName).(string)
-	size, _ := intAttr(e, dwarf.AttrByteSize)
-	switch e.Tag {
+func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
+	name := e.str(dwarf.AttrName)
+	size, _ := e.num(dwarf.AttrByteSize)
+	switch e.tag {
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
 		n := &Type{Kind: Struct, Name: name, Size: size}
-		if e.Tag == dwarf.TagUnionType {
+		if e.tag == dwarf.TagUnionType {
 			n.Kind = Union
 		}
-		if decl, _ := e.Val(dwarf.AttrDeclaration).(bool); decl {
+		if e.flag(dwarf.AttrDeclaration) {
 			n.Incomplete, n.Size = true, 0
 		}
 		for _, c := range kids {
-			if c.Tag == dwarf.TagMember {
+			if c.tag == dwarf.TagMember {
 				n.Members = append(n.Members, b.member(c, depth))
 			}
 		}
@@ -433,21 +387,20 @@ func (b *builder) node(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
 	case dwarf.TagEnumerationType:
 		n := &Type{Kind: Enum, Name: name, Size: size}
 		for _, c := range kids {
-			if c.Tag == dwarf.TagEnumerator {
-				cn, _ := c.Val(dwarf.AttrName).(string)
-				v, _ := intAttr(c, dwarf.AttrConstValue)
-				n.Enumerators = append(n.Enumerators, Enumerator{Name: cn, Value: v})
+			if c.tag == dwarf.TagEnumerator {
+				v, _ := c.num(dwarf.AttrConstValue)
+				n.Enumerators = append(n.Enumerators, Enumerator{Name: c.str(dwarf.AttrName), Value: v})
 			}
 		}
 		return n
 	case dwarf.TagTypedef:
 		return &Type{Kind: Typedef, Name: name, Elem: b.elem(e, depth)}
 	case dwarf.TagBaseType:
-		enc, _ := intAttr(e, dwarf.AttrEncoding)
+		enc, _ := e.num(dwarf.AttrEncoding)
 		return &Type{Kind: Base, Name: name, Size: size, Encoding: encodings[enc]}
 	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
 		if size == 0 {
-			size = int64(b.r.AddressSize())
+			size = int64(b.src.addrSize())
 		}
 		return &Type{Kind: Pointer, Size: size, Elem: b.elem(e, depth)}
 	case dwarf.TagConstType:
@@ -463,7 +416,7 @@ func (b *builder) node(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
 	case dwarf.TagUnspecifiedType:
 		return &Type{Kind: Unknown, Name: name}
 	}
-	return &Type{Kind: Unknown, Name: e.Tag.String()}
+	return &Type{Kind: Unknown, Name: e.tag.String()}
 }
 
 var encodings = map[int64]string{
@@ -471,31 +424,27 @@ var encodings = map[int64]string{
 	0x6: "signed_char", 0x7: "unsigned", 0x8: "unsigned_char", 0x10: "utf",
 }
 
-func (b *builder) member(c *dwarf.Entry, depth int) Member {
-	m := Member{Type: b.elem(c, depth)}
-	m.Name, _ = c.Val(dwarf.AttrName).(string)
-	switch loc := c.Val(dwarf.AttrDataMemberLoc).(type) {
-	case int64:
+func (b *builder) member(c *entry, depth int) Member {
+	m := Member{Name: c.str(dwarf.AttrName), Type: b.elem(c, depth)}
+	if loc, ok := c.num(dwarf.AttrDataMemberLoc); ok {
 		m.Offset = loc
-	case []byte:
+	} else if loc := c.block(dwarf.AttrDataMemberLoc); len(loc) > 1 && loc[0] == 0x23 {
 		// DWARF 2: DW_OP_plus_uconst N.
-		if len(loc) > 1 && loc[0] == 0x23 {
-			r := reader{b: loc, off: 1}
-			m.Offset = int64(r.uleb())
-		}
+		r := reader{b: loc, off: 1}
+		m.Offset = int64(r.uleb())
 	}
-	bits, _ := intAttr(c, dwarf.AttrBitSize)
+	bits, _ := c.num(dwarf.AttrBitSize)
 	if bits <= 0 {
 		return m
 	}
 	m.BitSize = bits
-	if dbo, ok := intAttr(c, dwarf.AttrDataBitOffset); ok {
+	if dbo, ok := c.num(dwarf.AttrDataBitOffset); ok {
 		m.BitOffset = dbo
-	} else if bo, ok := intAttr(c, dwarf.AttrBitOffset); ok {
+	} else if bo, ok := c.num(dwarf.AttrBitOffset); ok {
 		// DWARF 2/3 count from the most significant bit of the storage
 		// unit; this is the little-endian reading, which every target
 		// abifloor knows is.
-		unit, _ := intAttr(c, dwarf.AttrByteSize)
+		unit, _ := c.num(dwarf.AttrByteSize)
 		if unit == 0 {
 			unit = b.sizeOf(m.Type)
 		}
@@ -508,18 +457,18 @@ func (b *builder) member(c *dwarf.Entry, depth int) Member {
 }
 
 // array builds nested arrays from the subranges of e, outermost first.
-func (b *builder) array(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
+func (b *builder) array(e *entry, kids []*entry, depth int) *Type {
 	elem := b.elem(e, depth)
 	var counts []int64
 	for _, c := range kids {
-		if c.Tag != dwarf.TagSubrangeType && c.Tag != dwarf.TagEnumerationType {
+		if c.tag != dwarf.TagSubrangeType && c.tag != dwarf.TagEnumerationType {
 			continue
 		}
 		n := int64(-1)
-		if v, ok := intAttr(c, dwarf.AttrCount); ok {
+		if v, ok := c.num(dwarf.AttrCount); ok {
 			n = v
-		} else if ub, ok := intAttr(c, dwarf.AttrUpperBound); ok {
-			lb, _ := intAttr(c, dwarf.AttrLowerBound)
+		} else if ub, ok := c.num(dwarf.AttrUpperBound); ok {
+			lb, _ := c.num(dwarf.AttrLowerBound)
 			n = ub - lb + 1
 		}
 		counts = append(counts, n)
@@ -563,17 +512,17 @@ func (b *builder) sizeOf(t *Type) int64 {
 }
 
 // signature builds a function type from a subprogram or subroutine type.
-func (b *builder) signature(e *dwarf.Entry, kids []*dwarf.Entry, depth int) *Type {
+func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
 	fn := &Type{Kind: Func, Elem: b.elem(e, depth)}
 	for _, c := range kids {
-		switch c.Tag {
+		switch c.tag {
 		case dwarf.TagFormalParameter:
 			fn.Params = append(fn.Params, b.elem(c, depth))
 		case dwarf.TagUnspecifiedParameters:
 			fn.Variadic = true
 		}
 	}
-	if p, _ := e.Val(dwarf.AttrPrototyped).(bool); !p && len(fn.Params) == 0 {
+	if !e.flag(dwarf.AttrPrototyped) && len(fn.Params) == 0 {
 		fn.Variadic = true
 	}
 	return fn

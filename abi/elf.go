@@ -147,54 +147,54 @@ func guard(name string, fn func() (*ABI, error)) (a *ABI, err error) {
 
 // loadDWARF reads only the sections type extraction needs. (*elf.File).DWARF
 // also decompresses line tables and location lists, which in a libc debug
-// file are larger than the types; it is still used for relocatable objects,
-// whose .debug_info needs relocating.
+// file are larger than the types. For a relocatable object, whose
+// .debug_info needs relocating, it returns a dwarf.Data; otherwise the
+// section bytes, from which a dwarf.Data is built only if needed.
 func loadDWARF(f *elf.File) (*dwarf.Data, *sections, error) {
 	if f.Type == elf.ET_REL {
 		d, err := f.DWARF()
 		return d, nil, err
 	}
-	sec := func(name string) ([]byte, error) {
-		s := f.Section(name)
-		if s == nil || s.Type == elf.SHT_NOBITS {
-			return nil, nil
+	s := &sections{order: f.ByteOrder}
+	for _, x := range []struct {
+		name string
+		dst  *[]byte
+	}{
+		{".debug_info", &s.info}, {".debug_abbrev", &s.abbrev}, {".debug_str", &s.str},
+		{".debug_line_str", &s.lineStr}, {".debug_str_offsets", &s.strOffsets}, {".debug_addr", &s.addr},
+	} {
+		sec := f.Section(x.name)
+		if sec == nil || sec.Type == elf.SHT_NOBITS {
+			continue
 		}
-		b, err := s.Data()
+		b, err := sec.Data()
 		if err != nil {
-			return nil, fmt.Errorf("section %s: %w", name, err)
+			return nil, nil, fmt.Errorf("section %s: %w", x.name, err)
 		}
-		return b, nil
+		*x.dst = b
 	}
-	var b [4][]byte
-	for i, n := range []string{".debug_abbrev", ".debug_info", ".debug_str", ".debug_line_str"} {
-		var err error
-		if b[i], err = sec(n); err != nil {
-			return nil, nil, err
-		}
-	}
-	d, err := dwarf.New(b[0], nil, nil, b[1], nil, nil, nil, b[2])
+	return nil, s, nil
+}
+
+// data builds the debug/dwarf view of the sections.
+func (s *sections) data() (*dwarf.Data, error) {
+	d, err := dwarf.New(s.abbrev, nil, nil, s.info, nil, nil, nil, s.str)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	// Forms of DWARF 5 that point into these sections (strx, addrx,
 	// line_strp) need them; the rest are not read.
-	if b[3] != nil {
-		if err := d.AddSection(".debug_line_str", b[3]); err != nil {
-			return nil, nil, err
-		}
-	}
-	for _, n := range []string{".debug_str_offsets", ".debug_addr"} {
-		data, err := sec(n)
-		if err != nil {
-			return nil, nil, err
-		}
-		if data != nil {
-			if err := d.AddSection(n, data); err != nil {
-				return nil, nil, err
+	for _, x := range []struct {
+		name string
+		b    []byte
+	}{{".debug_line_str", s.lineStr}, {".debug_str_offsets", s.strOffsets}, {".debug_addr", s.addr}} {
+		if x.b != nil {
+			if err := d.AddSection(x.name, x.b); err != nil {
+				return nil, err
 			}
 		}
 	}
-	return d, &sections{info: b[1], abbrev: b[0], str: b[2], lineStr: b[3], order: f.ByteOrder}, nil
+	return d, nil
 }
 
 func hasDWARF(f *elf.File) bool {

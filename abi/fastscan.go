@@ -13,38 +13,47 @@ import (
 // libc's DWARF was in building Entries nobody looked at. Anything it does
 // not expect (a unit type, a form, a string form that needs a base) makes
 // it return errSlowPath, and the caller falls back to scan.
-func fastScan(s *sections, wantNames bool) (*index, error) {
+func fastScan(s *sections, wantNames bool) (*index, []scannedUnit, error) {
 	ix := newIndex()
+	var units []scannedUnit
 	seenName := map[string]bool{}
 	abbrevs := map[uint64]abbrevTable{}
+	// Attribute specs take at least two bytes each, abbreviations four.
+	slab := &abbrevSlab{
+		abbrevs: make([]abbrev, 0, len(s.abbrev)/16),
+		attrs:   make([]abbrevAttr, 0, len(s.abbrev)/3),
+	}
 	info := s.info
 	for off := uint64(0); off < uint64(len(info)); {
 		u, err := readUnitHeader(info, off, s.order)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		next := u.end
 		if u.kind == unitCompile {
 			tab, ok := abbrevs[u.abbrevOff]
 			if !ok {
-				if tab, err = parseAbbrevs(s.abbrev, u.abbrevOff); err != nil {
-					return nil, err
+				if tab, err = slab.parse(s.abbrev, u.abbrevOff); err != nil {
+					return nil, nil, err
 				}
 				abbrevs[u.abbrevOff] = tab
 			}
 			if err := ix.scanUnit(s, &u, tab, wantNames, seenName); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
+			units = append(units, scannedUnit{h: u, tab: tab})
 		}
 		off = next
 	}
-	return ix, nil
+	return ix, units, nil
 }
 
 var errSlowPath = errors.New("DWARF needs the general reader")
 
+// sections are the DWARF sections of a linked file, decompressed.
 type sections struct {
 	info, abbrev, str, lineStr []byte
+	strOffsets, addr           []byte
 	order                      binary.ByteOrder
 }
 
@@ -99,14 +108,14 @@ func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, e
 }
 
 type abbrevAttr struct {
-	attr, form uint64
+	attr, form uint16
 	implicit   int64
 }
 
 type abbrev struct {
-	tag      uint64
+	tag      uint16
 	children bool
-	attrs    []abbrevAttr
+	attrs    []abbrevAttr // nil for a code the table does not define
 }
 
 // abbrevTable is indexed by abbreviation code; compilers number them
@@ -120,10 +129,18 @@ func (t abbrevTable) get(code uint64) *abbrev {
 	return nil
 }
 
-func parseAbbrevs(b []byte, off uint64) (abbrevTable, error) {
-	var t abbrevTable
-	// One backing array for all attribute lists of the table.
-	attrs := make([]abbrevAttr, 0, 256)
+// abbrevSlab holds the tables of one file: a libc has thousands of units,
+// each with its own small table, and one backing array per kind keeps that
+// from being thousands of growing slices.
+type abbrevSlab struct {
+	abbrevs []abbrev
+	attrs   []abbrevAttr
+}
+
+// parse parses the table at off.
+func (sl *abbrevSlab) parse(b []byte, off uint64) (abbrevTable, error) {
+	base := len(sl.abbrevs)
+	sl.abbrevs = append(sl.abbrevs, abbrev{}) // code 0
 	r := reader{b: b, off: off}
 	for {
 		code := r.uleb()
@@ -131,13 +148,18 @@ func parseAbbrevs(b []byte, off uint64) (abbrevTable, error) {
 			return nil, errSlowPath
 		}
 		if code == 0 {
+			t := sl.abbrevs[base:len(sl.abbrevs):len(sl.abbrevs)]
 			return t, nil
 		}
-		if code > uint64(len(b)) || code > 1<<16 {
+		if code > uint64(len(b)) || code > 1<<16 || code < uint64(len(sl.abbrevs)-base) {
+			return nil, errSlowPath // sparse or out of order: not what compilers write
+		}
+		tag := r.uleb()
+		a := abbrev{tag: uint16(tag), children: r.u8() == 1}
+		if tag > 0xffff {
 			return nil, errSlowPath
 		}
-		a := abbrev{tag: r.uleb(), children: r.u8() == 1}
-		first := len(attrs)
+		first := len(sl.attrs)
 		for {
 			at, form := r.uleb(), r.uleb()
 			if r.err {
@@ -146,18 +168,21 @@ func parseAbbrevs(b []byte, off uint64) (abbrevTable, error) {
 			if at == 0 && form == 0 {
 				break
 			}
-			aa := abbrevAttr{attr: at, form: form}
+			if at > 0xffff || form > 0xffff {
+				return nil, errSlowPath
+			}
+			aa := abbrevAttr{attr: uint16(at), form: uint16(form)}
 			if form == formImplicitConst {
 				aa.implicit = r.sleb()
 			}
-			attrs = append(attrs, aa)
+			sl.attrs = append(sl.attrs, aa)
 		}
 		// Non-nil even when empty: nil marks an unused code.
-		a.attrs = attrs[first:len(attrs):len(attrs)]
-		for uint64(len(t)) <= code {
-			t = append(t, abbrev{})
+		a.attrs = sl.attrs[first:len(sl.attrs):len(sl.attrs)]
+		for uint64(len(sl.abbrevs)-base) < code {
+			sl.abbrevs = append(sl.abbrevs, abbrev{})
 		}
-		t[code] = a
+		sl.abbrevs = append(sl.abbrevs, a)
 	}
 }
 
@@ -232,7 +257,7 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 	if err != nil || a == nil || !a.children {
 		return err
 	}
-	if a.tag != uint64(dwarf.TagCompileUnit) && a.tag != uint64(dwarf.TagPartialUnit) {
+	if dwarf.Tag(a.tag) != dwarf.TagCompileUnit && dwarf.Tag(a.tag) != dwarf.TagPartialUnit {
 		return nil
 	}
 	for r.off < u.end {
@@ -280,26 +305,14 @@ func (r *reader) skipTree(s *sections, u *unitHeader, tab abbrevTable) error {
 // entry reads one DIE into d (only the attributes the index uses); nil
 // abbrev means a null entry.
 func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*abbrev, error) {
-	code := r.uleb()
-	if r.err {
-		return nil, errSlowPath
-	}
-	if code == 0 {
-		return nil, nil
-	}
-	a := tab.get(code)
+	a, err := r.abbrev(tab)
 	if a == nil {
-		return nil, errSlowPath
+		return nil, err
 	}
-	d.tag = a.tag
+	d.tag = uint64(a.tag)
 	for _, at := range a.attrs {
-		form := at.form
-		if form == formIndirect {
-			form = r.uleb()
-		}
-		start := r.off
-		val, ok := r.skipForm(form, u)
-		if !ok || r.err {
+		form, start, val, ok := r.attr(at, u)
+		if !ok {
 			return nil, errSlowPath
 		}
 		switch dwarf.Attr(at.attr) {
@@ -351,6 +364,33 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 		}
 	}
 	return a, nil
+}
+
+// abbrev reads an entry's abbreviation code: nil, nil for a null entry.
+func (r *reader) abbrev(tab abbrevTable) (*abbrev, error) {
+	code := r.uleb()
+	if r.err {
+		return nil, errSlowPath
+	}
+	if code == 0 {
+		return nil, nil
+	}
+	if a := tab.get(code); a != nil {
+		return a, nil
+	}
+	return nil, errSlowPath
+}
+
+// attr reads one attribute value: its form (indirect resolved), where it
+// starts, and its number (see skipForm).
+func (r *reader) attr(at abbrevAttr, u *unitHeader) (form, start, val uint64, ok bool) {
+	form = uint64(at.form)
+	if form == formIndirect {
+		form = r.uleb()
+	}
+	start = r.off
+	val, ok = r.skipForm(form, u)
+	return form, start, val, ok && !r.err
 }
 
 // skipForm reads past one attribute value and returns it when it is a

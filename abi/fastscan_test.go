@@ -54,12 +54,16 @@ func TestFastScanMatchesScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, s, err := loadDWARF(ef)
+		_, s, err := loadDWARF(ef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := s.data()
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, names := range []bool{false, true} {
-			fast, err := fastScan(s, names)
+			fast, _, err := fastScan(s, names)
 			if err != nil {
 				t.Fatalf("%s: fastScan: %v", p, err)
 			}

@@ -104,7 +104,7 @@ func fromObject(obj string, opt HeaderOptions) (*ABI, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: DWARF: %w", obj, err)
 		}
-		b := newBuilder(d, ix, a, 1<<22)
+		b := newBuilder(dwarfSource{r: d.Reader()}, ix, a, 1<<22)
 		for _, pat := range opt.Types {
 			if _, err := path.Match(pat, ""); err != nil {
 				return nil, fmt.Errorf("--type %q: %w", pat, err)
