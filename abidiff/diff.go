@@ -27,9 +27,13 @@ import (
 type Report struct {
 	Symbols SymbolChanges `json:"symbols"`
 	// Private holds changes to symbols of private version nodes.
-	Private   SymbolChanges `json:"private"`
-	Types     []TypeChange  `json:"types"`
-	Constants []Change      `json:"constants,omitempty"`
+	Private SymbolChanges `json:"private"`
+	Types   []TypeChange  `json:"types"`
+	// PrivateTypes are changed types reachable only from symbols of
+	// private version nodes; like those symbols, they never make the
+	// report incompatible.
+	PrivateTypes []TypeChange `json:"private_types,omitempty"`
+	Constants    []Change     `json:"constants,omitempty"`
 	// Compatible is false when any public change is incompatible.
 	Compatible bool `json:"compatible"`
 	// Notes say what could not be compared (no debug info on one side).
@@ -62,7 +66,7 @@ type Change struct {
 
 // Changed reports whether the report holds any difference at all.
 func (r *Report) Changed() bool {
-	return r.Symbols.any() || r.Private.any() || len(r.Types) > 0 || len(r.Constants) > 0
+	return r.Symbols.any() || r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants) > 0
 }
 
 func (s *SymbolChanges) any() bool {
@@ -88,7 +92,12 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
 		r.Notes = append(r.Notes, "no debug info on one side: types not compared")
 	} else {
+		pubOld, pubNew := publicTypes(old), publicTypes(new)
 		for _, tc := range compareTypes(old, new, sup) {
+			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
+				r.PrivateTypes = append(r.PrivateTypes, tc)
+				continue
+			}
 			r.Types = append(r.Types, tc)
 			incompatible = incompatible || tc.Incompatible
 		}
@@ -156,6 +165,44 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 		sort.Strings(p.Added)
 		sort.Strings(p.Changed)
 	}
+}
+
+// publicTypes is the set of type keys reachable from the symbols of
+// public version nodes, or nil when the ABI has no symbol types at all
+// (a header tree), where every type is public.
+func publicTypes(a *abi.ABI) map[string]bool {
+	seen := map[string]bool{}
+	typed := false
+	var walk func(t *abi.Type)
+	walk = func(t *abi.Type) {
+		if t == nil {
+			return
+		}
+		if t.Ref != "" {
+			if !seen[t.Ref] {
+				seen[t.Ref] = true
+				walk(a.Types[t.Ref])
+			}
+			return
+		}
+		walk(t.Elem)
+		for _, m := range t.Members {
+			walk(m.Type)
+		}
+		for _, p := range t.Params {
+			walk(p)
+		}
+	}
+	for _, s := range a.Symbols {
+		typed = typed || s.Type != nil
+		if !Private(s.Version) {
+			walk(s.Type)
+		}
+	}
+	if !typed {
+		return nil
+	}
+	return seen
 }
 
 func byID(syms []abi.Symbol) map[string]abi.Symbol {

@@ -24,9 +24,12 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 	list("removed symbols", r.Symbols.Removed, "-", p.Red)
 	list("added symbols", r.Symbols.Added, "+", p.Green)
 	list("changed symbols", r.Symbols.Changed, "~", p.Yellow)
-	if len(r.Types) > 0 {
-		fmt.Fprintf(&b, "changed types (%d):\n", len(r.Types))
-		for _, t := range r.Types {
+	types := func(title string, list []TypeChange) {
+		if len(list) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s (%d):\n", title, len(list))
+		for _, t := range list {
 			name := t.Name
 			if t.Incompatible {
 				name += " " + p.Red("(incompatible)")
@@ -37,6 +40,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			}
 		}
 	}
+	types("changed types", r.Types)
 	if len(r.Constants) > 0 {
 		fmt.Fprintf(&b, "changed constants (%d):\n", len(r.Constants))
 		for _, c := range r.Constants {
@@ -50,6 +54,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		list("  added private symbols", r.Private.Added, "+", p.Green)
 		list("  changed private symbols", r.Private.Changed, "~", p.Yellow)
 	}
+	types("changed types used only by private symbols", r.PrivateTypes)
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
