@@ -177,3 +177,23 @@ func TestSuppressions(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateTypes: a type only private symbols use may change freely.
+func TestPrivateTypes(t *testing.T) {
+	mk := func(size int64) *abi.ABI {
+		return &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugDWARF,
+			Types: map[string]*abi.Type{
+				"struct priv": {Kind: abi.Struct, Name: "priv", Size: size},
+				"int":         {Kind: abi.Base, Name: "int", Size: 4, Encoding: "signed"},
+			},
+			Symbols: []abi.Symbol{
+				{Name: "pub", Version: "V_1", Default: true, Kind: "func", Binding: "global", Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Ref: "int"}}},
+				{Name: "impl", Version: "V_PRIVATE", Default: true, Kind: "func", Binding: "global",
+					Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Ref: "int"}, Params: []*abi.Type{{Kind: abi.Pointer, Size: 8, Elem: &abi.Type{Ref: "struct priv"}}}}},
+			}}
+	}
+	r := abidiff.Compare(mk(8), mk(16), nil)
+	if !r.Compatible || len(r.Types) != 0 || len(r.PrivateTypes) != 1 || r.PrivateTypes[0].Name != "struct priv" {
+		t.Errorf("report: %+v", r)
+	}
+}
