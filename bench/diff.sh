@@ -7,7 +7,7 @@
 #
 # usage: ABIFLOOR_BULLSEYE=DIR bench/diff.sh   (DIR defaults to
 # $HOME/.cache/abifloor/bullseye)
-set -eu
+set -euf # -f: the type globs below are for abifloor, not the shell
 cd "$(dirname "$0")/.."
 B=${ABIFLOOR_BULLSEYE:-$HOME/.cache/abifloor/bullseye}
 old=$B/lib/x86_64-linux-gnu/libc.so.6
@@ -63,9 +63,13 @@ gen=$tmp/gen.h
 	done
 	echo "#define GEN_IOCTL 0xc0104611UL"
 } >"$gen"
-th=$(mean_time headers "$tmp/abifloor" abi headers -I "$tmp" --header gen.h --type 'struct gen_*' --type 'gen_t*' --type 'enum gen_e*' --const GEN_IOCTL)
+# Patterns without spaces: hyperfine -N splits the command on whitespace.
+hdr="$tmp/abifloor abi headers -I $tmp --header gen.h --type gen_* --const GEN_IOCTL"
+$hdr >/dev/null
+th=$(mean_time headers $hdr)
 echo
 printf '  abi headers, 601 types generated: %.3f s\n' "$th"
-tu=$(mean_time uapi "$tmp/abifloor" abi headers --header linux/input.h --header linux/usbdevice_fs.h --header linux/if_tun.h --header linux/perf_event.h --header linux/bpf.h --type '*' --format json)
-n=$("$tmp/abifloor" abi headers --header linux/input.h --header linux/usbdevice_fs.h --header linux/if_tun.h --header linux/perf_event.h --header linux/bpf.h --type '*' --format json | grep -c '"kind": "\(struct\|union\|enum\|typedef\|base\)",$' || true)
+uapi="$tmp/abifloor abi headers --header linux/input.h --header linux/usbdevice_fs.h --header linux/if_tun.h --header linux/perf_event.h --header linux/bpf.h --type * --format json"
+n=$($uapi | grep -c '^    "[^"]*": {$' || true)
+tu=$(mean_time uapi $uapi)
 printf '  abi headers, Linux UAPI (input, usbdevice_fs, if_tun, perf_event, bpf; %s named types): %.3f s\n' "$n" "$tu"
