@@ -252,7 +252,13 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
 		}
 		src = dwarfSource{r: d.Reader()}
 	}
-	b := newBuilder(src, ix, a, 1<<22)
+	limit := 1 << 22
+	if s != nil {
+		// Hostile DWARF can make unnamed types revisit each other until
+		// the depth limit; bound the total by the size of the input.
+		limit = min(limit, 1024+len(s.info)/4)
+	}
+	b := newBuilder(src, ix, a, limit)
 	for i := range a.Symbols {
 		s := &a.Symbols[i]
 		switch s.Kind {
