@@ -130,7 +130,7 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 			*incompatible = *incompatible || p == &r.Symbols
 			continue
 		}
-		for _, c := range symbolChanges(s, n) {
+		for _, c := range symbolChanges(old, new, s, n) {
 			p := part(s.Version)
 			p.Changed = append(p.Changed, c.What)
 			if c.Incompatible {
@@ -226,7 +226,7 @@ func defaults(syms []abi.Symbol) map[string]abi.Symbol {
 func isFunc(kind string) bool { return kind == "func" || kind == "ifunc" }
 
 // symbolChanges compares one symbol present in both ABIs.
-func symbolChanges(o, n abi.Symbol) []Change {
+func symbolChanges(oa, na *abi.ABI, o, n abi.Symbol) []Change {
 	var out []Change
 	id := o.String()
 	if o.Kind != n.Kind {
@@ -241,7 +241,11 @@ func symbolChanges(o, n abi.Symbol) []Change {
 	if o.Type != nil && n.Type != nil && o.Kind == n.Kind {
 		os, ns := abi.Spell(o.Type), abi.Spell(n.Type)
 		if os != ns {
-			out = append(out, Change{id + ": type " + os + " -> " + ns, true})
+			if sameUnderlying(oa, na, o.Type, n.Type) {
+				out = append(out, Change{id + ": type " + os + " -> " + ns + " (typedef names only)", false})
+			} else {
+				out = append(out, Change{id + ": type " + os + " -> " + ns, true})
+			}
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ func compareTypes(old, new *abi.ABI, sup *Suppressions) []TypeChange {
 		if !ok || sup.typ(key) {
 			continue
 		}
-		var c changes
+		c := changes{oa: old, na: new}
 		c.node("", old.Types[key], n)
 		if len(c.list) > 0 {
 			out = append(out, TypeChange{Name: key, Changes: c.list, Incompatible: c.incompatible})
@@ -38,8 +38,19 @@ func compareTypes(old, new *abi.ABI, sup *Suppressions) []TypeChange {
 }
 
 type changes struct {
+	oa, na       *abi.ABI
 	list         []string
 	incompatible bool
+}
+
+// retyped reports a change of type; one of typedef names only is
+// compatible.
+func (c *changes) retyped(path, what string, o, n *abi.Type) {
+	if sameUnderlying(c.oa, c.na, o, n) {
+		c.add(false, "%s%s %s -> %s (typedef names only)", path, what, abi.Spell(o), abi.Spell(n))
+		return
+	}
+	c.add(true, "%s%s %s -> %s", path, what, abi.Spell(o), abi.Spell(n))
 }
 
 func (c *changes) add(incompatible bool, format string, args ...any) {
@@ -57,7 +68,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 	}
 	if o.Ref != "" || n.Ref != "" || o.Kind != n.Kind {
 		if o.Ref != n.Ref || o.Kind != n.Kind {
-			c.add(true, "%stype %s -> %s", path, abi.Spell(o), abi.Spell(n))
+			c.retyped(path, "type", o, n)
 		}
 		return
 	}
@@ -84,16 +95,16 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.node(path, o.Elem, n.Elem)
 			return
 		}
-		if so, sn := abi.Spell(o.Elem), abi.Spell(n.Elem); so != sn {
-			c.add(true, "%stypedef %s -> %s", path, so, sn)
+		if abi.Spell(o.Elem) != abi.Spell(n.Elem) {
+			c.retyped(path, "typedef", o.Elem, n.Elem)
 		}
 	case abi.Base:
 		if o.Size != n.Size || o.Encoding != n.Encoding {
 			c.add(true, "%ssize %d -> %d", path, o.Size, n.Size)
 		}
 	default:
-		if so, sn := abi.Spell(o), abi.Spell(n); so != sn {
-			c.add(true, "%stype %s -> %s", path, so, sn)
+		if abi.Spell(o) != abi.Spell(n) {
+			c.retyped(path, "type", o, n)
 		} else if o.Size != n.Size {
 			c.add(true, "%ssize %d -> %d", path, o.Size, n.Size)
 		}
