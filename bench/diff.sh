@@ -17,9 +17,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/abifloor" ./cmd/abifloor
 
-peak_rss() { # command... -> peak RSS in KiB
-	/usr/bin/time -f %M -o "$tmp/rss" "$@" >/dev/null 2>&1 || true
-	tail -1 "$tmp/rss"
+# usage COMMAND...: peak RSS in KiB and CPU seconds (user+sys) of one run.
+# CPU time is what to compare on a busy machine, where wall time is noise.
+usage() {
+	/usr/bin/time -f '%M %U %S' -o "$tmp/usage" "$@" >/dev/null 2>&1 || true
+	tail -1 "$tmp/usage" | awk '{printf "%d %.3f\n", $1, $2 + $3}'
 }
 
 # mean_time NAME COMMAND: mean wall seconds over several runs.
@@ -40,12 +42,14 @@ abidiff_cmd="abidiff --d1 $B/usr/lib/debug --d2 /usr/lib/debug $old $new"
 ours_cmd="$tmp/abifloor diff --debug-dir1 $B/usr/lib/debug $old $new"
 ta=$(mean_time abidiff $abidiff_cmd)
 to=$(mean_time abifloor $ours_cmd)
-ra=$(peak_rss $abidiff_cmd)
-ro=$(peak_rss $ours_cmd)
+set -- $(usage $abidiff_cmd)
+ra=$1 ca=$2
+set -- $(usage $ours_cmd)
+ro=$1 co=$2
 echo
-echo "glibc 2.31 -> $(basename "$(readlink -f "$new")") with DWARF"
-printf '  %-16s %8.3f s  %8d KiB peak RSS\n' abidiff "$ta" "$ra" abifloor "$to" "$ro"
-echo "$ta $to $ra $ro" | awk '{printf "  abifloor is %.1fx faster, RSS %.2fx of abidiff\n", $1 / $2, $4 / $3}'
+echo "glibc 2.31 -> $(basename "$(readlink -f "$new")") with DWARF (load average: $(cut -d' ' -f1 /proc/loadavg))"
+printf '  %-10s %8.3f s wall  %8.3f s CPU  %8d KiB peak RSS\n' abidiff "$ta" "$ca" "$ra" abifloor "$to" "$co" "$ro"
+echo "$ta $to $ca $co $ra $ro" | awk '{printf "  abifloor: %.1fx faster (wall), %.1fx less CPU, RSS %.2fx of abidiff\n", $1 / $2, $3 / $4, $6 / $5}'
 
 # A generated header: 400 structs, 100 enums, 100 typedefs.
 gen=$tmp/gen.h
