@@ -6,7 +6,8 @@
 # in /etc/apt/sources.list.d/*.sources or /etc/apt/sources.list (override
 # with ABIFLOOR_MIRROR). Only the suite is switched to bullseye, through a
 # temporary sources file and a private lists directory; the system's apt
-# state is not touched.
+# state is not touched. Signatures are checked with the keys apt already
+# trusts (debian-archive-keyring ships the bullseye keys).
 #
 # Output directory: $ABIFLOOR_BULLSEYE, else $HOME/.cache/abifloor/bullseye.
 # Then: ABIFLOOR_BULLSEYE=<dir> go test ./abidiff -run Glibc
@@ -34,7 +35,7 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/lists/partial" "$tmp/archives/partial"
 : >"$tmp/status"
 chmod 755 "$tmp"
-echo "deb [trusted=yes] $mirror bullseye main" >"$tmp/sources.list"
+echo "deb $mirror bullseye main" >"$tmp/sources.list"
 
 apt_opts="-o Dir::Etc::sourcelist=$tmp/sources.list -o Dir::Etc::sourceparts=- \
 	-o Dir::State::Lists=$tmp/lists -o Dir::Cache::archives=$tmp/archives \
