@@ -97,17 +97,20 @@ func ReadELF(path string, opt Options) (*ABI, error) {
 		a.DebugFile = dbgPath
 		path, ef = dbgPath, dbg.File
 	}
-	return guard(path, func() (*ABI, error) {
-		d, secs, err := loadDWARF(ef)
-		if err != nil {
-			return nil, fmt.Errorf("%s: DWARF: %w", path, err)
-		}
-		if err := typesOf(a, d, secs); err != nil {
-			return nil, fmt.Errorf("%s: DWARF: %w", path, err)
-		}
-		a.DebugInfo = DebugDWARF
-		return a, nil
-	})
+	return guard(path, func() (*ABI, error) { return addTypes(path, a, ef) })
+}
+
+// addTypes reads the DWARF of ef into a; name is used in errors.
+func addTypes(name string, a *ABI, ef *elf.File) (*ABI, error) {
+	d, secs, err := loadDWARF(ef)
+	if err != nil {
+		return nil, fmt.Errorf("%s: DWARF: %w", name, err)
+	}
+	if err := typesOf(a, d, secs); err != nil {
+		return nil, fmt.Errorf("%s: DWARF: %w", name, err)
+	}
+	a.DebugInfo = DebugDWARF
+	return a, nil
 }
 
 // FromELF reads an ABI from an ELF image in memory, with only the debug
@@ -122,15 +125,7 @@ func FromELF(name string, r io.ReaderAt) (*ABI, error) {
 		if err != nil || !hasDWARF(ef) {
 			return a, err
 		}
-		d, secs, err := loadDWARF(ef)
-		if err != nil {
-			return nil, fmt.Errorf("%s: DWARF: %w", name, err)
-		}
-		if err := typesOf(a, d, secs); err != nil {
-			return nil, fmt.Errorf("%s: DWARF: %w", name, err)
-		}
-		a.DebugInfo = DebugDWARF
-		return a, nil
+		return addTypes(name, a, ef)
 	})
 }
 

@@ -268,6 +268,10 @@ func (h *hasher) hash(key string) (string, int) {
 	return s, low
 }
 
+// Refs returns the distinct keys of the named types t refers to directly,
+// in order of first use; nil for a nil type.
+func (t *Type) Refs() []string { return refs(t, nil) }
+
 // refs appends the distinct keys t refers to, in order of first use.
 func refs(t *Type, out []string) []string {
 	seen := map[string]bool{}

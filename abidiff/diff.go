@@ -173,30 +173,21 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 func publicTypes(a *abi.ABI) map[string]bool {
 	seen := map[string]bool{}
 	typed := false
-	var walk func(t *abi.Type)
-	walk = func(t *abi.Type) {
-		if t == nil {
-			return
-		}
-		if t.Ref != "" {
-			if !seen[t.Ref] {
-				seen[t.Ref] = true
-				walk(a.Types[t.Ref])
+	var visit func(key string)
+	visit = func(key string) {
+		if !seen[key] {
+			seen[key] = true
+			for _, r := range a.Types[key].Refs() {
+				visit(r)
 			}
-			return
-		}
-		walk(t.Elem)
-		for _, m := range t.Members {
-			walk(m.Type)
-		}
-		for _, p := range t.Params {
-			walk(p)
 		}
 	}
 	for _, s := range a.Symbols {
 		typed = typed || s.Type != nil
 		if !Private(s.Version) {
-			walk(s.Type)
+			for _, r := range s.Type.Refs() {
+				visit(r)
+			}
 		}
 	}
 	if !typed {
