@@ -1,0 +1,255 @@
+package abi_test
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+)
+
+// compile builds testdata/fix.c as a shared library with cc and extra
+// flags, skipping when cc is absent.
+func compile(t testing.TB, cc string, flags ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skipf("%s not installed", cc)
+	}
+	out := filepath.Join(t.TempDir(), "libfix.so")
+	args := append([]string{"-shared", "-fPIC", "-O0", "-o", out, filepath.Join("testdata", "fix.c")}, flags...)
+	if b, err := exec.Command(cc, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc, err, b)
+	}
+	return out
+}
+
+func run(t testing.TB, name string, args ...string) {
+	t.Helper()
+	if _, err := exec.LookPath(name); err != nil {
+		t.Skipf("%s not installed", name)
+	}
+	if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, b)
+	}
+}
+
+func read(t testing.TB, path string, dirs ...string) *abi.ABI {
+	t.Helper()
+	a, err := abi.LoadWith(path, abi.Options{DebugDirs: dirs, NoDefaultDebugDir: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func symbol(a *abi.ABI, name string) *abi.Symbol {
+	for i := range a.Symbols {
+		if a.Symbols[i].Name == name {
+			return &a.Symbols[i]
+		}
+	}
+	return nil
+}
+
+func TestELFTypes(t *testing.T) {
+	for _, tc := range []struct{ cc, dwarf string }{
+		{"gcc", "-gdwarf-5"}, {"gcc", "-gdwarf-4"}, {"aarch64-linux-gnu-gcc", "-g"},
+	} {
+		t.Run(tc.cc+tc.dwarf, func(t *testing.T) {
+			a := read(t, compile(t, tc.cc, tc.dwarf))
+			wantSig := map[string]string{
+				"apply":      "int(struct list *, int (*)(int, ...), union number, enum mode)",
+				"table_size": "long unsigned int(const struct table *)",
+				"head":       "struct list *",
+				"names":      "const char *const[3]",
+			}
+			for name, want := range wantSig {
+				s := symbol(a, name)
+				if s == nil || s.Type == nil {
+					t.Errorf("%s: no symbol or no type", name)
+					continue
+				}
+				if got := abi.Spell(s.Type); got != want {
+					t.Errorf("%s: %q, want %q", name, got, want)
+				}
+			}
+			tab := a.Types["struct table"]
+			if tab == nil || len(tab.Members) != 5 {
+				t.Fatalf("struct table = %+v", tab)
+			}
+			bits := tab.Members[1].Type.Members
+			if bits[1].Name != "hi" || bits[1].BitOffset != 4 || bits[1].BitSize != 12 {
+				t.Errorf("bit-field hi = %+v", bits[1])
+			}
+			if m := tab.Members[2]; m.Name != "" || m.Type.Kind != abi.Union {
+				t.Errorf("anonymous union member = %+v", m)
+			}
+			if m := tab.Members[4]; m.Type.Kind != abi.Array || m.Type.Count != -1 || m.Type.Size != 0 {
+				t.Errorf("flexible array = %+v", m.Type)
+			}
+			if e := a.Types["enum mode"]; e == nil || e.Enumerators[2].Value != -1 {
+				t.Errorf("enum mode = %+v", e)
+			}
+			if l := a.Types["struct list"]; l == nil || abi.Spell(l.Members[0].Type) != "struct list *" {
+				t.Errorf("recursive struct list = %+v", l)
+			}
+		})
+	}
+}
+
+// TestDeterministic reads the same library twice: same bytes, and the
+// fingerprint is what the canonical JSON hashes to.
+func TestDeterministic(t *testing.T) {
+	lib := compile(t, "gcc", "-g")
+	a, b := read(t, lib), read(t, lib)
+	if !bytes.Equal(a.Canonical(), b.Canonical()) {
+		t.Fatal("two reads of one file differ")
+	}
+	if !strings.HasPrefix(a.Fingerprint(), "sha256:") || len(a.Fingerprint()) != 71 {
+		t.Errorf("fingerprint %q", a.Fingerprint())
+	}
+}
+
+func TestSeparateDebugInfo(t *testing.T) {
+	lib := compile(t, "gcc", "-g", "-Wl,--build-id")
+	full := read(t, lib)
+	dir := t.TempDir()
+	dbg := filepath.Join(dir, "libfix.debug")
+	run(t, "objcopy", "--only-keep-debug", lib, dbg)
+	run(t, "objcopy", "--strip-debug", lib)
+
+	stripped := read(t, lib)
+	if stripped.DebugInfo != abi.DebugNone || len(stripped.Types) != 0 || symbol(stripped, "apply") == nil {
+		t.Fatalf("stripped: debug_info=%s types=%d", stripped.DebugInfo, len(stripped.Types))
+	}
+
+	f, err := elf.Open(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := buildIDHex(t, f)
+	f.Close()
+	bid := filepath.Join(dir, "root", ".build-id", id[:2], id[2:]+".debug")
+	os.MkdirAll(filepath.Dir(bid), 0o755)
+	if err := os.Link(dbg, bid); err != nil {
+		t.Fatal(err)
+	}
+	byID := read(t, lib, filepath.Join(dir, "root"))
+	if byID.DebugFile != bid || byID.Fingerprint() != full.Fingerprint() {
+		t.Errorf("by build ID: debug file %q, same ABI %v", byID.DebugFile, byID.Fingerprint() == full.Fingerprint())
+	}
+
+	// .gnu_debuglink, found in the .debug directory next to the file.
+	os.MkdirAll(filepath.Join(filepath.Dir(lib), ".debug"), 0o755)
+	run(t, "objcopy", "--add-gnu-debuglink="+dbg, lib)
+	if err := os.Rename(dbg, filepath.Join(filepath.Dir(lib), ".debug", "libfix.debug")); err != nil {
+		t.Fatal(err)
+	}
+	byLink := read(t, lib)
+	if byLink.DebugInfo != abi.DebugDWARF || byLink.Fingerprint() != full.Fingerprint() {
+		t.Errorf("by debuglink: %s %s", byLink.DebugInfo, byLink.DebugFile)
+	}
+}
+
+func buildIDHex(t *testing.T, f *elf.File) string {
+	s := f.Section(".note.gnu.build-id")
+	if s == nil {
+		t.Skip("linker wrote no build ID")
+	}
+	b, _ := s.Data()
+	const hexdigits = "0123456789abcdef"
+	var out []byte
+	for _, c := range b[16:] {
+		out = append(out, hexdigits[c>>4], hexdigits[c&15])
+	}
+	return string(out)
+}
+
+// TestBadInput: every malformed file is an error that names the file.
+func TestBadInput(t *testing.T) {
+	lib := compile(t, "gcc", "-g")
+	data, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cases := map[string][]byte{
+		"empty":     nil,
+		"text":      []byte("hello"),
+		"json-bad":  []byte(`{"schema": 1, "symbols": 3}`),
+		"json-old":  []byte(`{"schema": 99}`),
+		"truncated": data[:len(data)/3],
+		"header":    data[:64],
+	}
+	for name, b := range cases {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		if _, err := abi.Load(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err = %v, want an error naming the file", name, err)
+		}
+	}
+}
+
+func TestHeaders(t *testing.T) {
+	for _, arch := range []string{"", "aarch64"} {
+		t.Run("arch="+arch, func(t *testing.T) {
+			cc := "gcc"
+			if arch != "" {
+				cc = arch + "-linux-gnu-gcc"
+			}
+			if _, err := exec.LookPath(cc); err != nil {
+				t.Skipf("%s not installed", cc)
+			}
+			a, err := abi.Headers(context.Background(), abi.HeaderOptions{
+				Includes: []string{"testdata/include"}, Headers: []string{"fix.h"},
+				Types: []string{"NVOS_*", "struct list", "mode"}, Consts: []string{"FIX_IOCTL_ALLOC", "FIX_VERSION", "MODE_B"},
+				Arch: arch,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{"NVOS_OTHER", "NVOS_PARAMS", "enum mode", "struct list"}; !slices.Equal(a.Roots, want) {
+				t.Errorf("roots = %v, want %v", a.Roots, want)
+			}
+			// Nested types are followed.
+			for k, want := range map[string]bool{"struct table": true, "handle_t": true, "union number": false} {
+				if _, ok := a.Types[k]; ok != want {
+					t.Errorf("type %s present=%v, want %v", k, ok, want)
+				}
+			}
+			p := a.Types["NVOS_PARAMS"].Elem
+			if p.Members[1].Name != "hObjectNew" || p.Members[1].Offset != 4 || p.Size != 16 {
+				t.Errorf("NVOS_PARAMS = %+v", p)
+			}
+			want := []abi.Constant{{Name: "FIX_IOCTL_ALLOC", Value: 0xc020462b}, {Name: "FIX_VERSION", Value: 7}, {Name: "MODE_B", Value: 4}}
+			if !slices.Equal(a.Constants, want) {
+				t.Errorf("constants = %v, want %v", a.Constants, want)
+			}
+		})
+	}
+}
+
+func TestHeadersErrors(t *testing.T) {
+	_, err := abi.Headers(context.Background(), abi.HeaderOptions{CC: "no-such-cc-abifloor", Headers: []string{"x.h"}, Types: []string{"x"}})
+	if !errors.Is(err, abi.ErrNoCompiler) || !strings.Contains(err.Error(), "no-such-cc-abifloor") {
+		t.Errorf("missing compiler: %v", err)
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	_, err = abi.Headers(context.Background(), abi.HeaderOptions{CC: "gcc", Includes: []string{"testdata/include"}, Headers: []string{"fix.h"}, Types: []string{"nothing_*"}})
+	if err == nil || !strings.Contains(err.Error(), `no type matches "nothing_*"`) {
+		t.Errorf("no match: %v", err)
+	}
+	_, err = abi.Headers(context.Background(), abi.HeaderOptions{CC: "gcc", Headers: []string{"missing.h"}, Types: []string{"x"}})
+	if err == nil || !strings.Contains(err.Error(), "missing.h") {
+		t.Errorf("missing header: %v", err)
+	}
+}

@@ -1,0 +1,51 @@
+package abi_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+)
+
+// BenchmarkReadELFLibc reads this machine's libc with its separate DWARF
+// (libc6-dbg): the cost abifloor diff pays per side.
+func BenchmarkReadELFLibc(b *testing.B) {
+	const libc = "/lib/x86_64-linux-gnu/libc.so.6"
+	if _, err := os.Stat(libc); err != nil {
+		b.Skip(err)
+	}
+	a, err := abi.Load(libc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if a.DebugInfo != abi.DebugDWARF {
+		b.Skip("no debug info for libc (install libc6-dbg)")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := abi.Load(libc); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReadELFFixture(b *testing.B) {
+	lib := compile(b, "gcc", "-g")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := abi.Load(lib); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFingerprintLibc(b *testing.B) {
+	a, err := abi.Load("/lib/x86_64-linux-gnu/libc.so.6")
+	if err != nil {
+		b.Skip(err)
+	}
+	for b.Loop() {
+		a.Fingerprint()
+		a.TypeFingerprints()
+	}
+}

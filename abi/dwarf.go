@@ -1,0 +1,535 @@
+package abi
+
+import (
+	"debug/dwarf"
+	"encoding/binary"
+	"fmt"
+)
+
+// maxDepth bounds the nesting of inline type nodes; deeper DWARF is
+// malformed or hostile and is cut with an Unknown node.
+const maxDepth = 256
+
+// index is what one pass over the top-level DIEs of every unit finds: the
+// external functions and variables by name and by address, and the first
+// complete definition of each named type (to complete declarations).
+type index struct {
+	funcs, vars         map[string]dwarf.Offset // definitions by name
+	funcDecls, varDecls map[string]dwarf.Offset // declarations by name: the last resort
+	funcAddr, varAddr   map[uint64]dwarf.Offset
+	defs                map[string]dwarf.Offset
+	decls               map[string]dwarf.Offset // declared only, when names are wanted
+	names               []string                // keys of all named types, for globs
+}
+
+func newIndex() *index {
+	return &index{
+		funcs: map[string]dwarf.Offset{}, vars: map[string]dwarf.Offset{},
+		funcDecls: map[string]dwarf.Offset{}, varDecls: map[string]dwarf.Offset{},
+		funcAddr: map[uint64]dwarf.Offset{}, varAddr: map[uint64]dwarf.Offset{},
+		defs: map[string]dwarf.Offset{}, decls: map[string]dwarf.Offset{},
+	}
+}
+
+// scan indexes d. It reads top-level entries only and skips their children
+// (using DW_AT_sibling when the compiler wrote it), so the cost is a small
+// part of the DWARF; member lists are read later, only for reachable types.
+func scan(d *dwarf.Data, wantNames bool) (*index, error) {
+	ix := newIndex()
+	seenName := map[string]bool{}
+	r := &forward{r: d.Reader()}
+	for {
+		cu, err := r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if cu == nil {
+			break
+		}
+		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
+			r.SkipChildren()
+			continue
+		}
+		if !cu.Children {
+			continue
+		}
+		for {
+			e, err := r.Next()
+			if err != nil {
+				return nil, err
+			}
+			if e == nil || e.Tag == 0 {
+				break
+			}
+			if e.Children {
+				r.SkipChildren()
+			}
+			ix.add(e, wantNames, seenName)
+		}
+	}
+	return ix, nil
+}
+
+// forward is a Reader that fails instead of going back: a DW_AT_sibling
+// that points backwards would otherwise make SkipChildren loop forever.
+type forward struct {
+	r       *dwarf.Reader
+	last    dwarf.Offset
+	started bool
+}
+
+func (f *forward) Next() (*dwarf.Entry, error) {
+	e, err := f.r.Next()
+	if err != nil || e == nil || e.Tag == 0 {
+		// debug/dwarf gives null entries offset 0.
+		return e, err
+	}
+	if f.started && e.Offset <= f.last {
+		return nil, fmt.Errorf("entry at %#x after %#x: DW_AT_sibling points backwards", e.Offset, f.last)
+	}
+	f.last, f.started = e.Offset, true
+	return e, nil
+}
+
+func (f *forward) SkipChildren() { f.r.SkipChildren() }
+
+func (ix *index) add(e *dwarf.Entry, wantNames bool, seenName map[string]bool) {
+	d := die{off: uint64(e.Offset), tag: uint64(e.Tag)}
+	if n, ok := e.Val(dwarf.AttrName).(string); ok {
+		d.name = []byte(n)
+	}
+	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+		d.linkName = []byte(n)
+	}
+	d.external, _ = e.Val(dwarf.AttrExternal).(bool)
+	d.declaration, _ = e.Val(dwarf.AttrDeclaration).(bool)
+	d.lowpc, d.hasLowpc = e.Val(dwarf.AttrLowpc).(uint64)
+	d.location, _ = e.Val(dwarf.AttrLocation).([]byte)
+	if o, ok := originOf(e); ok {
+		d.origin, d.hasOrigin = uint64(o), true
+	}
+	ix.addDIE(&d, wantNames, seenName)
+}
+
+// addDIE indexes one top-level entry.
+func (ix *index) addDIE(e *die, wantNames bool, seenName map[string]bool) {
+	switch dwarf.Tag(e.tag) {
+	case dwarf.TagSubprogram, dwarf.TagVariable:
+		// An out-of-line instance of an inline function, or a definition
+		// completing a declaration, has its name and types on the
+		// origin DIE, which is itself a top-level entry indexed by name.
+		// By address it maps to the origin without reading it here.
+		def := dwarf.Offset(e.off)
+		if e.hasOrigin {
+			def = dwarf.Offset(e.origin)
+		}
+		byName, byAddr := ix.funcs, ix.funcAddr
+		if dwarf.Tag(e.tag) == dwarf.TagVariable {
+			byName, byAddr = ix.vars, ix.varAddr
+			if loc := e.location; len(loc) == 9 && loc[0] == 0x03 {
+				addAddr(byAddr, binary.LittleEndian.Uint64(loc[1:]), def)
+			}
+		} else if e.hasLowpc {
+			addAddr(byAddr, e.lowpc, def)
+		}
+		name := e.linkName
+		if len(name) == 0 {
+			name = e.name
+		}
+		if !e.external || len(name) == 0 {
+			return
+		}
+		if e.declaration {
+			// A declaration (often unprototyped, from a builtin) is
+			// only used when neither a definition nor an address
+			// describes the symbol.
+			byName = ix.funcDecls
+			if dwarf.Tag(e.tag) == dwarf.TagVariable {
+				byName = ix.varDecls
+			}
+		}
+		if _, ok := byName[string(name)]; !ok {
+			byName[string(name)] = def
+		}
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagBaseType:
+		if len(e.name) == 0 {
+			return
+		}
+		if e.declaration && !wantNames {
+			return
+		}
+		key := Key(tagKind(dwarf.Tag(e.tag)), string(e.name))
+		if wantNames && !seenName[key] {
+			seenName[key] = true
+			ix.names = append(ix.names, key)
+		}
+		if e.declaration {
+			if _, ok := ix.decls[key]; !ok {
+				ix.decls[key] = dwarf.Offset(e.off)
+			}
+			return
+		}
+		if _, ok := ix.defs[key]; !ok {
+			ix.defs[key] = dwarf.Offset(e.off)
+		}
+	}
+}
+
+func addAddr(m map[uint64]dwarf.Offset, addr uint64, off dwarf.Offset) {
+	if _, dup := m[addr]; !dup && addr != 0 {
+		m[addr] = off
+	}
+}
+
+func tagKind(t dwarf.Tag) Kind {
+	switch t {
+	case dwarf.TagStructType, dwarf.TagClassType:
+		return Struct
+	case dwarf.TagUnionType:
+		return Union
+	case dwarf.TagEnumerationType:
+		return Enum
+	case dwarf.TagTypedef:
+		return Typedef
+	}
+	return Base
+}
+
+func originOf(e *dwarf.Entry) (dwarf.Offset, bool) {
+	if o, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+		return o, true
+	}
+	o, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset)
+	return o, ok
+}
+
+func linkName(e *dwarf.Entry) string {
+	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok && n != "" {
+		return n
+	}
+	n, _ := e.Val(dwarf.AttrName).(string)
+	return n
+}
+
+// builder converts DIEs into the model, writing each named type into the
+// ABI's table once.
+type builder struct {
+	src    dieSource
+	ix     *index
+	a      *ABI
+	inline map[dwarf.Offset]*Type
+	// nodes bounds the work on hostile input (every node costs a few
+	// bytes of DWARF, so this is proportional to the file).
+	nodes, maxNodes int
+}
+
+func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
+	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, maxNodes: limit}
+}
+
+// typesOf attaches DWARF types to the exported symbols of a. With section
+// bytes (s) it indexes and reads DIEs itself and builds a dwarf.Data only
+// when it meets DWARF it does not decode; d is used for relocatable objects.
+func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
+	var ix *index
+	var src dieSource
+	var err error
+	if s != nil {
+		var units []scannedUnit
+		ix, units, err = fastScan(s, false)
+		if err == nil {
+			src = &byteSource{s: s, units: units}
+		} else if err == errSlowPath {
+			d, err = s.data()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if src == nil {
+		if ix, err = scan(d, false); err != nil {
+			return err
+		}
+		src = dwarfSource{r: d.Reader()}
+	}
+	limit := 1 << 22
+	if s != nil {
+		// Hostile DWARF can make unnamed types revisit each other until
+		// the depth limit; bound the total by the size of the input.
+		limit = min(limit, 1024+len(s.info)/4)
+	}
+	b := newBuilder(src, ix, a, limit)
+	for i := range a.Symbols {
+		s := &a.Symbols[i]
+		switch s.Kind {
+		case "func", "ifunc":
+			// An ifunc's address is its resolver's: only its name
+			// finds its real signature.
+			if off, ok := ix.lookup(ix.funcs, ix.funcAddr, ix.funcDecls, s.Name, s.addr, s.Kind == "func"); ok {
+				s.Type = b.function(off)
+			}
+		case "object", "tls", "common":
+			if off, ok := ix.lookup(ix.vars, ix.varAddr, ix.varDecls, s.Name, s.addr, true); ok {
+				s.Type = b.variable(off)
+			}
+		}
+	}
+	return nil
+}
+
+// lookup finds the DIE describing a symbol: a definition of that name,
+// else the definition at its address (an alias such as malloc for
+// __libc_malloc has no DIE of its own), else a declaration of that name.
+func (ix *index) lookup(defs map[string]dwarf.Offset, addrs map[uint64]dwarf.Offset, decls map[string]dwarf.Offset, name string, addr uint64, useAddr bool) (dwarf.Offset, bool) {
+	if off, ok := defs[name]; ok {
+		return off, true
+	}
+	if useAddr && addr != 0 {
+		if off, ok := addrs[addr]; ok {
+			return off, true
+		}
+	}
+	off, ok := decls[name]
+	return off, ok
+}
+
+// function reads the signature of the subprogram at off.
+func (b *builder) function(off dwarf.Offset) *Type {
+	e, params := b.src.read(off, true)
+	if e == nil || e.tag != dwarf.TagSubprogram {
+		return nil
+	}
+	return b.signature(e, params, 0)
+}
+
+func (b *builder) variable(off dwarf.Offset) *Type {
+	e, _ := b.src.read(off, true)
+	if e == nil {
+		return nil
+	}
+	if _, ok := e.ref(dwarf.AttrType); !ok {
+		return nil
+	}
+	return b.elem(e, 0)
+}
+
+// at converts the type whose DIE is at off. Types are read from their DIEs
+// rather than with (*dwarf.Data).Type, which builds the whole graph below
+// a type before returning it: every compilation unit has its own copy of
+// struct _IO_FILE, and checking the name first reads each named type once
+// per ABI instead of once per unit.
+func (b *builder) at(off dwarf.Offset, depth int) *Type {
+	if t, ok := b.inline[off]; ok {
+		return t
+	}
+	b.nodes++
+	if depth > maxDepth || b.nodes > b.maxNodes {
+		return &Type{Kind: Unknown, Name: "too deep"}
+	}
+	e, kids := b.src.read(off, false)
+	if e == nil {
+		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
+	}
+	name := e.str(dwarf.AttrName)
+	if k := namedKind(e.tag); k != "" && name != "" {
+		key := Key(k, name)
+		if _, done := b.a.Types[key]; done {
+			return &Type{Ref: key}
+		}
+		if e.flag(dwarf.AttrDeclaration) {
+			if def, ok := b.ix.defs[key]; ok && def != off {
+				if de, dk := b.src.read(def, false); de != nil {
+					e, kids = de, dk
+				}
+			}
+		}
+		slot := &Type{}
+		b.a.Types[key] = slot // reserve first: recursive types refer back by name
+		*slot = *b.node(e, kids, 0)
+		ref := &Type{Ref: key}
+		b.inline[off] = ref
+		return ref
+	}
+	t := b.node(e, kids, depth+1)
+	b.inline[off] = t
+	return t
+}
+
+func namedKind(t dwarf.Tag) Kind {
+	switch t {
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagTypedef, dwarf.TagBaseType:
+		return tagKind(t)
+	}
+	return ""
+}
+
+// elem converts the type e refers to with DW_AT_type; none means void.
+func (b *builder) elem(e *entry, depth int) *Type {
+	if o, ok := e.ref(dwarf.AttrType); ok {
+		return b.at(o, depth)
+	}
+	return &Type{Kind: Void}
+}
+
+// node writes the entry e in full; the types it refers to go through at.
+func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
+	name := e.str(dwarf.AttrName)
+	size, _ := e.num(dwarf.AttrByteSize)
+	switch e.tag {
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
+		n := &Type{Kind: Struct, Name: name, Size: size}
+		if e.tag == dwarf.TagUnionType {
+			n.Kind = Union
+		}
+		if e.flag(dwarf.AttrDeclaration) {
+			n.Incomplete, n.Size = true, 0
+		}
+		for _, c := range kids {
+			if c.tag == dwarf.TagMember {
+				n.Members = append(n.Members, b.member(c, depth))
+			}
+		}
+		return n
+	case dwarf.TagEnumerationType:
+		n := &Type{Kind: Enum, Name: name, Size: size}
+		for _, c := range kids {
+			if c.tag == dwarf.TagEnumerator {
+				v, _ := c.num(dwarf.AttrConstValue)
+				n.Enumerators = append(n.Enumerators, Enumerator{Name: c.str(dwarf.AttrName), Value: v})
+			}
+		}
+		return n
+	case dwarf.TagTypedef:
+		return &Type{Kind: Typedef, Name: name, Elem: b.elem(e, depth)}
+	case dwarf.TagBaseType:
+		enc, _ := e.num(dwarf.AttrEncoding)
+		return &Type{Kind: Base, Name: name, Size: size, Encoding: encodings[enc]}
+	case dwarf.TagPointerType, dwarf.TagReferenceType, dwarf.TagRvalueReferenceType:
+		if size == 0 {
+			size = int64(b.src.addrSize())
+		}
+		return &Type{Kind: Pointer, Size: size, Elem: b.elem(e, depth)}
+	case dwarf.TagConstType:
+		return &Type{Kind: Const, Elem: b.elem(e, depth)}
+	case dwarf.TagVolatileType:
+		return &Type{Kind: Volatile, Elem: b.elem(e, depth)}
+	case dwarf.TagRestrictType:
+		return &Type{Kind: Restrict, Elem: b.elem(e, depth)}
+	case dwarf.TagArrayType:
+		return b.array(e, kids, depth)
+	case dwarf.TagSubroutineType:
+		return b.signature(e, kids, depth)
+	case dwarf.TagUnspecifiedType:
+		return &Type{Kind: Unknown, Name: name}
+	}
+	return &Type{Kind: Unknown, Name: e.tag.String()}
+}
+
+var encodings = map[int64]string{
+	0x1: "address", 0x2: "bool", 0x3: "complex", 0x4: "float", 0x5: "signed",
+	0x6: "signed_char", 0x7: "unsigned", 0x8: "unsigned_char", 0x10: "utf",
+}
+
+func (b *builder) member(c *entry, depth int) Member {
+	m := Member{Name: c.str(dwarf.AttrName), Type: b.elem(c, depth)}
+	if loc, ok := c.num(dwarf.AttrDataMemberLoc); ok {
+		m.Offset = loc
+	} else if loc := c.block(dwarf.AttrDataMemberLoc); len(loc) > 1 && loc[0] == 0x23 {
+		// DWARF 2: DW_OP_plus_uconst N.
+		r := reader{b: loc, off: 1}
+		m.Offset = int64(r.uleb())
+	}
+	bits, _ := c.num(dwarf.AttrBitSize)
+	if bits <= 0 {
+		return m
+	}
+	m.BitSize = bits
+	if dbo, ok := c.num(dwarf.AttrDataBitOffset); ok {
+		m.BitOffset = dbo
+	} else if bo, ok := c.num(dwarf.AttrBitOffset); ok {
+		// DWARF 2/3 count from the most significant bit of the storage
+		// unit; this is the little-endian reading, which every target
+		// abifloor knows is.
+		unit, _ := c.num(dwarf.AttrByteSize)
+		if unit == 0 {
+			unit = b.sizeOf(m.Type)
+		}
+		m.BitOffset = m.Offset*8 + unit*8 - bo - bits
+	} else {
+		m.BitOffset = m.Offset * 8
+	}
+	m.Offset = m.BitOffset / 8
+	return m
+}
+
+// array builds nested arrays from the subranges of e, outermost first.
+func (b *builder) array(e *entry, kids []*entry, depth int) *Type {
+	elem := b.elem(e, depth)
+	var counts []int64
+	for _, c := range kids {
+		if c.tag != dwarf.TagSubrangeType && c.tag != dwarf.TagEnumerationType {
+			continue
+		}
+		n := int64(-1)
+		if v, ok := c.num(dwarf.AttrCount); ok {
+			n = v
+		} else if ub, ok := c.num(dwarf.AttrUpperBound); ok {
+			lb, _ := c.num(dwarf.AttrLowerBound)
+			n = ub - lb + 1
+		}
+		counts = append(counts, n)
+	}
+	if len(counts) == 0 {
+		counts = []int64{-1}
+	}
+	t := elem
+	for i := len(counts) - 1; i >= 0; i-- {
+		t = &Type{Kind: Array, Count: counts[i], Elem: t}
+		if es := b.sizeOf(t.Elem); counts[i] >= 0 && es >= 0 {
+			t.Size = counts[i] * es
+		}
+	}
+	return t
+}
+
+// sizeOf is the size of t in bytes, following references and typedefs;
+// -1 when unknown.
+func (b *builder) sizeOf(t *Type) int64 {
+	for range maxDepth {
+		if t == nil {
+			return -1
+		}
+		if t.Ref != "" {
+			t = b.a.Types[t.Ref]
+			continue
+		}
+		switch t.Kind {
+		case Typedef, Const, Volatile, Restrict:
+			t = t.Elem
+			continue
+		case Array:
+			if t.Count < 0 {
+				return -1
+			}
+		}
+		return t.Size
+	}
+	return -1
+}
+
+// signature builds a function type from a subprogram or subroutine type.
+func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
+	fn := &Type{Kind: Func, Elem: b.elem(e, depth)}
+	for _, c := range kids {
+		switch c.tag {
+		case dwarf.TagFormalParameter:
+			fn.Params = append(fn.Params, b.elem(c, depth))
+		case dwarf.TagUnspecifiedParameters:
+			fn.Variadic = true
+		}
+	}
+	if !e.flag(dwarf.AttrPrototyped) && len(fn.Params) == 0 {
+		fn.Variadic = true
+	}
+	return fn
+}

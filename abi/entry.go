@@ -1,0 +1,223 @@
+package abi
+
+import (
+	"debug/dwarf"
+	"sort"
+)
+
+// entry is one DIE as the type builder reads it, decoded either by
+// debug/dwarf (relocatable objects, and DWARF fastScan declines) or
+// straight from the section bytes.
+type entry struct {
+	off      dwarf.Offset
+	tag      dwarf.Tag
+	children bool
+	attrs    []attrVal
+}
+
+type attrVal struct {
+	at  dwarf.Attr
+	ref bool   // n is a .debug_info offset
+	n   int64  // constants, flags, addresses, references
+	s   string // strings
+	b   []byte // blocks and expressions
+}
+
+func (e *entry) get(a dwarf.Attr) *attrVal {
+	for i := range e.attrs {
+		if e.attrs[i].at == a {
+			return &e.attrs[i]
+		}
+	}
+	return nil
+}
+
+func (e *entry) str(a dwarf.Attr) string {
+	if v := e.get(a); v != nil {
+		return v.s
+	}
+	return ""
+}
+
+func (e *entry) num(a dwarf.Attr) (int64, bool) {
+	if v := e.get(a); v != nil && !v.ref && v.b == nil && v.s == "" {
+		return v.n, true
+	}
+	return 0, false
+}
+
+func (e *entry) flag(a dwarf.Attr) bool {
+	n, _ := e.num(a)
+	return n != 0
+}
+
+func (e *entry) ref(a dwarf.Attr) (dwarf.Offset, bool) {
+	if v := e.get(a); v != nil && v.ref {
+		return dwarf.Offset(v.n), true
+	}
+	return 0, false
+}
+
+func (e *entry) block(a dwarf.Attr) []byte {
+	if v := e.get(a); v != nil {
+		return v.b
+	}
+	return nil
+}
+
+// fromDwarf converts a debug/dwarf Entry.
+func fromDwarf(e *dwarf.Entry) *entry {
+	out := &entry{off: e.Offset, tag: e.Tag, children: e.Children, attrs: make([]attrVal, 0, len(e.Field))}
+	for _, f := range e.Field {
+		v := attrVal{at: f.Attr}
+		switch x := f.Val.(type) {
+		case string:
+			v.s = x
+		case int64:
+			v.n = x
+		case uint64:
+			v.n = int64(x)
+		case bool:
+			if x {
+				v.n = 1
+			}
+		case dwarf.Offset:
+			v.n, v.ref = int64(x), true
+		case []byte:
+			v.b = x
+		default:
+			continue
+		}
+		out.attrs = append(out.attrs, v)
+	}
+	return out
+}
+
+// dieSource reads entries for the builder.
+type dieSource interface {
+	// read returns the entry at off and its direct children; with
+	// paramsOnly, only the leading parameters (a subprogram's locals,
+	// blocks and call sites are most of its DWARF and not its type).
+	read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry)
+	addrSize() int
+}
+
+// dwarfSource reads with debug/dwarf.
+type dwarfSource struct{ r *dwarf.Reader }
+
+func (s dwarfSource) addrSize() int { return s.r.AddressSize() }
+
+func isParam(t dwarf.Tag) bool {
+	return t == dwarf.TagFormalParameter || t == dwarf.TagUnspecifiedParameters
+}
+
+func (s dwarfSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
+	s.r.Seek(off)
+	r := &forward{r: s.r}
+	e, err := r.Next()
+	if err != nil || e == nil || e.Offset != off || e.Tag == 0 {
+		return nil, nil
+	}
+	var kids []*entry
+	for e.Children {
+		c, err := r.Next()
+		if err != nil || c == nil || c.Tag == 0 || paramsOnly && !isParam(c.Tag) {
+			break
+		}
+		kids = append(kids, fromDwarf(c))
+		if c.Children {
+			r.SkipChildren()
+		}
+	}
+	return fromDwarf(e), kids
+}
+
+// byteSource reads from the section bytes with the units fastScan found.
+type byteSource struct {
+	s     *sections
+	units []scannedUnit
+	last  *unitHeader
+}
+
+type scannedUnit struct {
+	h   unitHeader
+	tab abbrevTable
+}
+
+func (b *byteSource) addrSize() int {
+	if b.last != nil {
+		return b.last.addrSize
+	}
+	return 8
+}
+
+func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
+	o := uint64(off)
+	i := sort.Search(len(b.units), func(i int) bool { return b.units[i].h.end > o })
+	if i == len(b.units) || o < b.units[i].h.data {
+		return nil, nil
+	}
+	u := &b.units[i]
+	b.last = &u.h
+	r := reader{b: b.s.info[:u.h.end], off: o, order: b.s.order}
+	e, ok := r.full(b.s, &u.h, u.tab)
+	if !ok || e == nil {
+		return nil, nil
+	}
+	var kids []*entry
+	for e.children {
+		c, ok := r.full(b.s, &u.h, u.tab)
+		if !ok || c == nil || paramsOnly && !isParam(c.tag) {
+			break
+		}
+		kids = append(kids, c)
+		if c.children {
+			if sib, ok := c.ref(dwarf.AttrSibling); ok && uint64(sib) > uint64(c.off) && uint64(sib) <= u.h.end {
+				r.off = uint64(sib)
+			} else if r.skipTree(b.s, &u.h, u.tab) != nil {
+				break
+			}
+		}
+	}
+	return e, kids
+}
+
+// full decodes one DIE with all its attributes; nil for a null entry.
+func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool) {
+	off := r.off
+	a, err := r.abbrev(tab)
+	if a == nil {
+		return nil, err == nil
+	}
+	e := &entry{off: dwarf.Offset(off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, len(a.attrs))}
+	for _, at := range a.attrs {
+		form, start, val, ok := r.attr(at, u)
+		if !ok {
+			return nil, false
+		}
+		v := attrVal{at: dwarf.Attr(at.attr), n: int64(val)}
+		switch form {
+		case formString:
+			v.s = string(r.b[start : r.off-1])
+		case formStrp:
+			v.s = string(cstring(s.str, val))
+		case formLineStrp:
+			v.s = string(cstring(s.lineStr, val))
+		case formRef1, formRef2, formRef4, formRef8, formRefUdata:
+			v.n, v.ref = int64(u.start+val), true
+		case formRefAddr:
+			v.ref = true
+		case formSdata:
+			// skipForm returned the signed value's bits.
+		case formImplicitConst:
+			v.n = at.implicit
+		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
+			v.b = r.b[r.off-val : r.off]
+		case formData1, formData2, formData4, formData8, formUdata, formFlag, formFlagPresent, formAddr:
+		default:
+			continue // strx, sec_offset, ...: not used by the builder
+		}
+		e.attrs = append(e.attrs, v)
+	}
+	return e, true
+}

@@ -1,0 +1,560 @@
+package abi
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"encoding/binary"
+	"errors"
+)
+
+// fastScan builds the same index as scan straight from the section bytes,
+// without debug/dwarf's Entry values: it decodes only the attributes the
+// index needs and skips the rest by form. Most of the time spent reading a
+// libc's DWARF was in building Entries nobody looked at. Anything it does
+// not expect (a unit type, a form, a string form that needs a base) makes
+// it return errSlowPath, and the caller falls back to scan.
+func fastScan(s *sections, wantNames bool) (*index, []scannedUnit, error) {
+	ix := newIndex()
+	var units []scannedUnit
+	seenName := map[string]bool{}
+	abbrevs := map[uint64]abbrevTable{}
+	// Attribute specs take at least two bytes each, abbreviations four.
+	slab := &abbrevSlab{
+		abbrevs: make([]abbrev, 0, len(s.abbrev)/16),
+		attrs:   make([]abbrevAttr, 0, len(s.abbrev)/3),
+	}
+	info := s.info
+	for off := uint64(0); off < uint64(len(info)); {
+		u, err := readUnitHeader(info, off, s.order)
+		if err != nil {
+			return nil, nil, err
+		}
+		next := u.end
+		if u.kind == unitCompile {
+			tab, ok := abbrevs[u.abbrevOff]
+			if !ok {
+				if tab, err = slab.parse(s.abbrev, u.abbrevOff); err != nil {
+					return nil, nil, err
+				}
+				abbrevs[u.abbrevOff] = tab
+			}
+			if err := ix.scanUnit(s, &u, tab, wantNames, seenName); err != nil {
+				return nil, nil, err
+			}
+			units = append(units, scannedUnit{h: u, tab: tab})
+		}
+		off = next
+	}
+	return ix, units, nil
+}
+
+var errSlowPath = errors.New("DWARF needs the general reader")
+
+// sections are the DWARF sections of a linked file, decompressed.
+type sections struct {
+	info, abbrev, str, lineStr []byte
+	strOffsets, addr           []byte
+	order                      binary.ByteOrder
+}
+
+const (
+	unitCompile = iota
+	unitOther
+)
+
+type unitHeader struct {
+	start, data, end uint64 // unit start, first DIE, end
+	version          uint16
+	dwarf64          bool
+	addrSize         int
+	abbrevOff        uint64
+	kind             int
+}
+
+func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, error) {
+	u := unitHeader{start: off}
+	r := reader{b: b, off: off, order: order}
+	n := uint64(r.u32())
+	if n == 0xffffffff {
+		u.dwarf64 = true
+		n = r.u64()
+	} else if n >= 0xfffffff0 {
+		return u, errSlowPath
+	}
+	if r.err || n > uint64(len(b))-r.off {
+		return u, errSlowPath
+	}
+	u.end = r.off + n
+	u.version = r.u16()
+	switch {
+	case u.version >= 2 && u.version <= 4:
+		u.abbrevOff = r.offset(u.dwarf64)
+		u.addrSize = int(r.u8())
+	case u.version == 5:
+		ut := r.u8()
+		u.addrSize = int(r.u8())
+		u.abbrevOff = r.offset(u.dwarf64)
+		if ut != 1 && ut != 3 { // DW_UT_compile, DW_UT_partial
+			u.kind = unitOther
+		}
+	default:
+		return u, errSlowPath
+	}
+	if r.err || r.off > u.end || (u.addrSize != 4 && u.addrSize != 8) {
+		return u, errSlowPath
+	}
+	u.data = r.off
+	return u, nil
+}
+
+type abbrevAttr struct {
+	attr, form uint16
+	implicit   int64
+}
+
+type abbrev struct {
+	tag      uint16
+	children bool
+	attrs    []abbrevAttr // nil for a code the table does not define
+}
+
+// abbrevTable is indexed by abbreviation code; compilers number them
+// densely from 1.
+type abbrevTable []abbrev
+
+func (t abbrevTable) get(code uint64) *abbrev {
+	if code < uint64(len(t)) && t[code].attrs != nil {
+		return &t[code]
+	}
+	return nil
+}
+
+// abbrevSlab holds the tables of one file: a libc has thousands of units,
+// each with its own small table, and one backing array per kind keeps that
+// from being thousands of growing slices.
+type abbrevSlab struct {
+	abbrevs []abbrev
+	attrs   []abbrevAttr
+}
+
+// parse parses the table at off.
+func (sl *abbrevSlab) parse(b []byte, off uint64) (abbrevTable, error) {
+	base := len(sl.abbrevs)
+	sl.abbrevs = append(sl.abbrevs, abbrev{}) // code 0
+	r := reader{b: b, off: off}
+	for {
+		code := r.uleb()
+		if r.err {
+			return nil, errSlowPath
+		}
+		if code == 0 {
+			t := sl.abbrevs[base:len(sl.abbrevs):len(sl.abbrevs)]
+			return t, nil
+		}
+		if code > uint64(len(b)) || code > 1<<16 || code < uint64(len(sl.abbrevs)-base) {
+			return nil, errSlowPath // sparse or out of order: not what compilers write
+		}
+		tag := r.uleb()
+		a := abbrev{tag: uint16(tag), children: r.u8() == 1}
+		if tag > 0xffff {
+			return nil, errSlowPath
+		}
+		first := len(sl.attrs)
+		for {
+			at, form := r.uleb(), r.uleb()
+			if r.err {
+				return nil, errSlowPath
+			}
+			if at == 0 && form == 0 {
+				break
+			}
+			if at > 0xffff || form > 0xffff {
+				return nil, errSlowPath
+			}
+			aa := abbrevAttr{attr: uint16(at), form: uint16(form)}
+			if form == formImplicitConst {
+				aa.implicit = r.sleb()
+			}
+			sl.attrs = append(sl.attrs, aa)
+		}
+		// Non-nil even when empty: nil marks an unused code.
+		a.attrs = sl.attrs[first:len(sl.attrs):len(sl.attrs)]
+		for uint64(len(sl.abbrevs)-base) < code {
+			sl.abbrevs = append(sl.abbrevs, abbrev{})
+		}
+		sl.abbrevs = append(sl.abbrevs, a)
+	}
+}
+
+// attrMIPSLinkageName is DW_AT_MIPS_linkage_name, which older GCCs wrote.
+const attrMIPSLinkageName dwarf.Attr = 0x2007
+
+// DWARF constants used here (debug/dwarf does not export forms).
+const (
+	formAddr          = 0x01
+	formBlock2        = 0x03
+	formBlock4        = 0x04
+	formData2         = 0x05
+	formData4         = 0x06
+	formData8         = 0x07
+	formString        = 0x08
+	formBlock         = 0x09
+	formBlock1        = 0x0a
+	formData1         = 0x0b
+	formFlag          = 0x0c
+	formSdata         = 0x0d
+	formStrp          = 0x0e
+	formUdata         = 0x0f
+	formRefAddr       = 0x10
+	formRef1          = 0x11
+	formRef2          = 0x12
+	formRef4          = 0x13
+	formRef8          = 0x14
+	formRefUdata      = 0x15
+	formIndirect      = 0x16
+	formSecOffset     = 0x17
+	formExprloc       = 0x18
+	formFlagPresent   = 0x19
+	formStrx          = 0x1a
+	formAddrx         = 0x1b
+	formRefSup4       = 0x1c
+	formStrpSup       = 0x1d
+	formData16        = 0x1e
+	formLineStrp      = 0x1f
+	formRefSig8       = 0x20
+	formImplicitConst = 0x21
+	formLoclistx      = 0x22
+	formRnglistx      = 0x23
+	formRefSup8       = 0x24
+	formStrx1         = 0x25
+	formStrx2         = 0x26
+	formStrx3         = 0x27
+	formStrx4         = 0x28
+	formAddrx1        = 0x29
+	formAddrx2        = 0x2a
+	formAddrx3        = 0x2b
+	formAddrx4        = 0x2c
+)
+
+// die is the part of a top-level entry the index uses.
+type die struct {
+	off                   uint64
+	tag                   uint64
+	name, linkName        []byte
+	external, declaration bool
+	lowpc                 uint64
+	hasLowpc              bool
+	location              []byte
+	origin, sibling       uint64
+	hasOrigin, hasSibling bool
+}
+
+func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames bool, seenName map[string]bool) error {
+	r := reader{b: s.info[:u.end], off: u.data, order: s.order}
+	// The unit DIE itself.
+	var d die
+	a, err := r.entry(s, u, tab, &d)
+	if err != nil || a == nil || !a.children {
+		return err
+	}
+	if dwarf.Tag(a.tag) != dwarf.TagCompileUnit && dwarf.Tag(a.tag) != dwarf.TagPartialUnit {
+		return nil
+	}
+	for r.off < u.end {
+		d = die{off: r.off}
+		a, err := r.entry(s, u, tab, &d)
+		if err != nil {
+			return err
+		}
+		if a == nil {
+			break // end of the unit's children
+		}
+		if a.children {
+			if d.hasSibling && d.sibling > d.off && d.sibling <= u.end {
+				r.off = d.sibling
+			} else if err := r.skipTree(s, u, tab); err != nil {
+				return err
+			}
+		}
+		ix.addDIE(&d, wantNames, seenName)
+	}
+	return nil
+}
+
+// skipTree skips the children of the entry just read.
+func (r *reader) skipTree(s *sections, u *unitHeader, tab abbrevTable) error {
+	depth := 1
+	var d die
+	for depth > 0 {
+		if r.off >= uint64(len(r.b)) {
+			return errSlowPath
+		}
+		a, err := r.entry(s, u, tab, &d)
+		if err != nil {
+			return err
+		}
+		if a == nil {
+			depth--
+		} else if a.children {
+			depth++
+		}
+	}
+	return nil
+}
+
+// entry reads one DIE into d (only the attributes the index uses); nil
+// abbrev means a null entry.
+func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*abbrev, error) {
+	a, err := r.abbrev(tab)
+	if a == nil {
+		return nil, err
+	}
+	d.tag = uint64(a.tag)
+	for _, at := range a.attrs {
+		form, start, val, ok := r.attr(at, u)
+		if !ok {
+			return nil, errSlowPath
+		}
+		switch dwarf.Attr(at.attr) {
+		case dwarf.AttrName, dwarf.AttrLinkageName, attrMIPSLinkageName:
+			var str []byte
+			switch form {
+			case formString:
+				str = r.b[start : r.off-1]
+			case formStrp:
+				str = cstring(s.str, val)
+			case formLineStrp:
+				str = cstring(s.lineStr, val)
+			default:
+				return nil, errSlowPath
+			}
+			if dwarf.Attr(at.attr) == dwarf.AttrName {
+				d.name = str
+			} else {
+				d.linkName = str
+			}
+		case dwarf.AttrExternal:
+			d.external = val != 0 || form == formFlagPresent
+		case dwarf.AttrDeclaration:
+			d.declaration = val != 0 || form == formFlagPresent
+		case dwarf.AttrLowpc:
+			if form != formAddr {
+				return nil, errSlowPath
+			}
+			d.lowpc, d.hasLowpc = val, true
+		case dwarf.AttrLocation:
+			if form == formExprloc || form == formBlock1 || form == formBlock {
+				d.location = r.b[r.off-val : r.off]
+			}
+		case dwarf.AttrAbstractOrigin, dwarf.AttrSpecification, dwarf.AttrSibling:
+			var ref uint64
+			switch form {
+			case formRef1, formRef2, formRef4, formRef8, formRefUdata:
+				ref = u.start + val
+			case formRefAddr:
+				ref = val
+			default:
+				return nil, errSlowPath
+			}
+			if dwarf.Attr(at.attr) == dwarf.AttrSibling {
+				d.sibling, d.hasSibling = ref, true
+			} else {
+				d.origin, d.hasOrigin = ref, true
+			}
+		}
+	}
+	return a, nil
+}
+
+// abbrev reads an entry's abbreviation code: nil, nil for a null entry.
+func (r *reader) abbrev(tab abbrevTable) (*abbrev, error) {
+	code := r.uleb()
+	if r.err {
+		return nil, errSlowPath
+	}
+	if code == 0 {
+		return nil, nil
+	}
+	if a := tab.get(code); a != nil {
+		return a, nil
+	}
+	return nil, errSlowPath
+}
+
+// attr reads one attribute value: its form (indirect resolved), where it
+// starts, and its number (see skipForm).
+func (r *reader) attr(at abbrevAttr, u *unitHeader) (form, start, val uint64, ok bool) {
+	form = uint64(at.form)
+	if form == formIndirect {
+		form = r.uleb()
+	}
+	start = r.off
+	val, ok = r.skipForm(form, u)
+	return form, start, val, ok && !r.err
+}
+
+// skipForm reads past one attribute value and returns it when it is a
+// number (or a block's length; the block ends at r.off).
+func (r *reader) skipForm(form uint64, u *unitHeader) (uint64, bool) {
+	switch form {
+	case formAddr:
+		if u.addrSize == 4 {
+			return uint64(r.u32()), true
+		}
+		return r.u64(), true
+	case formData1, formRef1, formFlag, formStrx1, formAddrx1:
+		return uint64(r.u8()), true
+	case formData2, formRef2, formStrx2, formAddrx2:
+		return uint64(r.u16()), true
+	case formStrx3, formAddrx3:
+		r.skip(3)
+		return 0, true
+	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
+		return uint64(r.u32()), true
+	case formData8, formRef8, formRefSig8, formRefSup8:
+		return r.u64(), true
+	case formData16:
+		r.skip(16)
+		return 0, true
+	case formSdata:
+		return uint64(r.sleb()), true
+	case formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx:
+		return r.uleb(), true
+	case formStrp, formLineStrp, formSecOffset, formStrpSup:
+		return r.offset(u.dwarf64), true
+	case formRefAddr:
+		if u.version == 2 {
+			if u.addrSize == 4 {
+				return uint64(r.u32()), true
+			}
+			return r.u64(), true
+		}
+		return r.offset(u.dwarf64), true
+	case formString:
+		i := bytes.IndexByte(r.b[min(r.off, uint64(len(r.b))):], 0)
+		if i < 0 {
+			return 0, false
+		}
+		r.off += uint64(i) + 1
+		return 0, true
+	case formBlock1:
+		n := uint64(r.u8())
+		r.skip(n)
+		return n, true
+	case formBlock2:
+		n := uint64(r.u16())
+		r.skip(n)
+		return n, true
+	case formBlock4:
+		n := uint64(r.u32())
+		r.skip(n)
+		return n, true
+	case formBlock, formExprloc:
+		n := r.uleb()
+		r.skip(n)
+		return n, true
+	case formFlagPresent, formImplicitConst:
+		return 1, true
+	}
+	return 0, false
+}
+
+func cstring(b []byte, off uint64) []byte {
+	if off >= uint64(len(b)) {
+		return nil
+	}
+	b = b[off:]
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// reader decodes DWARF numbers; any read past the end sets err and
+// returns zero, so callers check once per entry.
+type reader struct {
+	b     []byte
+	off   uint64
+	order binary.ByteOrder
+	err   bool
+}
+
+func (r *reader) take(n uint64) []byte {
+	if r.err || n > uint64(len(r.b)) || r.off > uint64(len(r.b))-n {
+		r.err = true
+		return nil
+	}
+	p := r.b[r.off : r.off+n]
+	r.off += n
+	return p
+}
+
+func (r *reader) skip(n uint64) { r.take(n) }
+
+func (r *reader) u8() uint8 {
+	if p := r.take(1); p != nil {
+		return p[0]
+	}
+	return 0
+}
+
+func (r *reader) u16() uint16 {
+	if p := r.take(2); p != nil {
+		return r.order.Uint16(p)
+	}
+	return 0
+}
+
+func (r *reader) u32() uint32 {
+	if p := r.take(4); p != nil {
+		return r.order.Uint32(p)
+	}
+	return 0
+}
+
+func (r *reader) u64() uint64 {
+	if p := r.take(8); p != nil {
+		return r.order.Uint64(p)
+	}
+	return 0
+}
+
+func (r *reader) offset(dwarf64 bool) uint64 {
+	if dwarf64 {
+		return r.u64()
+	}
+	return uint64(r.u32())
+}
+
+// leb reads a LEB128 number: its low 64 bits, how many bits it had and
+// its last byte (for the sign).
+func (r *reader) leb() (v uint64, bits uint, last byte) {
+	for {
+		if r.err || r.off >= uint64(len(r.b)) {
+			r.err = true
+			return 0, 0, 0
+		}
+		c := r.b[r.off]
+		r.off++
+		if bits < 64 {
+			v |= uint64(c&0x7f) << bits
+		}
+		bits += 7
+		if c&0x80 == 0 {
+			return v, bits, c
+		}
+	}
+}
+
+func (r *reader) uleb() uint64 {
+	v, _, _ := r.leb()
+	return v
+}
+
+func (r *reader) sleb() int64 {
+	v, bits, last := r.leb()
+	if bits < 64 && last&0x40 != 0 {
+		v |= ^uint64(0) << bits
+	}
+	return int64(v)
+}

@@ -1,0 +1,201 @@
+package abi
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// HeaderOptions say what to compile and what to keep.
+type HeaderOptions struct {
+	Includes []string // -I directories
+	Headers  []string // included in this order
+	// Types are type names or globs (path.Match syntax) matched against
+	// the table key ("struct foo") and against the bare name ("foo").
+	Types []string
+	// Consts are macro or enum constant names to evaluate.
+	Consts []string
+	// CC is the compiler; empty means "cc", or TARGET-gcc with Arch.
+	CC string
+	// Arch is a target architecture (aarch64, ...) for a cross compiler.
+	Arch  string
+	Flags []string // extra compiler flags (-D...)
+}
+
+// ErrNoCompiler is wrapped by Headers when the C compiler is not on PATH.
+var ErrNoCompiler = errors.New("C compiler not found on PATH")
+
+var constName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Headers compiles a translation unit that includes the headers, with all
+// declared types kept in the debug info, and reads the types that match
+// opt.Types (and all they reach) and the constants opt.Consts.
+func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
+	cc := opt.CC
+	if cc == "" {
+		cc = "cc"
+		if opt.Arch != "" {
+			cc = opt.Arch + "-linux-gnu-gcc"
+		}
+	}
+	ccPath, err := exec.LookPath(cc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cc, ErrNoCompiler)
+	}
+	var src bytes.Buffer
+	for _, h := range opt.Headers {
+		fmt.Fprintf(&src, "#include \"%s\"\n", strings.ReplaceAll(h, `"`, `\"`))
+	}
+	for _, c := range opt.Consts {
+		if !constName.MatchString(c) {
+			return nil, fmt.Errorf("constant %q is not a C identifier", c)
+		}
+		// Not static and used: -O0 keeps the object and its bytes in
+		// the data of the .o, where they are read back below.
+		fmt.Fprintf(&src, "__attribute__((used)) const unsigned long long abifloor_const_%s = (unsigned long long)(%s);\n", c, c)
+	}
+	dir, err := os.MkdirTemp("", "abifloor-headers-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	tu := filepath.Join(dir, "abifloor.c")
+	obj := filepath.Join(dir, "abifloor.o")
+	if err := os.WriteFile(tu, src.Bytes(), 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{"-g", "-O0", "-fno-eliminate-unused-debug-types", "-c", "-o", obj}
+	for _, i := range opt.Includes {
+		args = append(args, "-I", i)
+	}
+	args = append(args, opt.Flags...)
+	args = append(args, tu)
+	cmd := exec.CommandContext(ctx, ccPath, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s failed: %v\n%s", cc, err, strings.TrimSpace(stderr.String()))
+	}
+	return fromObject(obj, opt)
+}
+
+// fromObject reads the compiled translation unit.
+func fromObject(obj string, opt HeaderOptions) (*ABI, error) {
+	f, err := elf.Open(obj)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return guard(obj, func() (*ABI, error) {
+		a := &ABI{Schema: Schema, Arch: archName(f), DebugInfo: DebugHeaders, Symbols: []Symbol{}, Types: map[string]*Type{}}
+		d, err := f.DWARF()
+		if err != nil {
+			return nil, fmt.Errorf("%s: DWARF: %w", obj, err)
+		}
+		ix, err := scan(d, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: DWARF: %w", obj, err)
+		}
+		b := newBuilder(dwarfSource{r: d.Reader()}, ix, a, 1<<22)
+		for _, pat := range opt.Types {
+			if _, err := path.Match(pat, ""); err != nil {
+				return nil, fmt.Errorf("--type %q: %w", pat, err)
+			}
+			found := false
+			for _, key := range ix.names {
+				if !matchType(pat, key) {
+					continue
+				}
+				found = true
+				if !contains(a.Roots, key) {
+					a.Roots = append(a.Roots, key)
+				}
+			}
+			if !found {
+				return nil, fmt.Errorf("no type matches %q in %s", pat, strings.Join(opt.Headers, ", "))
+			}
+		}
+		a.Sort()
+		for _, key := range a.Roots {
+			if off, ok := ix.defs[key]; ok {
+				b.at(off, 0)
+			} else if off, ok := ix.decls[key]; ok {
+				b.at(off, 0)
+			}
+		}
+		consts, err := readConsts(f, opt.Consts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", obj, err)
+		}
+		a.Constants = consts
+		a.Sort()
+		return a, nil
+	})
+}
+
+// matchType matches a pattern against a type key and its bare name.
+func matchType(pat, key string) bool {
+	if ok, _ := path.Match(pat, key); ok {
+		return true
+	}
+	_, bare, found := strings.Cut(key, " ")
+	if !found || strings.HasPrefix(key, "unsigned") || strings.HasPrefix(key, "long") || strings.HasPrefix(key, "short") || strings.HasPrefix(key, "signed") {
+		return false
+	}
+	ok, _ := path.Match(pat, bare)
+	return ok
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// readConsts reads abifloor_const_NAME objects from the symbol table and
+// section data of the relocatable object.
+func readConsts(f *elf.File, names []string) ([]Constant, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("symbol table: %w", err)
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		want["abifloor_const_"+n] = true
+	}
+	var out []Constant
+	for _, s := range syms {
+		if !want[s.Name] || s.Size != 8 || int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
+			continue
+		}
+		sec := f.Sections[s.Section]
+		if sec.Type == elf.SHT_NOBITS {
+			out = append(out, Constant{Name: strings.TrimPrefix(s.Name, "abifloor_const_")})
+			continue
+		}
+		var v [8]byte
+		if _, err := sec.ReadAt(v[:], int64(s.Value)); err != nil {
+			return nil, fmt.Errorf("constant %s: %w", s.Name, err)
+		}
+		out = append(out, Constant{Name: strings.TrimPrefix(s.Name, "abifloor_const_"), Value: f.ByteOrder.Uint64(v[:])})
+		delete(want, s.Name)
+	}
+	for n := range want {
+		return nil, fmt.Errorf("constant %s not found in the object", strings.TrimPrefix(n, "abifloor_const_"))
+	}
+	return out, nil
+}

@@ -1,0 +1,309 @@
+package abi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Schema is the version of the JSON form written by this package.
+const Schema = 1
+
+// Where the types of an ABI came from (ABI.DebugInfo).
+const (
+	DebugDWARF   = "dwarf"   // DWARF of the file or of its separate debug file
+	DebugNone    = "none"    // no debug info found: symbols only
+	DebugHeaders = "headers" // C headers compiled by Headers
+)
+
+// ABI is the binary interface of one library or header tree.
+type ABI struct {
+	Schema    int    `json:"schema"`
+	Arch      string `json:"arch,omitempty"`
+	SOName    string `json:"soname,omitempty"`
+	DebugInfo string `json:"debug_info"`
+	// DebugFile names where the DWARF was read when it was not the file
+	// itself. It is not part of the fingerprint.
+	DebugFile string           `json:"debug_file,omitempty"`
+	Symbols   []Symbol         `json:"symbols"`
+	Types     map[string]*Type `json:"types"`
+	// Roots are the type keys a header extraction asked for.
+	Roots     []string   `json:"roots,omitempty"`
+	Constants []Constant `json:"constants,omitempty"`
+	// Digest is the fingerprint as written in dumps; Fingerprint() ignores
+	// it.
+	Digest string `json:"fingerprint,omitempty"`
+}
+
+// Symbol is one exported dynamic symbol.
+type Symbol struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	// Default is true for name@@VERSION, the version a new link binds to.
+	Default bool   `json:"default,omitempty"`
+	Kind    string `json:"kind"`    // func, object, tls, ifunc, common, notype
+	Binding string `json:"binding"` // global, weak, unique
+	Size    uint64 `json:"size,omitempty"`
+	// Type is a function's signature (kind func) or a variable's type,
+	// when debug info describes the symbol.
+	Type *Type `json:"type,omitempty"`
+
+	addr uint64 // st_value, to match DWARF by address when names differ
+}
+
+// String writes the symbol as name@@VERSION, name@VERSION or name.
+func (s Symbol) String() string {
+	switch {
+	case s.Version == "":
+		return s.Name
+	case s.Default:
+		return s.Name + "@@" + s.Version
+	}
+	return s.Name + "@" + s.Version
+}
+
+// ID is the symbol's identity for comparison: name@VERSION whether or not
+// the version is the default, so a default that moves is not a removal.
+func (s Symbol) ID() string {
+	if s.Version == "" {
+		return s.Name
+	}
+	return s.Name + "@" + s.Version
+}
+
+// Kind is what a Type is.
+type Kind string
+
+// The kinds of Type.
+const (
+	Base     Kind = "base"
+	Struct   Kind = "struct"
+	Union    Kind = "union"
+	Enum     Kind = "enum"
+	Typedef  Kind = "typedef"
+	Pointer  Kind = "pointer"
+	Array    Kind = "array"
+	Func     Kind = "func"
+	Const    Kind = "const"
+	Volatile Kind = "volatile"
+	Restrict Kind = "restrict"
+	Void     Kind = "void"
+	Unknown  Kind = "unknown"
+)
+
+// Type is a node of the type graph. A reference node has only Ref set: the
+// key of a named type in ABI.Types. Every other node is written in full.
+type Type struct {
+	Ref  string `json:"ref,omitempty"`
+	Kind Kind   `json:"kind,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Size in bytes; 0 for void, functions and incomplete types.
+	Size int64 `json:"size,omitempty"`
+	// Encoding of a base type: signed, unsigned, signed_char,
+	// unsigned_char, bool, float, complex, address.
+	Encoding string `json:"encoding,omitempty"`
+	// Incomplete marks a declaration without a definition (struct foo;).
+	Incomplete bool `json:"incomplete,omitempty"`
+	// Elem is the target of a pointer, typedef or qualifier, the element
+	// of an array and the return type of a function.
+	Elem *Type `json:"elem,omitempty"`
+	// Count is an array's length; -1 for a flexible array (x[]).
+	Count       int64        `json:"count,omitempty"`
+	Members     []Member     `json:"members,omitempty"`
+	Enumerators []Enumerator `json:"enumerators,omitempty"`
+	Params      []*Type      `json:"params,omitempty"`
+	Variadic    bool         `json:"variadic,omitempty"`
+}
+
+// Member is a data member of a struct or union.
+type Member struct {
+	Name   string `json:"name"` // empty for an anonymous struct or union member
+	Offset int64  `json:"offset"`
+	// BitOffset (from the start of the aggregate) and BitSize are set for
+	// bit-fields only.
+	BitOffset int64 `json:"bit_offset,omitempty"`
+	BitSize   int64 `json:"bit_size,omitempty"`
+	Type      *Type `json:"type"`
+}
+
+// Enumerator is one constant of an enum.
+type Enumerator struct {
+	Name  string `json:"name"`
+	Value int64  `json:"value"`
+}
+
+// Constant is a named integer constant, such as an ioctl number.
+type Constant struct {
+	Name  string `json:"name"`
+	Value uint64 `json:"value"`
+}
+
+// Key is the key a named type has in ABI.Types: "struct foo", "union u",
+// "enum e" or the bare name of a typedef or base type.
+func Key(k Kind, name string) string {
+	switch k {
+	case Struct, Union, Enum:
+		return string(k) + " " + name
+	}
+	return name
+}
+
+// Canonical returns the canonical JSON of a: symbols and constants sorted,
+// no indentation, no HTML escaping, no Digest or DebugFile. Equal
+// ABIs give equal bytes.
+func (a *ABI) Canonical() []byte {
+	c := *a
+	c.Digest = ""
+	c.DebugFile = ""
+	c.Schema = Schema
+	c.Sort()
+	if c.Types == nil {
+		c.Types = map[string]*Type{}
+	}
+	if c.Symbols == nil {
+		c.Symbols = []Symbol{}
+	}
+	return marshal(&c)
+}
+
+// Sort puts symbols, constants and roots in their canonical order.
+func (a *ABI) Sort() {
+	sort.Slice(a.Symbols, func(i, j int) bool {
+		x, y := a.Symbols[i], a.Symbols[j]
+		if x.Name != y.Name {
+			return x.Name < y.Name
+		}
+		return x.Version < y.Version
+	})
+	sort.Slice(a.Constants, func(i, j int) bool { return a.Constants[i].Name < a.Constants[j].Name })
+	sort.Strings(a.Roots)
+}
+
+func marshal(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only plain data is encoded here; an error is a bug.
+		panic(err)
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// Fingerprint is "sha256:" and the hex sha256 of the canonical JSON.
+func (a *ABI) Fingerprint() string {
+	return sum(a.Canonical())
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(h[:])
+}
+
+// TypeFingerprints returns a fingerprint for each named type that covers
+// the type and everything it reaches: a change to a nested struct changes
+// the fingerprint of every type that contains it. A reference back to a type
+// that is still being hashed (a recursive type) is hashed as its name and
+// its depth on the stack, so cycles are finite and the result depends only
+// on the types, not on the order they are visited in.
+func (a *ABI) TypeFingerprints() map[string]string {
+	h := &hasher{types: a.Types, done: map[string]string{}, onStack: map[string]int{}}
+	out := make(map[string]string, len(a.Types))
+	keys := make([]string, 0, len(a.Types))
+	for k := range a.Types {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out[k], _ = h.hash(k)
+	}
+	return out
+}
+
+type hasher struct {
+	types   map[string]*Type
+	done    map[string]string
+	onStack map[string]int
+	stack   []string
+}
+
+// hash returns the deep fingerprint of key and the lowest stack depth its
+// subtree referred back to (len(stack) when it did not).
+func (h *hasher) hash(key string) (string, int) {
+	if d, ok := h.onStack[key]; ok {
+		return fmt.Sprintf("^%d", len(h.stack)-d), d
+	}
+	if s, ok := h.done[key]; ok {
+		return s, len(h.stack)
+	}
+	t := h.types[key]
+	depth := len(h.stack)
+	h.onStack[key] = depth
+	h.stack = append(h.stack, key)
+	var b strings.Builder
+	b.WriteString(key)
+	b.WriteByte(0)
+	b.Write(marshal(t))
+	low := depth + 1
+	for _, r := range refs(t, nil) {
+		s, l := h.hash(r)
+		low = min(low, l)
+		b.WriteByte(0)
+		b.WriteString(r)
+		b.WriteByte('=')
+		b.WriteString(s)
+	}
+	h.stack = h.stack[:depth]
+	delete(h.onStack, key)
+	s := sum([]byte(b.String()))
+	if low > depth {
+		// Only a subtree that did not refer above itself has a value
+		// independent of the path that reached it.
+		h.done[key] = s
+	}
+	return s, low
+}
+
+// Refs returns the distinct keys of the named types t refers to directly,
+// in order of first use; nil for a nil type.
+func (t *Type) Refs() []string { return refs(t, nil) }
+
+// refs appends the distinct keys t refers to, in order of first use.
+func refs(t *Type, out []string) []string {
+	seen := map[string]bool{}
+	var walk func(t *Type)
+	walk = func(t *Type) {
+		if t == nil {
+			return
+		}
+		if t.Ref != "" {
+			if !seen[t.Ref] {
+				seen[t.Ref] = true
+				out = append(out, t.Ref)
+			}
+			return
+		}
+		walk(t.Elem)
+		for _, m := range t.Members {
+			walk(m.Type)
+		}
+		for _, p := range t.Params {
+			walk(p)
+		}
+	}
+	walk(t)
+	return out
+}
+
+// Resolve follows a reference to the named type it names; other nodes are
+// returned as they are. A dangling reference yields nil.
+func (a *ABI) Resolve(t *Type) *Type {
+	if t != nil && t.Ref != "" {
+		return a.Types[t.Ref]
+	}
+	return t
+}

@@ -1,0 +1,87 @@
+package abi
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// WriteText writes a for people: a header line, each symbol with its C
+// declaration when known, then each named type with its layout.
+func WriteText(w io.Writer, a *ABI) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "arch %s", a.Arch)
+	if a.SOName != "" {
+		fmt.Fprintf(bw, ", soname %s", a.SOName)
+	}
+	fmt.Fprintf(bw, ", debug info %s", a.DebugInfo)
+	if a.DebugFile != "" {
+		fmt.Fprintf(bw, " (%s)", a.DebugFile)
+	}
+	fmt.Fprintf(bw, "\nfingerprint %s\n", a.Fingerprint())
+	if len(a.Symbols) > 0 {
+		fmt.Fprintf(bw, "\nsymbols (%d):\n", len(a.Symbols))
+	}
+	for _, s := range a.Symbols {
+		decl := ""
+		if s.Type != nil {
+			decl = "  " + strings.TrimSpace(declare(s.Type, s.Name))
+		}
+		fmt.Fprintf(bw, "  %-8s %-6s %s%s\n", s.Kind, s.Binding, s.String(), decl)
+	}
+	if len(a.Types) > 0 {
+		fmt.Fprintf(bw, "\ntypes (%d):\n", len(a.Types))
+	}
+	for _, k := range slices.Sorted(maps.Keys(a.Types)) {
+		writeType(bw, k, a.Types[k], "  ")
+	}
+	if len(a.Constants) > 0 {
+		fmt.Fprintf(bw, "\nconstants (%d):\n", len(a.Constants))
+	}
+	for _, c := range a.Constants {
+		fmt.Fprintf(bw, "  %s = %#x\n", c.Name, c.Value)
+	}
+	return bw.Flush()
+}
+
+func writeType(w io.Writer, key string, t *Type, indent string) {
+	switch {
+	case t == nil:
+		fmt.Fprintf(w, "%s%s: ?\n", indent, key)
+	case t.Kind == Typedef:
+		if t.Elem != nil && t.Elem.Ref == "" && (t.Elem.Kind == Struct || t.Elem.Kind == Union || t.Elem.Kind == Enum) {
+			writeType(w, "typedef "+key+" = "+string(t.Elem.Kind), t.Elem, indent)
+			return
+		}
+		fmt.Fprintf(w, "%stypedef %s = %s\n", indent, key, Spell(t.Elem))
+	case t.Kind == Struct || t.Kind == Union:
+		if t.Incomplete {
+			fmt.Fprintf(w, "%s%s (declared only)\n", indent, key)
+			return
+		}
+		fmt.Fprintf(w, "%s%s (size %d)\n", indent, key, t.Size)
+		for _, m := range t.Members {
+			at := fmt.Sprintf("@%d", m.Offset)
+			if m.BitSize > 0 {
+				at = fmt.Sprintf("@%d.%d:%d", m.BitOffset/8, m.BitOffset%8, m.BitSize)
+			}
+			if m.Type != nil && m.Type.Ref == "" && (m.Type.Kind == Struct || m.Type.Kind == Union) && m.Type.Name == "" {
+				writeType(w, at+" "+m.Name+" "+string(m.Type.Kind), m.Type, indent+"  ")
+				continue
+			}
+			fmt.Fprintf(w, "%s  %-8s %s\n", indent, at, strings.TrimSpace(declare(m.Type, m.Name)))
+		}
+	case t.Kind == Enum:
+		fmt.Fprintf(w, "%s%s (size %d)\n", indent, key, t.Size)
+		for _, e := range t.Enumerators {
+			fmt.Fprintf(w, "%s  %s = %d\n", indent, e.Name, e.Value)
+		}
+	case t.Kind == Base:
+		fmt.Fprintf(w, "%s%s (size %d, %s)\n", indent, key, t.Size, t.Encoding)
+	default:
+		fmt.Fprintf(w, "%s%s = %s\n", indent, key, Spell(t))
+	}
+}

@@ -1,0 +1,27 @@
+package abidiff_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abidiff"
+)
+
+// BenchmarkCompareGlibc is the comparison alone, both ABIs in memory: what
+// a range table pays per pair.
+func BenchmarkCompareGlibc(b *testing.B) {
+	dir := bullseye(b)
+	old, err := abi.LoadWith(filepath.Join(dir, "lib/x86_64-linux-gnu/libc.so.6"), abi.Options{DebugDirs: []string{filepath.Join(dir, "usr/lib/debug")}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	new, err := abi.Load(hostLibc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		abidiff.Compare(old, new, nil)
+	}
+}

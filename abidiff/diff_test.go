@@ -1,0 +1,199 @@
+package abidiff_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abidiff"
+)
+
+// buildLib compiles testdata/NAME.c with its version script into a shared
+// library with debug info, using cc (skipping when cc is absent).
+func buildLib(t testing.TB, cc, name string) string {
+	t.Helper()
+	if _, err := exec.LookPath(cc); err != nil {
+		t.Skipf("%s not installed", cc)
+	}
+	out := filepath.Join(t.TempDir(), "lib"+name+".so")
+	cmd := exec.Command(cc, "-shared", "-fPIC", "-g", "-O0", "-o", out,
+		filepath.Join("testdata", name+".c"), "-Wl,--version-script="+filepath.Join("testdata", name+".map"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc, err, b)
+	}
+	return out
+}
+
+func load(t testing.TB, path string) *abi.ABI {
+	t.Helper()
+	a, err := abi.LoadWith(path, abi.Options{NoDefaultDebugDir: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestFixtureChanges compiles two versions of a small library, for each
+// compiler present, and checks every kind of change is found and classed.
+func TestFixtureChanges(t *testing.T) {
+	for _, cc := range []string{"gcc", "aarch64-linux-gnu-gcc"} {
+		t.Run(cc, func(t *testing.T) {
+			old := load(t, buildLib(t, cc, "v1"))
+			new := load(t, buildLib(t, cc, "v2"))
+			if old.DebugInfo != abi.DebugDWARF {
+				t.Fatalf("debug_info = %q, want dwarf", old.DebugInfo)
+			}
+			r := abidiff.Compare(old, new, nil)
+			want := abidiff.SymbolChanges{
+				Removed: []string{"removed_fn@@LIBT_1.0"},
+				Added:   []string{"LIBT_2.0@@LIBT_2.0", "added_fn@@LIBT_2.0", "bumped@@LIBT_2.0"},
+				Changed: []string{"bumped@@LIBT_1.0 -> bumped@@LIBT_2.0"},
+			}
+			if !slices.Equal(r.Symbols.Removed, want.Removed) || !slices.Equal(r.Symbols.Added, want.Added) || !slices.Equal(r.Symbols.Changed, want.Changed) {
+				t.Errorf("symbols = %+v\nwant %+v", r.Symbols, want)
+			}
+			if !slices.Equal(r.Private.Removed, []string{"LIBT_PRIVATE@@LIBT_PRIVATE", "private_fn@@LIBT_PRIVATE"}) {
+				t.Errorf("private removed = %v", r.Private.Removed)
+			}
+			wantTypes := map[string][]string{
+				"struct point":   {"size 8 -> 12", "member z added at offset 8 (int)"},
+				"struct reorder": {"member a: offset 0 -> 8", "member b: offset 8 -> 0"},
+				"struct widen":   {"size 8 -> 16", "member v: type int -> long int", "member w: offset 4 -> 8"},
+				"enum color":     {"enumerator GREEN: value 1 -> 5", "enumerator BLUE: value 2 -> 6"},
+				"struct flags":   {"member b: bit size 3 -> 5", "member c: bit offset 4 -> 6"},
+				"union val":      {"size 4 -> 8", "member d added at offset 0 (double)"},
+				"struct anon":    {"member pair: size 4 -> 6", "member pair: member s3 added at offset 4 (short int)"},
+				"PARAMS":         {"size 12 -> 16", "member hObjectNew: offset 8 -> 12", "member pad added at offset 8 (unsigned int)"},
+			}
+			got := map[string][]string{}
+			for _, tc := range r.Types {
+				got[tc.Name] = tc.Changes
+				if !tc.Incompatible {
+					t.Errorf("%s: classed compatible", tc.Name)
+				}
+			}
+			for name, changes := range wantTypes {
+				if !slices.Equal(got[name], changes) {
+					t.Errorf("%s: changes = %q, want %q", name, got[name], changes)
+				}
+			}
+			for _, unchanged := range []string{"struct node", "struct same"} {
+				if _, ok := got[unchanged]; ok {
+					t.Errorf("%s reported changed: %q", unchanged, got[unchanged])
+				}
+				if _, ok := new.Types[unchanged]; !ok {
+					t.Errorf("%s missing from the ABI", unchanged)
+				}
+			}
+			if len(got) != len(wantTypes) {
+				t.Errorf("changed types = %d, want %d: %v", len(got), len(wantTypes), got)
+			}
+			if r.Compatible || !r.Changed() {
+				t.Errorf("compatible=%v changed=%v, want incompatible change", r.Compatible, r.Changed())
+			}
+		})
+	}
+}
+
+// TestSameAndJSON compares a library with itself, and with its own ABI
+// JSON, which must be the same ABI.
+func TestSameAndJSON(t *testing.T) {
+	lib := buildLib(t, "gcc", "v1")
+	a := load(t, lib)
+	if r := abidiff.Compare(a, load(t, lib), nil); r.Changed() || !r.Compatible {
+		t.Fatalf("self diff: %+v", r)
+	}
+	js := filepath.Join(t.TempDir(), "v1.json")
+	if err := os.WriteFile(js, a.Canonical(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := load(t, js)
+	if b.Fingerprint() != a.Fingerprint() {
+		t.Errorf("JSON round trip changed the fingerprint: %s -> %s", a.Fingerprint(), b.Fingerprint())
+	}
+	if r := abidiff.Compare(a, b, nil); r.Changed() {
+		t.Errorf("ELF vs its JSON: %+v", r)
+	}
+}
+
+func TestCompatibleAddition(t *testing.T) {
+	a := &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugDWARF, Types: map[string]*abi.Type{
+		"enum e": {Kind: abi.Enum, Name: "e", Size: 4, Enumerators: []abi.Enumerator{{Name: "A", Value: 0}}},
+	}, Symbols: []abi.Symbol{{Name: "f", Version: "V_1", Default: true, Kind: "func", Binding: "global"}}}
+	b := &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugDWARF, Types: map[string]*abi.Type{
+		"enum e": {Kind: abi.Enum, Name: "e", Size: 4, Enumerators: []abi.Enumerator{{Name: "A", Value: 0}, {Name: "B", Value: 1}}},
+	}, Symbols: []abi.Symbol{
+		{Name: "f", Version: "V_1", Default: true, Kind: "func", Binding: "global"},
+		{Name: "g", Version: "V_2", Default: true, Kind: "func", Binding: "global"},
+		{Name: "h", Version: "V_PRIVATE", Default: true, Kind: "func", Binding: "global"},
+	}}
+	r := abidiff.Compare(a, b, nil)
+	if !r.Compatible || !r.Changed() {
+		t.Fatalf("want a compatible change: %+v", r)
+	}
+	if !slices.Equal(r.Symbols.Added, []string{"g@@V_2"}) || !slices.Equal(r.Private.Added, []string{"h@@V_PRIVATE"}) {
+		t.Errorf("added = %v, private added = %v", r.Symbols.Added, r.Private.Added)
+	}
+	// Removing it again is incompatible, but removing only the private
+	// symbol is not.
+	if r := abidiff.Compare(b, a, nil); r.Compatible {
+		t.Errorf("removal classed compatible")
+	}
+	c := *b
+	c.Symbols = b.Symbols[:2]
+	if r := abidiff.Compare(b, &c, nil); !r.Compatible || !slices.Equal(r.Private.Removed, []string{"h@@V_PRIVATE"}) {
+		t.Errorf("private removal: %+v", r)
+	}
+}
+
+func TestSuppressions(t *testing.T) {
+	tests := []struct {
+		rules   string
+		wantErr string
+	}{
+		{"symbol ^removed_\ntype ^struct (point|widen)$\n# comment\n\n", ""},
+		{"symbol", "want \"symbol REGEX\""},
+		{"frob x", "unknown rule \"frob\""},
+		{"type (", "missing closing )"},
+	}
+	for _, tt := range tests {
+		_, err := abidiff.ParseSuppressions("sup", strings.NewReader(tt.rules))
+		if (err == nil) != (tt.wantErr == "") || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%q: err = %v, want %q", tt.rules, err, tt.wantErr)
+		}
+	}
+	sup, _ := abidiff.ParseSuppressions("sup", strings.NewReader(tests[0].rules))
+	r := abidiff.Compare(load(t, buildLib(t, "gcc", "v1")), load(t, buildLib(t, "gcc", "v2")), sup)
+	if len(r.Symbols.Removed) != 0 {
+		t.Errorf("removed_fn not suppressed: %v", r.Symbols.Removed)
+	}
+	for _, tc := range r.Types {
+		if tc.Name == "struct point" || tc.Name == "struct widen" {
+			t.Errorf("%s not suppressed", tc.Name)
+		}
+	}
+}
+
+// TestPrivateTypes: a type only private symbols use may change freely.
+func TestPrivateTypes(t *testing.T) {
+	mk := func(size int64) *abi.ABI {
+		return &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugDWARF,
+			Types: map[string]*abi.Type{
+				"struct priv": {Kind: abi.Struct, Name: "priv", Size: size},
+				"int":         {Kind: abi.Base, Name: "int", Size: 4, Encoding: "signed"},
+			},
+			Symbols: []abi.Symbol{
+				{Name: "pub", Version: "V_1", Default: true, Kind: "func", Binding: "global", Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Ref: "int"}}},
+				{Name: "impl", Version: "V_PRIVATE", Default: true, Kind: "func", Binding: "global",
+					Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Ref: "int"}, Params: []*abi.Type{{Kind: abi.Pointer, Size: 8, Elem: &abi.Type{Ref: "struct priv"}}}}},
+			}}
+	}
+	r := abidiff.Compare(mk(8), mk(16), nil)
+	if !r.Compatible || len(r.Types) != 0 || len(r.PrivateTypes) != 1 || r.PrivateTypes[0].Name != "struct priv" {
+		t.Errorf("report: %+v", r)
+	}
+}

@@ -1,0 +1,123 @@
+package abidiff_test
+
+import (
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abidiff"
+)
+
+// bullseye returns the directory .ci/fetch-bullseye.sh unpacked Debian
+// bullseye's libc6 and libc6-dbg (glibc 2.31) into.
+func bullseye(t testing.TB) string {
+	dir := os.Getenv("ABIFLOOR_BULLSEYE")
+	if dir == "" {
+		t.Skip("ABIFLOOR_BULLSEYE not set (run .ci/fetch-bullseye.sh)")
+	}
+	return dir
+}
+
+const hostLibc = "/lib/x86_64-linux-gnu/libc.so.6"
+
+// TestGlibc231to236 diffs glibc 2.31 (bullseye) with this machine's glibc
+// and checks the removed and added symbols against the set difference of
+// the two dynamic symbol tables, computed here with debug/elf alone.
+func TestGlibc231to236(t *testing.T) {
+	dir := bullseye(t)
+	oldPath := filepath.Join(dir, "lib/x86_64-linux-gnu/libc.so.6")
+	if _, err := os.Stat(hostLibc); err != nil {
+		t.Skipf("%s: %v", hostLibc, err)
+	}
+	old, err := abi.LoadWith(oldPath, abi.Options{DebugDirs: []string{filepath.Join(dir, "usr/lib/debug")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	new, err := abi.Load(hostLibc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := abidiff.Compare(old, new, nil)
+
+	oldSet, newSet := dynsyms(t, oldPath), dynsyms(t, hostLibc)
+	wantRemoved, wantAdded := minus(oldSet, newSet), minus(newSet, oldSet)
+	if got := ids(r.Symbols.Removed); !slices.Equal(got, wantRemoved) {
+		t.Errorf("removed = %v\nwant %v", got, wantRemoved)
+	}
+	if got := ids(r.Symbols.Added); !slices.Equal(got, wantAdded) {
+		t.Errorf("added: %d symbols, want %d", len(got), len(wantAdded))
+	}
+	for _, want := range []string{"malloc_get_state@GLIBC_2.2.5", "malloc_set_state@GLIBC_2.2.5"} {
+		if !slices.Contains(r.Symbols.Removed, want) {
+			t.Errorf("%s not reported removed", want)
+		}
+	}
+	if !slices.Contains(r.Symbols.Added, "_Fork@@GLIBC_2.34") {
+		t.Error("_Fork@@GLIBC_2.34 not reported added")
+	}
+	if !slices.Contains(r.Symbols.Changed, "__libc_start_main@@GLIBC_2.2.5 -> __libc_start_main@@GLIBC_2.34") {
+		t.Error("the default version of __libc_start_main did not move")
+	}
+	if len(r.Private.Removed) == 0 || r.Compatible {
+		t.Errorf("private removed %d, compatible %v", len(r.Private.Removed), r.Compatible)
+	}
+	if old.DebugInfo != abi.DebugDWARF || new.DebugInfo != abi.DebugDWARF {
+		t.Logf("debug info: old %s, new %s (types not compared)", old.DebugInfo, new.DebugInfo)
+	}
+}
+
+// dynsyms is the set of exported name@VERSION of a library, public nodes
+// only: defined, not local, not hidden.
+func dynsyms(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	f, err := elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.DynamicSymbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := map[string]bool{}
+	for _, s := range syms {
+		vis := elf.ST_VISIBILITY(s.Other)
+		if s.Section == elf.SHN_UNDEF || elf.ST_BIND(s.Info) == elf.STB_LOCAL || vis == elf.STV_HIDDEN || vis == elf.STV_INTERNAL {
+			continue
+		}
+		if strings.HasSuffix(s.Version, "PRIVATE") {
+			continue
+		}
+		id := s.Name
+		if s.Version != "" {
+			id += "@" + s.Version
+		}
+		set[id] = true
+	}
+	return set
+}
+
+func minus(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ids turns name@@V into name@V, the identity the sets use.
+func ids(syms []string) []string {
+	out := make([]string, len(syms))
+	for i, s := range syms {
+		out[i] = strings.Replace(s, "@@", "@", 1)
+	}
+	slices.Sort(out)
+	return out
+}

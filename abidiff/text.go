@@ -1,0 +1,71 @@
+package abidiff
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/abifloor/abifloor/report"
+)
+
+// WriteText writes r for people: removed, added and changed symbols, the
+// changed types with each change, private nodes apart, and a verdict.
+func (r *Report) WriteText(w io.Writer, p report.Painter) error {
+	var b strings.Builder
+	list := func(title string, items []string, mark string, paint func(string) string) {
+		if len(items) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s (%d):\n", title, len(items))
+		for _, s := range items {
+			fmt.Fprintf(&b, "  %s %s\n", paint(mark), s)
+		}
+	}
+	list("removed symbols", r.Symbols.Removed, "-", p.Red)
+	list("added symbols", r.Symbols.Added, "+", p.Green)
+	list("changed symbols", r.Symbols.Changed, "~", p.Yellow)
+	types := func(title string, list []TypeChange) {
+		if len(list) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%s (%d):\n", title, len(list))
+		for _, t := range list {
+			name := t.Name
+			if t.Incompatible {
+				name += " " + p.Red("(incompatible)")
+			}
+			fmt.Fprintf(&b, "  %s\n", p.Bold(name))
+			for _, c := range t.Changes {
+				fmt.Fprintf(&b, "    %s\n", c)
+			}
+		}
+	}
+	types("changed types", r.Types)
+	if len(r.Constants) > 0 {
+		fmt.Fprintf(&b, "changed constants (%d):\n", len(r.Constants))
+		for _, c := range r.Constants {
+			fmt.Fprintf(&b, "  %s\n", c.What)
+		}
+	}
+	if r.Private.any() {
+		fmt.Fprintf(&b, "private version nodes (not part of the public ABI): %d removed, %d added, %d changed\n",
+			len(r.Private.Removed), len(r.Private.Added), len(r.Private.Changed))
+		list("  removed private symbols", r.Private.Removed, "-", p.Red)
+		list("  added private symbols", r.Private.Added, "+", p.Green)
+		list("  changed private symbols", r.Private.Changed, "~", p.Yellow)
+	}
+	types("changed types used only by private symbols", r.PrivateTypes)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
+	switch {
+	case !r.Changed():
+		b.WriteString("no ABI change\n")
+	case r.Compatible:
+		b.WriteString(p.Green("compatible") + ": only additions\n")
+	default:
+		b.WriteString(p.Red("incompatible") + ": binaries built against the old ABI may break\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/report"
+)
+
+func init() {
+	register(&command{name: "abi", summary: "the ABI of an ELF file or a C header tree (dump, headers)", run: runABI})
+}
+
+func runABI(ctx context.Context, env *cmdEnv, args []string) int {
+	if len(args) == 0 || (args[0] != "dump" && args[0] != "headers") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			abiUsage(env.stderr)
+			return exitOK
+		}
+		abiUsage(env.stderr)
+		return exitError
+	}
+	if args[0] == "dump" {
+		return runABIDump(env, args[1:])
+	}
+	return runABIHeaders(ctx, env, args[1:])
+}
+
+func abiUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: abifloor abi dump FILE [--debug-dir DIR] [--format text|json]")
+	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--format text|json]")
+}
+
+func runABIDump(env *cmdEnv, args []string) int {
+	fs := newFlags(env, "abi dump", "FILE [--debug-dir DIR] [--format text|json]")
+	var dirs multiFlag
+	fs.Var(&dirs, "debug-dir", "look for separate debug info under `DIR` (by build ID and .gnu_debuglink); repeatable")
+	format := fs.String("format", "text", "output `format`: text or json")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	f, err := report.ParseFormat(*format, report.Text, report.JSON)
+	if err != nil || len(pos) != 1 {
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor abi dump:", err)
+		}
+		fs.Usage()
+		return exitError
+	}
+	a, err := abi.LoadWith(pos[0], abi.Options{DebugDirs: dirs})
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor abi dump:", err)
+		return exitError
+	}
+	if a.DebugInfo == abi.DebugNone {
+		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", pos[0])
+	}
+	return writeABI(env, f, a)
+}
+
+func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
+	a.Digest = a.Fingerprint()
+	var err error
+	if f == report.JSON {
+		err = report.WriteJSON(env.stdout, a)
+	} else {
+		err = abi.WriteText(env.stdout, a)
+	}
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor abi:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "abi headers", "-I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A]")
+	var opt abi.HeaderOptions
+	var inc, hdr, typ, cst, def multiFlag
+	fs.Var(&inc, "I", "add `DIR` to the include path; repeatable")
+	fs.Var(&hdr, "header", "include `FILE`; repeatable, in order")
+	fs.Var(&typ, "type", "keep the type `NAME` or glob (struct nv*, NVOS*_PARAMETERS); repeatable")
+	fs.Var(&cst, "const", "evaluate the integer macro or constant `NAME`; repeatable")
+	fs.Var(&def, "D", "define a macro (`NAME[=VALUE]`) for the compiler; repeatable")
+	fs.StringVar(&opt.CC, "cc", "", "C compiler (default cc, or ARCH-linux-gnu-gcc with --target-arch)")
+	fs.StringVar(&opt.Arch, "target-arch", "", "target `ARCH` (aarch64, ...) for a cross compiler")
+	format := fs.String("format", "text", "output `format`: text or json")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	f, err := report.ParseFormat(*format, report.Text, report.JSON)
+	if err != nil || len(pos) != 0 || len(hdr) == 0 || len(typ)+len(cst) == 0 {
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor abi headers:", err)
+		} else if len(pos) != 0 {
+			fmt.Fprintf(env.stderr, "abifloor abi headers: unexpected argument %q\n", pos[0])
+		} else {
+			fmt.Fprintln(env.stderr, "abifloor abi headers: need --header and at least one --type or --const")
+		}
+		fs.Usage()
+		return exitError
+	}
+	opt.Includes, opt.Headers, opt.Types, opt.Consts = inc, hdr, typ, cst
+	for _, d := range def {
+		opt.Flags = append(opt.Flags, "-D"+d)
+	}
+	a, err := abi.Headers(ctx, opt)
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, abi.ErrNoCompiler) {
+			msg += " (install it or name one with --cc)"
+		}
+		fmt.Fprintln(env.stderr, "abifloor abi headers:", strings.TrimSpace(msg))
+		return exitError
+	}
+	return writeABI(env, f, a)
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime/debug"
+
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/report"
+)
+
+// diff exit codes are abidiff's bits, so scripts written for abidiff work.
+const (
+	diffError        = 1
+	diffUsage        = 2
+	diffChange       = 4
+	diffIncompatible = 8
+)
+
+func init() {
+	register(&command{name: "diff", summary: "compare two ABIs (ELF or ABI JSON), abidiff exit bits", run: runDiff})
+}
+
+func runDiff(_ context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "diff", "OLD NEW [--format text|json] [--suppressions FILE] [--debug-dir DIR] [--debug-dir1 DIR] [--debug-dir2 DIR]")
+	format := fs.String("format", "text", "output `format`: text or json")
+	supFile := fs.String("suppressions", "", "hide changes matching the rules in `FILE` (lines: symbol REGEX, type REGEX)")
+	var dirs, dirs1, dirs2 multiFlag
+	fs.Var(&dirs, "debug-dir", "separate debug info `DIR` for both inputs; repeatable")
+	fs.Var(&dirs1, "debug-dir1", "separate debug info `DIR` for OLD only; repeatable")
+	fs.Var(&dirs2, "debug-dir2", "separate debug info `DIR` for NEW only; repeatable")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		if flagExit(err) == exitOK {
+			return exitOK
+		}
+		return diffError | diffUsage
+	}
+	f, err := report.ParseFormat(*format, report.Text, report.JSON)
+	if err != nil || len(pos) != 2 {
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+		}
+		fs.Usage()
+		return diffError | diffUsage
+	}
+	var sup *abidiff.Suppressions
+	if *supFile != "" {
+		fh, err := os.Open(*supFile)
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			return diffError | diffUsage
+		}
+		sup, err = abidiff.ParseSuppressions(*supFile, fh)
+		fh.Close()
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			return diffError | diffUsage
+		}
+	}
+	// Two large DWARF trees are built and dropped once; collecting less
+	// often saves a third of the time for a little more peak memory.
+	defer debug.SetGCPercent(debug.SetGCPercent(200))
+	opts := [2]abi.Options{{DebugDirs: append(dirs1, dirs...)}, {DebugDirs: append(dirs2, dirs...)}}
+	var abis [2]*abi.ABI
+	var errs [2]error
+	done := make(chan int, 2)
+	for i := range 2 {
+		go func() {
+			abis[i], errs[i] = abi.LoadWith(pos[i], opts[i])
+			done <- i
+		}()
+	}
+	<-done
+	<-done
+	for i, err := range errs {
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			return diffError
+		}
+		if abis[i].DebugInfo == abi.DebugNone {
+			fmt.Fprintf(env.stderr, "abifloor diff: %s: no debug info found: comparing symbols only\n", pos[i])
+		}
+	}
+	r := abidiff.Compare(abis[0], abis[1], sup)
+	if f == report.JSON {
+		err = report.WriteJSON(env.stdout, &r)
+	} else {
+		err = r.WriteText(env.stdout, report.Painter{On: report.UseColor(env.tty, env.getenv)})
+	}
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor diff:", err)
+		return diffError
+	}
+	code := 0
+	if r.Changed() {
+		code |= diffChange
+	}
+	if !r.Compatible {
+		code |= diffIncompatible
+	}
+	return code
+}
