@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"debug/elf"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // DefaultDebugDir is searched for separate debug files after the
@@ -260,28 +260,7 @@ func symKind(t elf.SymType) string {
 	return "notype"
 }
 
-func archName(f *elf.File) string {
-	switch f.Machine {
-	case elf.EM_X86_64:
-		return "x86_64"
-	case elf.EM_AARCH64:
-		return "aarch64"
-	case elf.EM_386:
-		return "i386"
-	case elf.EM_ARM:
-		return "arm"
-	case elf.EM_PPC64:
-		if f.ByteOrder == binary.LittleEndian {
-			return "ppc64le"
-		}
-		return "ppc64"
-	case elf.EM_S390:
-		return "s390x"
-	case elf.EM_RISCV:
-		return "riscv64"
-	}
-	return strings.ToLower(strings.TrimPrefix(f.Machine.String(), "EM_"))
-}
+func archName(f *elf.File) string { return elfx.ArchName(f.Machine, f.Class, f.Data) }
 
 // debugFile is a separate debug file kept open while its DWARF is read.
 type debugFile struct {

@@ -17,7 +17,12 @@ import (
 func bullseye(t testing.TB) string {
 	dir := os.Getenv("ABIFLOOR_BULLSEYE")
 	if dir == "" {
-		t.Skip("ABIFLOOR_BULLSEYE not set (run .ci/fetch-bullseye.sh)")
+		// Where the fetch script puts it by default.
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache/abifloor/bullseye")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lib/x86_64-linux-gnu/libc.so.6")); err != nil {
+		t.Skipf("no bullseye glibc 2.31 in %s (set ABIFLOOR_BULLSEYE, or run .ci/fetch-bullseye.sh): %v", dir, err)
 	}
 	return dir
 }

@@ -4,11 +4,15 @@ import "debug/elf"
 
 // Arch names the file's architecture the way Debian and uname do
 // (x86_64, aarch64, i386, ppc64le, s390x, riscv64, ...).
-func (f *File) Arch() string {
-	le := f.Data == elf.ELFDATA2LSB
-	switch f.Machine {
+func (f *File) Arch() string { return ArchName(f.Machine, f.Class, f.Data) }
+
+// ArchName names a machine, class and byte order as Arch does, for callers
+// holding a debug/elf File.
+func ArchName(m elf.Machine, class elf.Class, data elf.Data) string {
+	le := data == elf.ELFDATA2LSB
+	switch m {
 	case elf.EM_X86_64:
-		if f.Class == elf.ELFCLASS32 {
+		if class == elf.ELFCLASS32 {
 			return "x32"
 		}
 		return "x86_64"
@@ -32,18 +36,18 @@ func (f *File) Arch() string {
 	case elf.EM_PPC:
 		return "ppc"
 	case elf.EM_S390:
-		if f.Class == elf.ELFCLASS64 {
+		if class == elf.ELFCLASS64 {
 			return "s390x"
 		}
 		return "s390"
 	case elf.EM_RISCV:
-		if f.Class == elf.ELFCLASS64 {
+		if class == elf.ELFCLASS64 {
 			return "riscv64"
 		}
 		return "riscv32"
 	case elf.EM_MIPS:
 		s := "mips"
-		if f.Class == elf.ELFCLASS64 {
+		if class == elf.ELFCLASS64 {
 			s = "mips64"
 		}
 		if le {
@@ -55,5 +59,5 @@ func (f *File) Arch() string {
 	case elf.EM_SPARCV9:
 		return "sparc64"
 	}
-	return f.Machine.String()
+	return m.String()
 }
