@@ -47,5 +47,6 @@ else
 	cp "$big" "$out/big/"
 fi
 cp "$(command -v objdump)" "$out/big/"
-echo "tree with $(du -sh "$out/big" | cut -f1) incl. a large library: $(rss "$af" scan --why "$out/big") KiB"
-echo "same tree without it: $(rm "$out"/big/*.so*; rss "$af" scan --why "$out/big") KiB"
+echo "tree with $(du -sh "$out/big" | cut -f1) incl. a large library: scan $(rss "$af" scan "$out/big") KiB, scan --why $(rss "$af" scan --why "$out/big") KiB"
+rm "$out"/big/*.so*
+echo "same tree without it: scan $(rss "$af" scan "$out/big") KiB, scan --why $(rss "$af" scan --why "$out/big") KiB"
