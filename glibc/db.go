@@ -58,6 +58,10 @@ type Def struct {
 	// from libpthread, libdl, librt and libutil into libc in 2.34 are listed
 	// in the old library until 2.34 and in libc from 2.34.
 	Since, Until string
+	// Alias groups data symbols that share one address in the real library
+	// (environ, _environ, __environ): the stub keeps them at one address, so
+	// a copy relocation of one moves them all, as the link editor expects.
+	Alias string
 }
 
 // Library is one shared library of an architecture's glibc.
@@ -69,13 +73,13 @@ type Library struct {
 
 // Arch is the glibc of one architecture.
 type Arch struct {
-	Name    string // as elfx names it: x86_64, aarch64, i386, s390x
-	Triple  string // x86_64-linux-gnu: the cross compiler's prefix
-	Loader  string // the dynamic loader's soname
-	Libs    []*Library
-	Digest  string // hash of this arch's part of the database
-	First   string // the oldest GLIBC version (2.2.5 on x86_64)
-	Newest  string // the newest GLIBC version the database knows
+	Name   string // as elfx names it: x86_64, aarch64, i386, s390x
+	Triple string // x86_64-linux-gnu: the cross compiler's prefix
+	Loader string // the dynamic loader's soname
+	Libs   []*Library
+	Digest string // hash of this arch's part of the database
+	First  string // the oldest GLIBC version (2.2.5 on x86_64)
+	Newest string // the newest GLIBC version the database knows
 }
 
 // DB is the whole database.
@@ -126,7 +130,7 @@ func (db *DB) Arch(name string) (*Arch, error) {
 //
 //	A arch triple loader
 //	L arch soname version,version,...
-//	S arch soname name version flags kind size since until
+//	S arch soname name version flags kind size since until alias
 //
 // flags holds 'd' (defaultable) and 'w' (weak); "-" is an empty field.
 // Lines starting with '#' are comments. Errors name the line.
@@ -174,8 +178,8 @@ func Parse(r io.Reader) (*DB, error) {
 			libs[key] = l
 			a.Libs = append(a.Libs, l)
 		case "S":
-			if len(f) != 10 {
-				return nil, bad("want S arch soname name version flags kind size since until")
+			if len(f) != 11 {
+				return nil, bad("want S arch soname name version flags kind size since until alias")
 			}
 			l := libs[[2]string{f[1], f[2]}]
 			if l == nil {
@@ -196,6 +200,9 @@ func Parse(r io.Reader) (*DB, error) {
 			}
 			d := Def{Name: f[3], Version: f[4], Kind: Kind(f[6][0]), Size: size,
 				Weak: strings.Contains(f[5], "w"), Default: strings.Contains(f[5], "d")}
+			if f[10] != "-" {
+				d.Alias = f[10]
+			}
 			for i, p := range []*string{&d.Since, &d.Until} {
 				if v := f[8+i]; v != "-" {
 					if _, _, ok := floor.Split("GLIBC_" + v); !ok {
@@ -228,7 +235,7 @@ func (a *Arch) finish() error {
 	for _, l := range a.Libs {
 		h.add(l.Soname, strings.Join(l.Versions, ","))
 		for _, d := range l.Defs {
-			h.add(d.Name, d.Version, string(d.Kind), strconv.FormatUint(d.Size, 10), strconv.FormatBool(d.Weak), strconv.FormatBool(d.Default), d.Since, d.Until)
+			h.add(d.Name, d.Version, string(d.Kind), strconv.FormatUint(d.Size, 10), strconv.FormatBool(d.Weak), strconv.FormatBool(d.Default), d.Since, d.Until, d.Alias)
 		}
 		for _, v := range l.Versions {
 			_, num, _ := floor.Split(v)

@@ -147,9 +147,18 @@ func WriteStubs(ctx context.Context, db *DB, dir string, o StubOptions) error {
 func buildLib(ctx context.Context, cc, work, dir string, s *StubLib) error {
 	var asm, vs bytes.Buffer
 	byVersion := map[string][]string{}
+	placed := map[string]string{} // alias → label of the storage
 	for i, sym := range s.Syms {
 		label := fmt.Sprintf("__abifloor_%d", i)
 		size := sym.Size
+		if sym.Kind != Func && sym.Alias != "" {
+			if at, ok := placed[string(sym.Kind)+sym.Alias]; ok {
+				fmt.Fprintf(&asm, "\t.globl %s\n\t.set %s, %s\n\t.type %s, %s\n\t.size %s, %d\n",
+					label, label, at, label, kindType(sym.Kind), label, size)
+				goto version
+			}
+			placed[string(sym.Kind)+sym.Alias] = label
+		}
 		switch sym.Kind {
 		case Func:
 			fmt.Fprintf(&asm, "\t.text\n\t.globl %s\n\t.type %s, %%function\n%s:\n\t.zero 1\n", label, label, label)
@@ -160,6 +169,7 @@ func buildLib(ctx context.Context, cc, work, dir string, s *StubLib) error {
 			fmt.Fprintf(&asm, "\t.section .tbss,\"awT\",%%nobits\n\t.balign 16\n\t.globl %s\n\t.type %s, %%tls_object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
 				label, label, label, size, label, max(size, 1))
 		}
+	version:
 		if sym.Weak {
 			fmt.Fprintf(&asm, "\t.weak %s\n", label)
 		}
@@ -199,6 +209,13 @@ func buildLib(ctx context.Context, cc, work, dir string, s *StubLib) error {
 	}
 	args = append(args, src)
 	return runCC(ctx, cc, args...)
+}
+
+func kindType(k Kind) string {
+	if k == TLS {
+		return "%tls_object"
+	}
+	return "%object"
 }
 
 // statVer is the _STAT_VER glibc's __xstat family expects, per architecture.

@@ -60,6 +60,7 @@ type def struct {
 	dflt     bool
 	since    string
 	until    string
+	alias    string // source and address: data at one address keeps one address in the stub
 	lib      string
 	name     string
 	version  string
@@ -68,7 +69,7 @@ type def struct {
 
 type archData struct {
 	versions map[string]map[string]bool // soname → version set
-	defs     map[[3]string]*def          // soname, name, version
+	defs     map[[3]string]*def         // soname, name, version
 }
 
 func main() {
@@ -84,7 +85,7 @@ func main() {
 		}
 	}
 	data := map[string]*archData{}
-	for _, a := range args {
+	for src, a := range args {
 		name, dirs, ok := strings.Cut(a, "=")
 		if _, known := arches[name]; !ok || !known {
 			fatalf("argument %q: want ARCH=DIR[,DIR...] with ARCH one of x86_64, aarch64, i386, s390x", a)
@@ -99,7 +100,7 @@ func main() {
 			if path == "" {
 				fatalf("%s: %s not found in %s", name, lib, dirs)
 			}
-			if err := read(d, name, lib, path); err != nil {
+			if err := read(d, src, name, lib, path); err != nil {
 				fatalf("%v", err)
 			}
 		}
@@ -140,8 +141,8 @@ func main() {
 			if df.weak {
 				flags += "w"
 			}
-			fmt.Fprintf(&buf, "S\t%s\t%s\t%s\t%s\t%s\t%c\t%d\t%s\t%s\n", name, df.lib, df.name, df.version,
-				dash(flags), df.kind, df.size, dash(df.since), dash(df.until))
+			fmt.Fprintf(&buf, "S\t%s\t%s\t%s\t%s\t%s\t%c\t%d\t%s\t%s\t%s\n", name, df.lib, df.name, df.version,
+				dash(flags), df.kind, df.size, dash(df.since), dash(df.until), dash(df.alias))
 		}
 	}
 	var z bytes.Buffer
@@ -172,7 +173,7 @@ func find(dirs []string, lib string) string {
 	return ""
 }
 
-func read(d *archData, arch, lib, path string) error {
+func read(d *archData, src int, arch, lib, path string) error {
 	f, err := elfx.Open(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -226,6 +227,10 @@ func read(d *archData, arch, lib, path string) error {
 		}
 		// Later sources (newer releases) win for type and size.
 		df.kind, df.size = kind, s.Size
+		df.alias = ""
+		if kind != 'F' {
+			df.alias = fmt.Sprintf("%d.%x", src, s.Value)
+		}
 		df.weak = df.weak || s.Bind == elf.STB_WEAK
 		df.dflt = df.dflt || !s.Hidden
 	}
