@@ -73,13 +73,14 @@ type Library struct {
 
 // Arch is the glibc of one architecture.
 type Arch struct {
-	Name   string // as elfx names it: x86_64, aarch64, i386, s390x
-	Triple string // x86_64-linux-gnu: the cross compiler's prefix
-	Loader string // the dynamic loader's soname
-	Libs   []*Library
-	Digest string // hash of this arch's part of the database
-	First  string // the oldest GLIBC version (2.2.5 on x86_64)
-	Newest string // the newest GLIBC version the database knows
+	Name    string // as elfx names it: x86_64, aarch64, i386, s390x
+	Triple  string // x86_64-linux-gnu: the cross compiler's prefix
+	Loader  string // the dynamic loader's soname
+	Libs    []*Library
+	Digest  string // hash of the database
+	skipped bool
+	First   string // the oldest GLIBC version (2.2.5 on x86_64)
+	Newest  string // the newest GLIBC version the database knows
 }
 
 // DB is the whole database.
@@ -109,13 +110,31 @@ func Load() (*DB, error) {
 	return loaded, loadErr
 }
 
+// LoadArch reads one architecture from the embedded database, cheaply: the
+// other architectures' lines are skipped, and so are symbols unless asked
+// for (checking a version and computing a cache key need none).
+func LoadArch(name string, symbols bool) (*Arch, error) {
+	if name == "i686" {
+		name = "i386"
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(embedded))
+	if err != nil {
+		return nil, fmt.Errorf("glibc: embedded database: %w", err)
+	}
+	db, err := parse(zr, name, symbols)
+	if err != nil {
+		return nil, fmt.Errorf("glibc: embedded database: %w", err)
+	}
+	return db.Arch(name)
+}
+
 // Arch returns one architecture; i686 is an alias of i386.
 func (db *DB) Arch(name string) (*Arch, error) {
 	if name == "i686" {
 		name = "i386"
 	}
 	a, ok := db.Arches[name]
-	if !ok {
+	if !ok || a.skipped {
 		var names []string
 		for n := range db.Arches {
 			names = append(names, n)
@@ -134,7 +153,12 @@ func (db *DB) Arch(name string) (*Arch, error) {
 //
 // flags holds 'd' (defaultable) and 'w' (weak); "-" is an empty field.
 // Lines starting with '#' are comments. Errors name the line.
-func Parse(r io.Reader) (*DB, error) {
+func Parse(r io.Reader) (*DB, error) { return parse(r, "", true) }
+
+// parse reads the database; when only is set, records of other
+// architectures are skipped (but still named, for error messages), and
+// symbol records too unless symbols is set.
+func parse(r io.Reader, only string, symbols bool) (*DB, error) {
 	db := &DB{Arches: map[string]*Arch{}}
 	libs := map[[2]string]*Library{}
 	sc := bufio.NewScanner(r)
@@ -145,6 +169,14 @@ func Parse(r io.Reader) (*DB, error) {
 		line := sc.Text()
 		if line == "" || line[0] == '#' {
 			continue
+		}
+		if only != "" && (line[0] == 'L' || line[0] == 'S') {
+			if !symbols && line[0] == 'S' {
+				continue
+			}
+			if !strings.HasPrefix(line[2:], only+"\t") {
+				continue
+			}
 		}
 		f := strings.Split(line, "\t")
 		bad := func(msg string) error { return fmt.Errorf("line %d: %s: %q", n, msg, line) }
@@ -223,6 +255,10 @@ func Parse(r io.Reader) (*DB, error) {
 		return nil, fmt.Errorf("no architectures")
 	}
 	for _, a := range db.Arches {
+		if only != "" && a.Name != only {
+			a.skipped = true
+			continue
+		}
 		if err := a.finish(); err != nil {
 			return nil, err
 		}
@@ -231,12 +267,7 @@ func Parse(r io.Reader) (*DB, error) {
 }
 
 func (a *Arch) finish() error {
-	h := newDigest()
 	for _, l := range a.Libs {
-		h.add(l.Soname, strings.Join(l.Versions, ","))
-		for _, d := range l.Defs {
-			h.add(d.Name, d.Version, string(d.Kind), strconv.FormatUint(d.Size, 10), strconv.FormatBool(d.Weak), strconv.FormatBool(d.Default), d.Since, d.Until, d.Alias)
-		}
 		for _, v := range l.Versions {
 			_, num, _ := floor.Split(v)
 			if a.First == "" || floor.Compare(num, a.First) < 0 {
@@ -250,7 +281,7 @@ func (a *Arch) finish() error {
 	if a.lib("libc.so.6") == nil {
 		return fmt.Errorf("architecture %s has no libc.so.6", a.Name)
 	}
-	a.Digest = h.sum()
+	a.Digest = embeddedDigest()
 	return nil
 }
 

@@ -3,19 +3,13 @@ package glibc
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"hash"
+	"sync"
 )
 
-// digest hashes fields unambiguously (each ends with a NUL).
-type digest struct{ h hash.Hash }
-
-func newDigest() *digest { return &digest{sha256.New()} }
-
-func (d *digest) add(fields ...string) {
-	for _, f := range fields {
-		d.h.Write([]byte(f))
-		d.h.Write([]byte{0})
-	}
-}
-
-func (d *digest) sum() string { return hex.EncodeToString(d.h.Sum(nil)) }
+// embeddedDigest hashes the embedded database: any change to it changes
+// every cache key, which is simpler than hashing one architecture's part and
+// costs only a rebuild of the stubs after an upgrade.
+var embeddedDigest = sync.OnceValue(func() string {
+	sum := sha256.Sum256(embedded)
+	return hex.EncodeToString(sum[:])
+})

@@ -46,12 +46,13 @@ func HostArch() string {
 }
 
 // Resolve fills in defaults and checks the architecture and target against
-// the database. It returns the architecture and the bare target version.
-func (o *StubOptions) Resolve(db *DB) (*Arch, error) {
+// the embedded database. It returns the architecture, with its symbols when
+// asked for.
+func (o *StubOptions) Resolve(symbols bool) (*Arch, error) {
 	if o.Arch == "" {
 		o.Arch = HostArch()
 	}
-	a, err := db.Arch(o.Arch)
+	a, err := LoadArch(o.Arch, symbols)
 	if err != nil {
 		return nil, err
 	}
@@ -77,8 +78,8 @@ func (o *StubOptions) Key(a *Arch) string {
 // glibc library, named by its soname, plus the development names the link
 // editor looks for: libc.so (a linker script, like the system's, that adds
 // libc_nonshared.a and the loader), libm.so, libpthread.so, ... .
-func WriteStubs(ctx context.Context, db *DB, dir string, o StubOptions) error {
-	a, err := o.Resolve(db)
+func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
+	a, err := o.Resolve(true)
 	if err != nil {
 		return err
 	}

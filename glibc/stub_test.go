@@ -48,10 +48,6 @@ func floorOf(t *testing.T, path string) string {
 
 func TestStubsLinkAndRun(t *testing.T) {
 	gcc := fixture.Compiler(t, "gcc")
-	db, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	plain := fixture.Build(t, gcc, dir, "prog.c", prog, "plain", "-O2", "-pthread")
 	if f := floorOf(t, plain); floor.Compare(f, "2.17") <= 0 {
@@ -62,7 +58,7 @@ func TestStubsLinkAndRun(t *testing.T) {
 		if err := mkdir(stubs); err != nil {
 			t.Fatal(err)
 		}
-		if err := WriteStubs(context.Background(), db, stubs, StubOptions{Arch: "x86_64", Target: target, CC: gcc}); err != nil {
+		if err := WriteStubs(context.Background(), stubs, StubOptions{Arch: "x86_64", Target: target, CC: gcc}); err != nil {
 			t.Fatal(err)
 		}
 		bin := fixture.Build(t, gcc, dir, "prog.c", prog, "prog-"+target, "-O2", "-pthread", "-L"+stubs)
@@ -78,16 +74,12 @@ func TestStubsLinkAndRun(t *testing.T) {
 
 func TestStubsCrossAarch64(t *testing.T) {
 	cc := fixture.Compiler(t, "aarch64-linux-gnu-gcc")
-	db, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	stubs := filepath.Join(dir, "stubs")
 	if err := mkdir(stubs); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteStubs(context.Background(), db, stubs, StubOptions{Arch: "aarch64", Target: "2.17"}); err != nil {
+	if err := WriteStubs(context.Background(), stubs, StubOptions{Arch: "aarch64", Target: "2.17"}); err != nil {
 		t.Fatal(err)
 	}
 	bin := fixture.Build(t, cc, dir, "prog.c", prog, "prog", "-O2", "-pthread", "-L"+stubs)
@@ -101,11 +93,7 @@ func TestStubsCrossAarch64(t *testing.T) {
 }
 
 func TestStubsMissingCompiler(t *testing.T) {
-	db, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = WriteStubs(context.Background(), db, t.TempDir(), StubOptions{Arch: "x86_64", Target: "2.17", CC: "no-such-cc-abifloor"})
+	err := WriteStubs(context.Background(), t.TempDir(), StubOptions{Arch: "x86_64", Target: "2.17", CC: "no-such-cc-abifloor"})
 	if err == nil || !strings.Contains(err.Error(), `"no-such-cc-abifloor" not found`) {
 		t.Errorf("err = %v", err)
 	}

@@ -36,12 +36,8 @@ func runCC(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor cc:", err)
 		return exitError
 	}
-	db, err := glibc.Load()
-	if err != nil {
-		return fail(err)
-	}
 	o.CC = ccArgs[0]
-	a, err := o.Resolve(db)
+	a, err := o.Resolve(false)
 	if err != nil {
 		return fail(err)
 	}
@@ -57,7 +53,7 @@ func runCC(ctx context.Context, env *cmdEnv, args []string) int {
 	stubs, err := c.Get(ctx, o.Key(a), func(tmp, final string) error {
 		so := o
 		so.FinalDir = final
-		return glibc.WriteStubs(ctx, db, tmp, so)
+		return glibc.WriteStubs(ctx, tmp, so)
 	})
 	if err != nil {
 		return fail(err)

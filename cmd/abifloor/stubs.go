@@ -28,12 +28,7 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	db, err := glibc.Load()
-	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
-		return exitError
-	}
-	if _, err := o.Resolve(db); err != nil {
+	if _, err := o.Resolve(false); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}
@@ -48,7 +43,7 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}
-	if err := glibc.WriteStubs(ctx, db, dir, o); err != nil {
+	if err := glibc.WriteStubs(ctx, dir, o); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}
