@@ -18,7 +18,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "1"
+const StubFormat = "3"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -123,6 +123,11 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 		return err
 	} else if obj != "" {
 		group = append(group, filepath.Join(final, obj))
+	}
+	if floor.Compare(o.Target, "2.34") < 0 {
+		if err := buildInit(ctx, cc, work, dir); err != nil {
+			return err
+		}
 	}
 	if ns := nonshared(ctx, cc); ns != "" {
 		group = append(group, ns)
@@ -265,10 +270,55 @@ func buildCompat(ctx context.Context, cc string, a *Arch, work, dir string, libc
 		return "", err
 	}
 	const obj = "abifloor-compat.o"
-	if err := runCC(ctx, cc, "-c", "-O2", "-fPIC", "-o", filepath.Join(dir, obj), c); err != nil {
+	if err := runCC(ctx, cc, "-x", "c", "-c", "-O2", "-fPIC", "-o", filepath.Join(dir, obj), c); err != nil {
 		return "", err
 	}
 	return obj, nil
+}
+
+// InitObject is the object, in a stub directory for a target older than
+// 2.34, that an executable links with -Wl,--wrap=main (abifloor cc does)
+// so that its constructors run on that target.
+//
+// Why: since glibc 2.34, crt1.o passes no initialiser to __libc_start_main,
+// because the new libc runs the executable's DT_INIT and init_array itself.
+// An older libc runs only the initialiser it is given, so a program linked
+// with the host's crt1.o would start without its constructors. The wrapper
+// runs them before main when, and only when, the running glibc is older
+// than 2.34.
+const InitObject = "abifloor-init.o"
+
+const initSource = `extern int __real_main(int, char **, char **);
+extern const char *gnu_get_libc_version(void);
+extern void _init(void) __attribute__((weak));
+typedef void (*initfn)(int, char **, char **);
+extern initfn __init_array_start[] __attribute__((visibility("hidden")));
+extern initfn __init_array_end[] __attribute__((visibility("hidden")));
+
+static int before_2_34(void) {
+	const char *v = gnu_get_libc_version();
+	unsigned major = 0, minor = 0;
+	while (*v >= '0' && *v <= '9') major = major * 10 + (unsigned)(*v++ - '0');
+	if (*v == '.') v++;
+	while (*v >= '0' && *v <= '9') minor = minor * 10 + (unsigned)(*v++ - '0');
+	return major < 2 || (major == 2 && minor < 34);
+}
+
+int __wrap_main(int argc, char **argv, char **envp) {
+	if (before_2_34()) {
+		if (_init) _init();
+		for (initfn *f = __init_array_start; f < __init_array_end; f++) (*f)(argc, argv, envp);
+	}
+	return __real_main(argc, argv, envp);
+}
+`
+
+func buildInit(ctx context.Context, cc, work, dir string) error {
+	c := filepath.Join(work, "init.c")
+	if err := os.WriteFile(c, []byte(initSource), 0o644); err != nil {
+		return err
+	}
+	return runCC(ctx, cc, "-x", "c", "-c", "-O2", "-fPIE", "-o", filepath.Join(dir, InitObject), c)
 }
 
 // nonshared returns the compiler's libc_nonshared.a, or "" when it has none.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/abifloor/abifloor/cache"
@@ -58,7 +59,11 @@ func runCC(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	cmd := exec.CommandContext(ctx, ccArgs[0], append([]string{"-L" + stubs}, ccArgs[1:]...)...)
+	pre := []string{"-L" + stubs}
+	if init := filepath.Join(stubs, glibc.InitObject); linksExecutable(ccArgs[1:]) && exists(init) {
+		pre = append(pre, "-Wl,--wrap=main", init)
+	}
+	cmd := exec.CommandContext(ctx, ccArgs[0], append(pre, ccArgs[1:]...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, env.stdout, env.stderr
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
@@ -85,6 +90,26 @@ func runCC(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitViolation
 	}
 	return exitOK
+}
+
+// linksExecutable reports whether a compiler command line links a program
+// with the usual start files (not a shared library, object or static file).
+func linksExecutable(args []string) bool {
+	if _, link := linkOutput(args); !link {
+		return false
+	}
+	for _, a := range args {
+		switch a {
+		case "-shared", "-r", "-static", "-nostartfiles", "-nostdlib":
+			return false
+		}
+	}
+	return true
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // linkOutput returns the file a compiler command line writes, and whether it
