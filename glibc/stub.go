@@ -18,7 +18,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "3"
+const StubFormat = "4"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -119,7 +119,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 		}
 	}
 	group := []string{filepath.Join(final, "libc.so.6")}
-	if obj, err := buildCompat(ctx, cc, a, work, dir, libc, o.Target); err != nil {
+	if obj, err := buildCompat(ctx, cc, a, work, dir, libc); err != nil {
 		return err
 	} else if obj != "" {
 		group = append(group, filepath.Join(final, obj))
@@ -227,13 +227,13 @@ func kindType(k Kind) string {
 // statVer is the _STAT_VER glibc's __xstat family expects, per architecture.
 var statVer = map[string]int{"x86_64": 1, "i386": 3, "aarch64": 0, "s390x": 1}
 
-// buildCompat compiles an object with what the host's libc_nonshared.a no
+// buildCompat builds an archive with what the host's libc_nonshared.a no
 // longer has but an old target needs: before glibc 2.33, stat, fstat, lstat
-// and fstatat were static wrappers around __xstat and friends. The wrappers
-// are weak and hidden, so a program's own definitions win and nothing leaks
-// into the dynamic symbol table. It returns the object's name, or "" when the
-// target needs none.
-func buildCompat(ctx context.Context, cc string, a *Arch, work, dir string, libc StubLib, target string) (string, error) {
+// and fstatat were static wrappers around __xstat and friends. One member per
+// wrapper, so a program pulls in (and needs the versions of) only the ones it
+// calls. The wrappers are hidden, so nothing leaks into the dynamic symbol
+// table. It returns the archive's name, or "" when the target needs none.
+func buildCompat(ctx context.Context, cc string, a *Arch, work, dir string, libc StubLib) (string, error) {
 	have := map[string]bool{}
 	for _, s := range libc.Syms {
 		have[s.Name] = true
@@ -253,27 +253,41 @@ func buildCompat(ctx context.Context, cc string, a *Arch, work, dir string, libc
 		{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
 		{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
 	}
-	var src bytes.Buffer
+	var objs []string
 	for _, w := range wraps {
 		callee, _, _ := strings.Cut(w.call, "(")
 		if have[w.name] || !have[callee] {
 			continue
 		}
-		fmt.Fprintf(&src, "extern int %s(int, %s);\n", callee, w.proto)
-		fmt.Fprintf(&src, "__attribute__((weak, visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
+		src := fmt.Sprintf("extern int %s(int, %s);\n", callee, w.proto) +
+			fmt.Sprintf("__attribute__((visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
+		c := filepath.Join(work, "compat-"+w.name+".c")
+		if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
+			return "", err
+		}
+		obj := strings.TrimSuffix(c, ".c") + ".o"
+		if err := runCC(ctx, cc, "-x", "c", "-c", "-O2", "-fPIC", "-o", obj, c); err != nil {
+			return "", err
+		}
+		objs = append(objs, obj)
 	}
-	if src.Len() == 0 {
+	if len(objs) == 0 {
 		return "", nil
 	}
-	c := filepath.Join(work, "compat.c")
-	if err := os.WriteFile(c, src.Bytes(), 0o644); err != nil {
+	ar := "ar"
+	if out, err := exec.CommandContext(ctx, cc, "-print-prog-name=ar").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+		ar = strings.TrimSpace(string(out))
+	}
+	if p, err := exec.LookPath(ar); err != nil {
+		return "", fmt.Errorf("glibc: archiver %q (from %s -print-prog-name=ar) not found: %w", ar, cc, err)
+	} else {
+		ar = p
+	}
+	const lib = "libabifloor_compat.a"
+	if err := runCC(ctx, ar, append([]string{"rcs", filepath.Join(dir, lib)}, objs...)...); err != nil {
 		return "", err
 	}
-	const obj = "abifloor-compat.o"
-	if err := runCC(ctx, cc, "-x", "c", "-c", "-O2", "-fPIC", "-o", filepath.Join(dir, obj), c); err != nil {
-		return "", err
-	}
-	return obj, nil
+	return lib, nil
 }
 
 // InitObject is the object, in a stub directory for a target older than

@@ -65,6 +65,13 @@ func TestStubsLinkAndRun(t *testing.T) {
 		if f := floorOf(t, bin); floor.Compare(f, target) > 0 {
 			t.Errorf("%s: linked against %s stubs, floor is %s", bin, target, f)
 		}
+		// Wrappers a program does not call add nothing to its floor.
+		if target == "2.17" {
+			small := fixture.Build(t, gcc, dir, "small.c", "int main(void) { return 0; }\n", "small", "-L"+stubs)
+			if f := floorOf(t, small); f != "2.2.5" {
+				t.Errorf("%s: floor %s, want 2.2.5", small, f)
+			}
+		}
 		out, err := exec.Command(bin).CombinedOutput()
 		if err != nil || strings.TrimSpace(string(out)) != "ok environ=1 tls=3" {
 			t.Errorf("%s: %v: %q", bin, err, out)
