@@ -27,6 +27,10 @@ import (
 	"github.com/abifloor/abifloor/floor"
 )
 
+// Without arguments the generator reads only the host's glibc (and the
+// installed cross libraries); the committed file also merges glibc 2.41 for
+// x86_64 and aarch64, see docs/stubs.md for the command.
+//
 //go:generate go run ./gen -o glibc.tsv.gz
 
 //go:embed glibc.tsv.gz
