@@ -99,37 +99,45 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(stubs))
-	for i := range stubs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = buildLib(ctx, cc, work, dir, &stubs[i])
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
 	var libc StubLib
 	for _, s := range stubs {
 		if s.Soname == "libc.so.6" {
 			libc = s
 		}
 	}
-	group := []string{filepath.Join(final, "libc.so.6")}
-	if obj, err := buildCompat(ctx, cc, a, work, dir, libc); err != nil {
-		return err
-	} else if obj != "" {
-		group = append(group, filepath.Join(final, obj))
+	// Every compiler run is independent: run them all at once, a few per CPU.
+	b := &builder{ctx: ctx, cc: cc, sem: make(chan struct{}, 2*runtime.NumCPU())}
+	var (
+		wg                 sync.WaitGroup
+		compat, ns         string
+		compatErr, initErr error
+	)
+	errs := make([]error, len(stubs))
+	for i := range stubs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = b.lib(work, dir, &stubs[i])
+		}()
 	}
-	if floor.Compare(o.Target, "2.34") < 0 {
-		if err := buildInit(ctx, cc, work, dir); err != nil {
-			return err
+	wg.Add(3)
+	go func() { defer wg.Done(); compat, compatErr = b.compat(a, work, dir, libc) }()
+	go func() {
+		defer wg.Done()
+		if floor.Compare(o.Target, "2.34") < 0 {
+			initErr = b.initObject(work, dir)
 		}
+	}()
+	go func() { defer wg.Done(); ns = nonshared(ctx, cc) }()
+	wg.Wait()
+	if err := errors.Join(append(errs, compatErr, initErr)...); err != nil {
+		return err
 	}
-	if ns := nonshared(ctx, cc); ns != "" {
+	group := []string{filepath.Join(final, "libc.so.6")}
+	if compat != "" {
+		group = append(group, filepath.Join(final, compat))
+	}
+	if ns != "" {
 		group = append(group, ns)
 	}
 	script := fmt.Sprintf("/* GNU ld script written by abifloor: glibc %s stubs for %s. */\nGROUP ( %s AS_NEEDED ( %s ) )\n",
@@ -149,8 +157,21 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	return os.RemoveAll(work)
 }
 
-// buildLib writes the assembly and version script of one stub and links it.
-func buildLib(ctx context.Context, cc, work, dir string, s *StubLib) error {
+// builder runs the C compiler, at most cap(sem) at a time.
+type builder struct {
+	ctx context.Context
+	cc  string
+	sem chan struct{}
+}
+
+func (b *builder) run(tool string, args ...string) error {
+	b.sem <- struct{}{}
+	defer func() { <-b.sem }()
+	return runCC(b.ctx, tool, args...)
+}
+
+// lib writes the assembly and version script of one stub and links it.
+func (b *builder) lib(work, dir string, s *StubLib) error {
 	var asm, vs bytes.Buffer
 	byVersion := map[string][]string{}
 	placed := map[string]string{} // alias → label of the storage
@@ -214,7 +235,7 @@ func buildLib(ctx context.Context, cc, work, dir string, s *StubLib) error {
 		args = append(args, "-Wl,--version-script="+mapf)
 	}
 	args = append(args, src)
-	return runCC(ctx, cc, args...)
+	return b.run(b.cc, args...)
 }
 
 func kindType(k Kind) string {
@@ -233,7 +254,7 @@ var statVer = map[string]int{"x86_64": 1, "i386": 3, "aarch64": 0, "s390x": 1}
 // wrapper, so a program pulls in (and needs the versions of) only the ones it
 // calls. The wrappers are hidden, so nothing leaks into the dynamic symbol
 // table. It returns the archive's name, or "" when the target needs none.
-func buildCompat(ctx context.Context, cc string, a *Arch, work, dir string, libc StubLib) (string, error) {
+func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error) {
 	have := map[string]bool{}
 	for _, s := range libc.Syms {
 		have[s.Name] = true
@@ -253,7 +274,12 @@ func buildCompat(ctx context.Context, cc string, a *Arch, work, dir string, libc
 		{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
 		{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
 	}
-	var objs []string
+	var (
+		objs []string
+		errs []error
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+	)
 	for _, w := range wraps {
 		callee, _, _ := strings.Cut(w.call, "(")
 		if have[w.name] || !have[callee] {
@@ -262,29 +288,38 @@ func buildCompat(ctx context.Context, cc string, a *Arch, work, dir string, libc
 		src := fmt.Sprintf("extern int %s(int, %s);\n", callee, w.proto) +
 			fmt.Sprintf("__attribute__((visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
 		c := filepath.Join(work, "compat-"+w.name+".c")
-		if err := os.WriteFile(c, []byte(src), 0o644); err != nil {
-			return "", err
-		}
 		obj := strings.TrimSuffix(c, ".c") + ".o"
-		if err := runCC(ctx, cc, "-x", "c", "-c", "-O2", "-fPIC", "-o", obj, c); err != nil {
-			return "", err
-		}
 		objs = append(objs, obj)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := os.WriteFile(c, []byte(src), 0o644)
+			if err == nil {
+				err = b.run(b.cc, "-x", "c", "-c", "-O2", "-fPIC", "-o", obj, c)
+			}
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return "", err
 	}
 	if len(objs) == 0 {
 		return "", nil
 	}
 	ar := "ar"
-	if out, err := exec.CommandContext(ctx, cc, "-print-prog-name=ar").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+	if out, err := exec.CommandContext(b.ctx, b.cc, "-print-prog-name=ar").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
 		ar = strings.TrimSpace(string(out))
 	}
 	if p, err := exec.LookPath(ar); err != nil {
-		return "", fmt.Errorf("glibc: archiver %q (from %s -print-prog-name=ar) not found: %w", ar, cc, err)
+		return "", fmt.Errorf("glibc: archiver %q (from %s -print-prog-name=ar) not found: %w", ar, b.cc, err)
 	} else {
 		ar = p
 	}
 	const lib = "libabifloor_compat.a"
-	if err := runCC(ctx, ar, append([]string{"rcs", filepath.Join(dir, lib)}, objs...)...); err != nil {
+	if err := b.run(ar, append([]string{"rcs", filepath.Join(dir, lib)}, objs...)...); err != nil {
 		return "", err
 	}
 	return lib, nil
@@ -327,12 +362,12 @@ int __wrap_main(int argc, char **argv, char **envp) {
 }
 `
 
-func buildInit(ctx context.Context, cc, work, dir string) error {
+func (b *builder) initObject(work, dir string) error {
 	c := filepath.Join(work, "init.c")
 	if err := os.WriteFile(c, []byte(initSource), 0o644); err != nil {
 		return err
 	}
-	return runCC(ctx, cc, "-x", "c", "-c", "-O2", "-fPIE", "-o", filepath.Join(dir, InitObject), c)
+	return b.run(b.cc, "-x", "c", "-c", "-O2", "-fPIE", "-o", filepath.Join(dir, InitObject), c)
 }
 
 // nonshared returns the compiler's libc_nonshared.a, or "" when it has none.
