@@ -2,9 +2,9 @@ module github.com/abifloor/abifloor
 
 go 1.24.0
 
-require github.com/rogpeppe/go-internal v1.14.1
-
 require (
-	golang.org/x/sys v0.38.0 // indirect
-	golang.org/x/tools v0.26.0 // indirect
+	github.com/rogpeppe/go-internal v1.14.1
+	golang.org/x/sys v0.38.0
 )
+
+require golang.org/x/tools v0.26.0 // indirect

@@ -1,0 +1,396 @@
+package glibc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/abifloor/abifloor/floor"
+)
+
+// StubFormat changes whenever WriteStubs writes different files for the same
+// database and target; it is part of every cache key.
+const StubFormat = "4"
+
+// StubOptions say which stubs to write and how.
+type StubOptions struct {
+	Arch   string // x86_64 (default: the host's), aarch64, i386, s390x
+	Target string // glibc release: 2.17
+	// CC is the C compiler that assembles and links the stubs; default "cc"
+	// for the host's architecture and TRIPLE-gcc for another.
+	CC string
+	// FinalDir is where Dir will be once complete (the cache renames a
+	// temporary directory into place); linker scripts name it. Default Dir.
+	FinalDir string
+}
+
+// HostArch is the architecture name of the running program, as elfx names it.
+func HostArch() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	case "386":
+		return "i386"
+	}
+	return runtime.GOARCH
+}
+
+// Resolve fills in defaults and checks the architecture and target against
+// the embedded database. It returns the architecture, with its symbols when
+// asked for.
+func (o *StubOptions) Resolve(symbols bool) (*Arch, error) {
+	if o.Arch == "" {
+		o.Arch = HostArch()
+	}
+	a, err := LoadArch(o.Arch, symbols)
+	if err != nil {
+		return nil, err
+	}
+	o.Arch = a.Name
+	if o.Target, err = a.Check(o.Target); err != nil {
+		return nil, err
+	}
+	if o.CC == "" {
+		o.CC = "cc"
+		if a.Name != HostArch() {
+			o.CC = a.Triple + "-gcc"
+		}
+	}
+	return a, nil
+}
+
+// Key is what identifies the stubs of o (after Resolve) in a cache.
+func (o *StubOptions) Key(a *Arch) string {
+	return strings.Join([]string{"glibc-stubs", StubFormat, a.Name, o.Target, a.Digest}, "\x00")
+}
+
+// WriteStubs writes into dir (which must exist) one stub shared library per
+// glibc library, named by its soname, plus the development names the link
+// editor looks for: libc.so (a linker script, like the system's, that adds
+// libc_nonshared.a and the loader), libm.so, libpthread.so, ... .
+func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
+	a, err := o.Resolve(true)
+	if err != nil {
+		return err
+	}
+	cc, err := exec.LookPath(o.CC)
+	if err != nil {
+		return fmt.Errorf("glibc: C compiler %q not found on PATH (needed to build stubs for %s): %w", o.CC, a.Name, err)
+	}
+	final := o.FinalDir
+	if final == "" {
+		final = dir
+	}
+	if final, err = filepath.Abs(final); err != nil {
+		return err
+	}
+	stubs := a.Select(o.Target)
+	work := filepath.Join(dir, ".src")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	var libc StubLib
+	for _, s := range stubs {
+		if s.Soname == "libc.so.6" {
+			libc = s
+		}
+	}
+	// Every compiler run is independent: run them all at once, a few per CPU.
+	b := &builder{ctx: ctx, cc: cc, sem: make(chan struct{}, 2*runtime.NumCPU())}
+	var (
+		wg                 sync.WaitGroup
+		compat, ns         string
+		compatErr, initErr error
+	)
+	errs := make([]error, len(stubs))
+	for i := range stubs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = b.lib(work, dir, &stubs[i])
+		}()
+	}
+	wg.Add(3)
+	go func() { defer wg.Done(); compat, compatErr = b.compat(a, work, dir, libc) }()
+	go func() {
+		defer wg.Done()
+		if floor.Compare(o.Target, "2.34") < 0 {
+			initErr = b.initObject(work, dir)
+		}
+	}()
+	go func() { defer wg.Done(); ns = nonshared(ctx, cc) }()
+	wg.Wait()
+	if err := errors.Join(append(errs, compatErr, initErr)...); err != nil {
+		return err
+	}
+	group := []string{filepath.Join(final, "libc.so.6")}
+	if compat != "" {
+		group = append(group, filepath.Join(final, compat))
+	}
+	if ns != "" {
+		group = append(group, ns)
+	}
+	script := fmt.Sprintf("/* GNU ld script written by abifloor: glibc %s stubs for %s. */\nGROUP ( %s AS_NEEDED ( %s ) )\n",
+		o.Target, a.Name, strings.Join(group, " "), filepath.Join(final, a.Loader))
+	if err := os.WriteFile(filepath.Join(dir, "libc.so"), []byte(script), 0o644); err != nil {
+		return err
+	}
+	for _, s := range stubs {
+		base, _, ok := strings.Cut(s.Soname, ".so.")
+		if !ok || base == "libc" || !strings.HasPrefix(base, "lib") {
+			continue
+		}
+		if err := os.Symlink(s.Soname, filepath.Join(dir, base+".so")); err != nil {
+			return err
+		}
+	}
+	return os.RemoveAll(work)
+}
+
+// builder runs the C compiler, at most cap(sem) at a time.
+type builder struct {
+	ctx context.Context
+	cc  string
+	sem chan struct{}
+}
+
+func (b *builder) run(tool string, args ...string) error {
+	b.sem <- struct{}{}
+	defer func() { <-b.sem }()
+	return runCC(b.ctx, tool, args...)
+}
+
+// lib writes the assembly and version script of one stub and links it.
+func (b *builder) lib(work, dir string, s *StubLib) error {
+	var asm, vs bytes.Buffer
+	byVersion := map[string][]string{}
+	placed := map[string]string{} // alias → label of the storage
+	for i, sym := range s.Syms {
+		label := fmt.Sprintf("__abifloor_%d", i)
+		size := sym.Size
+		if sym.Kind != Func && sym.Alias != "" {
+			if at, ok := placed[string(sym.Kind)+sym.Alias]; ok {
+				fmt.Fprintf(&asm, "\t.globl %s\n\t.set %s, %s\n\t.type %s, %s\n\t.size %s, %d\n",
+					label, label, at, label, kindType(sym.Kind), label, size)
+				goto version
+			}
+			placed[string(sym.Kind)+sym.Alias] = label
+		}
+		switch sym.Kind {
+		case Func:
+			fmt.Fprintf(&asm, "\t.text\n\t.globl %s\n\t.type %s, %%function\n%s:\n\t.zero 1\n", label, label, label)
+		case Object:
+			fmt.Fprintf(&asm, "\t.data\n\t.balign 16\n\t.globl %s\n\t.type %s, %%object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
+				label, label, label, size, label, max(size, 1))
+		case TLS:
+			fmt.Fprintf(&asm, "\t.section .tbss,\"awT\",%%nobits\n\t.balign 16\n\t.globl %s\n\t.type %s, %%tls_object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
+				label, label, label, size, label, max(size, 1))
+		}
+	version:
+		if sym.Weak {
+			fmt.Fprintf(&asm, "\t.weak %s\n", label)
+		}
+		at := "@"
+		if sym.IsDefault {
+			at = "@@"
+		}
+		fmt.Fprintf(&asm, "\t.symver %s, %s%s%s, remove\n", label, sym.Name, at, sym.Version)
+		byVersion[sym.Version] = append(byVersion[sym.Version], sym.Name)
+	}
+	versions := append([]string(nil), s.Versions...)
+	sort.Slice(versions, func(i, j int) bool { return floor.Compare(versions[i], versions[j]) < 0 })
+	for i, v := range versions {
+		fmt.Fprintf(&vs, "%s {\n", v)
+		if names := byVersion[v]; len(names) > 0 {
+			vs.WriteString("  global:\n")
+			for _, n := range names {
+				fmt.Fprintf(&vs, "    %s;\n", n)
+			}
+		}
+		if i == 0 {
+			vs.WriteString("  local: *;\n")
+		}
+		vs.WriteString("};\n")
+	}
+	src := filepath.Join(work, s.Soname+".s")
+	mapf := filepath.Join(work, s.Soname+".map")
+	if err := os.WriteFile(src, asm.Bytes(), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(mapf, vs.Bytes(), 0o644); err != nil {
+		return err
+	}
+	args := []string{"-shared", "-nostdlib", "-o", filepath.Join(dir, s.Soname), "-Wl,-soname," + s.Soname}
+	if len(versions) > 0 {
+		args = append(args, "-Wl,--version-script="+mapf)
+	}
+	args = append(args, src)
+	return b.run(b.cc, args...)
+}
+
+func kindType(k Kind) string {
+	if k == TLS {
+		return "%tls_object"
+	}
+	return "%object"
+}
+
+// statVer is the _STAT_VER glibc's __xstat family expects, per architecture.
+var statVer = map[string]int{"x86_64": 1, "i386": 3, "aarch64": 0, "s390x": 1}
+
+// buildCompat builds an archive with what the host's libc_nonshared.a no
+// longer has but an old target needs: before glibc 2.33, stat, fstat, lstat
+// and fstatat were static wrappers around __xstat and friends. One member per
+// wrapper, so a program pulls in (and needs the versions of) only the ones it
+// calls. The wrappers are hidden, so nothing leaks into the dynamic symbol
+// table. It returns the archive's name, or "" when the target needs none.
+func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error) {
+	have := map[string]bool{}
+	for _, s := range libc.Syms {
+		have[s.Name] = true
+	}
+	ver, ok := statVer[a.Name]
+	if !ok {
+		return "", nil
+	}
+	type wrap struct{ name, proto, call string }
+	wraps := []wrap{
+		{"stat", "const char *p, void *b", "__xstat(%d, p, b)"},
+		{"lstat", "const char *p, void *b", "__lxstat(%d, p, b)"},
+		{"fstat", "int fd, void *b", "__fxstat(%d, fd, b)"},
+		{"fstatat", "int d, const char *p, void *b, int f", "__fxstatat(%d, d, p, b, f)"},
+		{"stat64", "const char *p, void *b", "__xstat64(%d, p, b)"},
+		{"lstat64", "const char *p, void *b", "__lxstat64(%d, p, b)"},
+		{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
+		{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
+	}
+	var (
+		objs []string
+		errs []error
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+	)
+	for _, w := range wraps {
+		callee, _, _ := strings.Cut(w.call, "(")
+		if have[w.name] || !have[callee] {
+			continue
+		}
+		src := fmt.Sprintf("extern int %s(int, %s);\n", callee, w.proto) +
+			fmt.Sprintf("__attribute__((visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
+		c := filepath.Join(work, "compat-"+w.name+".c")
+		obj := strings.TrimSuffix(c, ".c") + ".o"
+		objs = append(objs, obj)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := os.WriteFile(c, []byte(src), 0o644)
+			if err == nil {
+				err = b.run(b.cc, "-x", "c", "-c", "-O2", "-fPIC", "-o", obj, c)
+			}
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return "", err
+	}
+	if len(objs) == 0 {
+		return "", nil
+	}
+	ar := "ar"
+	if out, err := exec.CommandContext(b.ctx, b.cc, "-print-prog-name=ar").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+		ar = strings.TrimSpace(string(out))
+	}
+	if p, err := exec.LookPath(ar); err != nil {
+		return "", fmt.Errorf("glibc: archiver %q (from %s -print-prog-name=ar) not found: %w", ar, b.cc, err)
+	} else {
+		ar = p
+	}
+	const lib = "libabifloor_compat.a"
+	if err := b.run(ar, append([]string{"rcs", filepath.Join(dir, lib)}, objs...)...); err != nil {
+		return "", err
+	}
+	return lib, nil
+}
+
+// InitObject is the object, in a stub directory for a target older than
+// 2.34, that an executable links with -Wl,--wrap=main (abifloor cc does)
+// so that its constructors run on that target.
+//
+// Why: since glibc 2.34, crt1.o passes no initialiser to __libc_start_main,
+// because the new libc runs the executable's DT_INIT and init_array itself.
+// An older libc runs only the initialiser it is given, so a program linked
+// with the host's crt1.o would start without its constructors. The wrapper
+// runs them before main when, and only when, the running glibc is older
+// than 2.34.
+const InitObject = "abifloor-init.o"
+
+const initSource = `extern int __real_main(int, char **, char **);
+extern const char *gnu_get_libc_version(void);
+extern void _init(void) __attribute__((weak));
+typedef void (*initfn)(int, char **, char **);
+extern initfn __init_array_start[] __attribute__((visibility("hidden")));
+extern initfn __init_array_end[] __attribute__((visibility("hidden")));
+
+static int before_2_34(void) {
+	const char *v = gnu_get_libc_version();
+	unsigned major = 0, minor = 0;
+	while (*v >= '0' && *v <= '9') major = major * 10 + (unsigned)(*v++ - '0');
+	if (*v == '.') v++;
+	while (*v >= '0' && *v <= '9') minor = minor * 10 + (unsigned)(*v++ - '0');
+	return major < 2 || (major == 2 && minor < 34);
+}
+
+int __wrap_main(int argc, char **argv, char **envp) {
+	if (before_2_34()) {
+		if (_init) _init();
+		for (initfn *f = __init_array_start; f < __init_array_end; f++) (*f)(argc, argv, envp);
+	}
+	return __real_main(argc, argv, envp);
+}
+`
+
+func (b *builder) initObject(work, dir string) error {
+	c := filepath.Join(work, "init.c")
+	if err := os.WriteFile(c, []byte(initSource), 0o644); err != nil {
+		return err
+	}
+	return b.run(b.cc, "-x", "c", "-c", "-O2", "-fPIE", "-o", filepath.Join(dir, InitObject), c)
+}
+
+// nonshared returns the compiler's libc_nonshared.a, or "" when it has none.
+func nonshared(ctx context.Context, cc string) string {
+	out, err := exec.CommandContext(ctx, cc, "-print-file-name=libc_nonshared.a").Output()
+	if err != nil {
+		return ""
+	}
+	p := strings.TrimSpace(string(out))
+	if !filepath.IsAbs(p) {
+		return ""
+	}
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return filepath.Clean(p)
+}
+
+func runCC(ctx context.Context, cc string, args ...string) error {
+	cmd := exec.CommandContext(ctx, cc, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("glibc: %s %s: %v\n%s", cc, strings.Join(args, " "), err, bytes.TrimSpace(out))
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package glibc
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/internal/fixture"
+)
+
+// prog uses a versioned function (memcpy@GLIBC_2.14 by default today),
+// stat and fstat (libc functions since 2.33, static wrappers before), a
+// thread (libpthread before 2.34), data objects reached by copy relocation
+// (stdout, environ) and thread-local storage (errno, and its own).
+const prog = `#include <stdio.h>
+#include <string.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sys/stat.h>
+extern char **environ;
+static __thread int tl = 3;
+static void *run(void *a) { tl++; return a; }
+int main(int argc, char **argv) {
+	char buf[256]; struct stat st; pthread_t t;
+	size_t n = strlen(argv[0]) + 1;
+	memcpy(buf, argv[0], n < sizeof buf ? n : 1);
+	if (stat(argv[0], &st) != 0 || fstat(1, &st) != 0) return 3;
+	if (pthread_create(&t, 0, run, 0) != 0) return 4;
+	pthread_join(t, 0);
+	errno = 0;
+	fprintf(stdout, "ok environ=%d tls=%d\n", environ != 0 && environ[0] != 0, tl);
+	return errno;
+}
+`
+
+func floorOf(t *testing.T, path string) string {
+	t.Helper()
+	res := floor.Scan(context.Background(), []string{path}, floor.Options{Why: true})
+	if len(res.Files) != 1 || res.Files[0].Error != "" {
+		t.Fatalf("scan %s: %+v", path, res.Files)
+	}
+	return res.Files[0].Floors["GLIBC"]
+}
+
+func TestStubsLinkAndRun(t *testing.T) {
+	gcc := fixture.Compiler(t, "gcc")
+	dir := t.TempDir()
+	plain := fixture.Build(t, gcc, dir, "prog.c", prog, "plain", "-O2", "-pthread")
+	if f := floorOf(t, plain); floor.Compare(f, "2.17") <= 0 {
+		t.Fatalf("without stubs the floor is %s; the test needs a host newer than 2.17", f)
+	}
+	for _, target := range []string{"2.17", "2.28"} {
+		stubs := filepath.Join(dir, "stubs-"+target)
+		if err := mkdir(stubs); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteStubs(context.Background(), stubs, StubOptions{Arch: "x86_64", Target: target, CC: gcc}); err != nil {
+			t.Fatal(err)
+		}
+		bin := fixture.Build(t, gcc, dir, "prog.c", prog, "prog-"+target, "-O2", "-pthread", "-L"+stubs)
+		if f := floorOf(t, bin); floor.Compare(f, target) > 0 {
+			t.Errorf("%s: linked against %s stubs, floor is %s", bin, target, f)
+		}
+		// Wrappers a program does not call add nothing to its floor.
+		if target == "2.17" {
+			small := fixture.Build(t, gcc, dir, "small.c", "int main(void) { return 0; }\n", "small", "-L"+stubs)
+			if f := floorOf(t, small); f != "2.2.5" {
+				t.Errorf("%s: floor %s, want 2.2.5", small, f)
+			}
+		}
+		out, err := exec.Command(bin).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != "ok environ=1 tls=3" {
+			t.Errorf("%s: %v: %q", bin, err, out)
+		}
+	}
+}
+
+func TestStubsCrossAarch64(t *testing.T) {
+	cc := fixture.Compiler(t, "aarch64-linux-gnu-gcc")
+	dir := t.TempDir()
+	stubs := filepath.Join(dir, "stubs")
+	if err := mkdir(stubs); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStubs(context.Background(), stubs, StubOptions{Arch: "aarch64", Target: "2.17"}); err != nil {
+		t.Fatal(err)
+	}
+	bin := fixture.Build(t, cc, dir, "prog.c", prog, "prog", "-O2", "-pthread", "-L"+stubs)
+	if f := floorOf(t, bin); f != "2.17" {
+		t.Errorf("aarch64 floor %s, want 2.17", f)
+	}
+	plain := fixture.Build(t, cc, dir, "prog.c", prog, "plain", "-O2", "-pthread")
+	if f := floorOf(t, plain); floor.Compare(f, "2.17") <= 0 {
+		t.Errorf("aarch64 without stubs: floor %s", f)
+	}
+}
+
+func TestStubsMissingCompiler(t *testing.T) {
+	err := WriteStubs(context.Background(), t.TempDir(), StubOptions{Arch: "x86_64", Target: "2.17", CC: "no-such-cc-abifloor"})
+	if err == nil || !strings.Contains(err.Error(), `"no-such-cc-abifloor" not found`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func mkdir(p string) error { return os.MkdirAll(p, 0o755) }
