@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func compareWithStd(t *testing.T, path string) {
 		}
 		return
 	}
-	if !equal(f.Dynamic.Needed, libs) {
+	if !slices.Equal(f.Dynamic.Needed, libs) {
 		t.Errorf("needed = %v, want %v", f.Dynamic.Needed, libs)
 	}
 	stdNeeds, _ := std.DynamicVersionNeeds()
@@ -84,7 +85,7 @@ func compareWithStd(t *testing.T, path string) {
 	}
 	sort.Strings(got)
 	sort.Strings(want)
-	if !equal(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("version needs:\n got %v\nwant %v", got, want)
 	}
 	stdSyms, err := std.DynamicSymbols()
@@ -124,18 +125,6 @@ func compareWithStd(t *testing.T, path string) {
 			t.Fatalf("relocation symbol %d past dynsym (%d)", r.Sym, len(syms))
 		}
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 const fixtureC = `

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"syscall"
 	"testing"
@@ -50,7 +51,7 @@ func TestWalk(t *testing.T) {
 
 	paths, errs, st := collect(t, []string{dir}, Options{})
 	want := []string{dir + "/a/b/two", dir + "/a/one", dir + "/three", dir + "/three.hard"}
-	if len(errs) != 0 || !equal(paths, want) {
+	if len(errs) != 0 || !slices.Equal(paths, want) {
 		t.Fatalf("paths %v errs %v, want %v", paths, errs, want)
 	}
 	if st.Special.Load() != 1 || st.Symlinks.Load() != 3 {
@@ -62,7 +63,7 @@ func TestWalk(t *testing.T) {
 	paths, errs, st = collect(t, []string{dir}, Options{Follow: true})
 	want = append(want, dir+"/three.link")
 	sort.Strings(want)
-	if len(errs) != 0 || !equal(paths, want) {
+	if len(errs) != 0 || !slices.Equal(paths, want) {
 		t.Fatalf("--follow: paths %v errs %v, want %v", paths, errs, want)
 	}
 	if st.Dups.Load() != 1 {
@@ -78,7 +79,7 @@ func TestRoots(t *testing.T) {
 	os.Symlink("loop", dir+"/loop")
 	paths, errs, _ := collect(t, []string{dir + "/link", dir + "/pipe", dir + "/loop", dir + "/missing"}, Options{})
 	// A named link is resolved (find -H); the others are errors.
-	if !equal(paths, []string{dir + "/link"}) || len(errs) != 3 {
+	if !slices.Equal(paths, []string{dir + "/link"}) || len(errs) != 3 {
 		t.Fatalf("paths %v errs %v", paths, errs)
 	}
 }
@@ -108,18 +109,6 @@ func TestParseDirentsRejectsBadLengths(t *testing.T) {
 	}
 }
 
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestPseudoFS mounts a proc file system inside a tree: the walk must not
 // enter it (reading /proc files can block), unless it is named as a root.
 func TestPseudoFS(t *testing.T) {
@@ -134,7 +123,7 @@ func TestPseudoFS(t *testing.T) {
 	}
 	defer syscall.Unmount(mnt, syscall.MNT_DETACH)
 	paths, errs, st := collect(t, []string{dir}, Options{})
-	if len(errs) != 0 || !equal(paths, []string{dir + "/bin/app"}) || st.Pseudo.Load() != 1 {
+	if len(errs) != 0 || !slices.Equal(paths, []string{dir + "/bin/app"}) || st.Pseudo.Load() != 1 {
 		t.Fatalf("paths %v errs %v pseudo %d", paths, errs, st.Pseudo.Load())
 	}
 }
