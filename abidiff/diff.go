@@ -234,6 +234,8 @@ func symbolChanges(oa, na *abi.ABI, o, n abi.Symbol) []Change {
 		if os != ns {
 			if sameUnderlying(oa, na, o.Type, n.Type) {
 				out = append(out, Change{id + ": type " + os + " -> " + ns + " (typedef names only)", false})
+			} else if sameLayout(oa, na, o.Type, n.Type) {
+				out = append(out, Change{id + ": type " + os + " -> " + ns + " (names only, same layout)", false})
 			} else {
 				out = append(out, Change{id + ": type " + os + " -> " + ns, true})
 			}

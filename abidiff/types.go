@@ -50,6 +50,10 @@ func (c *changes) retyped(path, what string, o, n *abi.Type) {
 		c.add(false, "%s%s %s -> %s (typedef names only)", path, what, abi.Spell(o), abi.Spell(n))
 		return
 	}
+	if sameLayout(c.oa, c.na, o, n) {
+		c.add(false, "%s%s %s -> %s (names only, same layout)", path, what, abi.Spell(o), abi.Spell(n))
+		return
+	}
 	c.add(true, "%s%s %s -> %s", path, what, abi.Spell(o), abi.Spell(n))
 }
 
