@@ -240,7 +240,16 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	res := doScan(ctx, env, paths, sf, limits)
 	switch format {
 	case report.JSON:
-		report.WriteJSON(env.stdout, res)
+		// check always has "violations", [] when there are none, so tools
+		// can read it without a special case.
+		viol := res.Violations
+		if viol == nil {
+			viol = []floor.Violation{}
+		}
+		report.WriteJSON(env.stdout, struct {
+			*floor.Result
+			Violations []floor.Violation `json:"violations"`
+		}{res, viol})
 	case report.GitHub:
 		for _, v := range res.Violations {
 			report.WriteAnnotation(env.stdout, report.Annotation{
