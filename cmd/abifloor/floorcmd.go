@@ -43,7 +43,7 @@ func (sf *scanFlags) add(fs interface {
 }
 
 func runScan(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "scan", "[--format text|json] [--why] [--follow] PATH...")
+	fs := newFlags(env, "scan", "[--format text|json] [--why] [-v] [--follow] [--exclude PATTERN]... PATH...")
 	var sf scanFlags
 	sf.add(fs, "text|json")
 	paths, err := parseFlags(fs, args)
