@@ -4,8 +4,8 @@
 // Directories are read in parallel with getdents, whose entries already
 // carry the file type, so no file is stat'ed to learn what it is. Hard links
 // are reported under each name: a consumer that opens a file learns its
-// device and inode from fstat anyway and dedupes with a Seen set, which
-// keeps the set to the files that matter. FIFOs, sockets and
+// device and inode from fstat anyway and can dedupe the few files with
+// several links itself. FIFOs, sockets and
 // devices inside a tree are counted and never opened. Symbolic links are
 // not followed unless Options.Follow is set; then directory loops are
 // detected by device and inode and cut. A path named explicitly is always
@@ -81,21 +81,12 @@ type Stats struct {
 
 type devIno struct{ dev, ino uint64 }
 
-// Seen is a concurrent set of files by device and inode.
-type Seen struct{ m sync.Map }
-
-// FirstVisit records (dev, ino) and reports whether it was new.
-func (s *Seen) FirstVisit(dev, ino uint64) bool {
-	_, loaded := s.m.LoadOrStore(devIno{dev, ino}, struct{}{})
-	return !loaded
-}
-
 type walker struct {
 	ctx   context.Context
 	opt   Options
 	out   chan<- File
 	stats *Stats
-	seen  Seen // directories already listed
+	seen  sync.Map // devIno of directories already listed
 	dirs  chan dirJob
 	wg    sync.WaitGroup
 }
@@ -167,7 +158,10 @@ func (w *walker) root(path string, idx int) {
 	}
 }
 
-func (w *walker) firstVisit(k devIno) bool { return w.seen.FirstVisit(k.dev, k.ino) }
+func (w *walker) firstVisit(k devIno) bool {
+	_, loaded := w.seen.LoadOrStore(k, struct{}{})
+	return !loaded
+}
 
 // enqueue hands a directory to the pool, or reads it inline when the
 // queue is full, so a deep tree can never deadlock the workers.

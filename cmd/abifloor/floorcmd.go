@@ -28,12 +28,7 @@ type scanFlags struct {
 	jobs    int
 }
 
-func (sf *scanFlags) add(fs interface {
-	StringVar(*string, string, string, string)
-	BoolVar(*bool, string, bool, string)
-	IntVar(*int, string, int, string)
-	Var(flag.Value, string, string)
-}, formats string) {
+func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.Var(&sf.exclude, "exclude", "skip files and directories whose name or path matches this pattern (repeatable), e.g. --exclude '*.debug'")
 	fs.StringVar(&sf.format, "format", "text", "output format: "+formats)
 	fs.BoolVar(&sf.follow, "follow", false, "follow symbolic links inside directories")
