@@ -17,9 +17,9 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/symver"
 )
 
 // Report is the result of Compare. The JSON field names are a contract
@@ -76,7 +76,7 @@ func (s *SymbolChanges) any() bool {
 // Private reports whether a version node is private to the library's own
 // implementation (GLIBC_PRIVATE).
 func Private(version string) bool {
-	return strings.HasSuffix(version, "PRIVATE")
+	return symver.IsPrivate(version)
 }
 
 // Compare diffs old against new, leaving out what sup suppresses (sup may

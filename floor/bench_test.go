@@ -16,10 +16,3 @@ func BenchmarkScanUsrBin(b *testing.B) {
 		Scan(context.Background(), []string{"/usr/bin"}, Options{})
 	}
 }
-
-func BenchmarkCompare(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		Compare("535.104.05", "535.113.01")
-		Compare("2.2.5", "2.10")
-	}
-}

@@ -3,9 +3,9 @@ package floor
 import (
 	"debug/elf"
 	"sort"
-	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/symver"
 )
 
 // FileReport is what Scan says about one file. Field names are part of
@@ -93,9 +93,9 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 		need := Need{Library: n.File, Versions: make([]string, 0, len(n.Versions))}
 		for _, v := range n.Versions {
 			need.Versions = append(need.Versions, v.Name)
-			if ns, ver, ok := Split(v.Name); ok {
+			if ns, ver, ok := symver.Split(v.Name); ok {
 				raise(r.Floors, ns, ver)
-			} else if strings.HasSuffix(v.Name, "_PRIVATE") {
+			} else if symver.IsPrivate(v.Name) {
 				r.Notes = append(r.Notes, "needs "+v.Name+" from "+n.File+": private interfaces change between builds, so this file loads only with the exact library it was built against")
 			} else if m, ok := LookupMarker(v.Name); ok && m.Namespace != "" {
 				raise(r.Floors, m.Namespace, m.Version)
@@ -123,7 +123,7 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 
 	var viol []Violation
 	for ns, ver := range r.Floors {
-		if lim, ok := limits[ns]; ok && Compare(ver, lim) > 0 {
+		if lim, ok := limits[ns]; ok && symver.Compare(ver, lim) > 0 {
 			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim})
 		}
 	}
@@ -139,13 +139,13 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 	if why {
 		r.Why = map[string][]string{}
 		for ns, ver := range r.Floors {
-			match := func(v string) bool { return Compare(v, ver) == 0 }
+			match := func(v string) bool { return symver.Compare(v, ver) == 0 }
 			r.Why[ns] = append(explain(ns, match), symbolsFor(syms, ns, match)...)
 		}
 	}
 	for i := range viol {
 		v := &viol[i]
-		match := func(ver string) bool { return Compare(ver, v.Allowed) > 0 }
+		match := func(ver string) bool { return symver.Compare(ver, v.Allowed) > 0 }
 		v.Symbols = append(explain(v.Namespace, match), symbolsFor(syms, v.Namespace, match)...)
 	}
 	sort.Slice(viol, func(i, j int) bool { return viol[i].Namespace < viol[j].Namespace })
@@ -155,7 +155,7 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 type implication struct{ name, ns, ver string }
 
 func raise(floors map[string]string, ns, ver string) bool {
-	if cur, ok := floors[ns]; !ok || Compare(ver, cur) > 0 {
+	if cur, ok := floors[ns]; !ok || symver.Compare(ver, cur) > 0 {
 		floors[ns] = ver
 		return true
 	}
@@ -180,14 +180,14 @@ func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []st
 		if s.Library == "" || s.Version == "" {
 			continue // definitions and unversioned references
 		}
-		sns, ver, ok := Split(s.Version)
+		sns, ver, ok := symver.Split(s.Version)
 		if !ok || sns != ns || !match(ver) {
 			continue
 		}
 		refs = append(refs, ref{s.String(), ver})
 	}
 	sort.Slice(refs, func(i, j int) bool {
-		if c := Compare(refs[i].ver, refs[j].ver); c != 0 {
+		if c := symver.Compare(refs[i].ver, refs[j].ver); c != 0 {
 			return c > 0
 		}
 		return refs[i].name < refs[j].name
@@ -206,8 +206,8 @@ func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []st
 // non-numeric names come last, alphabetically.
 func sortVersions(vs []string) {
 	sort.Slice(vs, func(i, j int) bool {
-		ni, vi, oki := Split(vs[i])
-		nj, vj, okj := Split(vs[j])
+		ni, vi, oki := symver.Split(vs[i])
+		nj, vj, okj := symver.Split(vs[j])
 		switch {
 		case oki != okj:
 			return oki
@@ -216,7 +216,7 @@ func sortVersions(vs []string) {
 		case ni != nj:
 			return ni < nj
 		}
-		return Compare(vi, vj) < 0
+		return symver.Compare(vi, vj) < 0
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/symver"
 )
 
 func analyzeFile(t *testing.T, path string, why bool, limits Limits) (FileReport, []Violation) {
@@ -97,7 +98,7 @@ func TestCxxFloors(t *testing.T) {
 			if r.Error != "" {
 				t.Fatal(r.Error)
 			}
-			if Compare(r.Floors["GLIBCXX"], "3.4.21") < 0 || Compare(r.Floors["CXXABI"], "1.3") < 0 {
+			if symver.Compare(r.Floors["GLIBCXX"], "3.4.21") < 0 || symver.Compare(r.Floors["CXXABI"], "1.3") < 0 {
 				t.Fatalf("floors %v: want GLIBCXX >= 3.4.21 (the C++11 std::string) and CXXABI", r.Floors)
 			}
 			if len(r.Why["GLIBCXX"]) == 0 {
@@ -121,7 +122,7 @@ func TestRelr(t *testing.T) {
 	src := "static int x; int *p[] = {&x, &x, &x, &x};\nint main(void) { return *p[0]; }\n"
 	exe := fixture.Build(t, "gcc", t.TempDir(), "relr.c", src, "relr", "-pie", "-fPIE", "-Wl,-z,pack-relative-relocs")
 	r, viol := analyzeFile(t, exe, true, Limits{"GLIBC": "2.35"})
-	if r.Floors["GLIBC"] != "2.36" && Compare(r.Floors["GLIBC"], "2.36") < 0 {
+	if r.Floors["GLIBC"] != "2.36" && symver.Compare(r.Floors["GLIBC"], "2.36") < 0 {
 		t.Fatalf("GLIBC floor %s, want at least 2.36 for DT_RELR", r.Floors["GLIBC"])
 	}
 	if len(r.Notes) == 0 {

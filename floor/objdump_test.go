@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/symver"
 )
 
 // TestAgreesWithObjdump checks the GLIBC and GLIBCXX floor of every ELF
@@ -39,7 +41,7 @@ func TestAgreesWithObjdump(t *testing.T) {
 		for path, versions := range parseObjdump(out, batch) {
 			want := map[string]string{}
 			for _, v := range versions {
-				if ns, ver, ok := Split(v); ok {
+				if ns, ver, ok := symver.Split(v); ok {
 					raise(want, ns, ver)
 				} else if m, ok := LookupMarker(v); ok {
 					raise(want, m.Namespace, m.Version)

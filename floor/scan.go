@@ -8,9 +8,10 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/walk"
-	"golang.org/x/sys/unix"
 )
 
 // Options tune a Scan.

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/symver"
 )
 
 // Without arguments the generator reads only the host's glibc (and the
@@ -207,7 +207,7 @@ func parse(r io.Reader, only string, symbols bool) (*DB, error) {
 			}
 			l := &Library{Soname: f[2], Versions: strings.Split(f[3], ",")}
 			for _, v := range l.Versions {
-				if _, _, ok := floor.Split(v); !ok {
+				if _, _, ok := symver.Split(v); !ok {
 					return nil, bad("version " + v + " is not numeric")
 				}
 			}
@@ -224,7 +224,7 @@ func parse(r io.Reader, only string, symbols bool) (*DB, error) {
 			if f[3] == "" || strings.ContainsAny(f[3], " \"\\,;:") {
 				return nil, bad("bad symbol name")
 			}
-			if _, _, ok := floor.Split(f[4]); !ok {
+			if _, _, ok := symver.Split(f[4]); !ok {
 				return nil, bad("version is not numeric")
 			}
 			if len(f[6]) != 1 || !strings.Contains("FOT", f[6]) {
@@ -241,7 +241,7 @@ func parse(r io.Reader, only string, symbols bool) (*DB, error) {
 			}
 			for i, p := range []*string{&d.Since, &d.Until} {
 				if v := f[8+i]; v != "-" {
-					if _, _, ok := floor.Split("GLIBC_" + v); !ok {
+					if _, _, ok := symver.Split("GLIBC_" + v); !ok {
 						return nil, bad("gate version is not numeric")
 					}
 					*p = v
@@ -273,11 +273,11 @@ func parse(r io.Reader, only string, symbols bool) (*DB, error) {
 func (a *Arch) finish() error {
 	for _, l := range a.Libs {
 		for _, v := range l.Versions {
-			_, num, _ := floor.Split(v)
-			if a.First == "" || floor.Compare(num, a.First) < 0 {
+			_, num, _ := symver.Split(v)
+			if a.First == "" || symver.Compare(num, a.First) < 0 {
 				a.First = num
 			}
-			if a.Newest == "" || floor.Compare(num, a.Newest) > 0 {
+			if a.Newest == "" || symver.Compare(num, a.Newest) > 0 {
 				a.Newest = num
 			}
 		}
@@ -302,13 +302,13 @@ func (a *Arch) lib(soname string) *Library {
 // architecture's database can describe, and returns it without the prefix.
 func (a *Arch) Check(target string) (string, error) {
 	t := strings.TrimPrefix(target, "GLIBC_")
-	if _, _, ok := floor.Split("GLIBC_" + t); !ok || t == "" {
+	if _, _, ok := symver.Split("GLIBC_" + t); !ok || t == "" {
 		return "", fmt.Errorf("glibc: %q is not a glibc version (want e.g. 2.17)", target)
 	}
-	if floor.Compare(t, a.First) < 0 {
+	if symver.Compare(t, a.First) < 0 {
 		return "", fmt.Errorf("glibc: %s is older than the first glibc version of %s, %s", t, a.Name, a.First)
 	}
-	if floor.Compare(t, a.Newest) > 0 {
+	if symver.Compare(t, a.Newest) > 0 {
 		return "", fmt.Errorf("glibc: %s is newer than the newest glibc the database knows for %s, %s", t, a.Name, a.Newest)
 	}
 	return t, nil
@@ -354,15 +354,15 @@ func SelectLib(l *Library, target string) StubLib {
 		if !atOrBelow(d.Version, target) {
 			continue
 		}
-		if d.Since != "" && floor.Compare(target, d.Since) < 0 {
+		if d.Since != "" && symver.Compare(target, d.Since) < 0 {
 			continue
 		}
-		if d.Until != "" && floor.Compare(target, d.Until) >= 0 {
+		if d.Until != "" && symver.Compare(target, d.Until) >= 0 {
 			continue
 		}
 		s.Syms = append(s.Syms, StubSym{Def: d})
 		i, seen := best[d.Name]
-		if !seen || floor.Compare(verNum(d.Version), verNum(s.Syms[i].Version)) > 0 {
+		if !seen || symver.Compare(verNum(d.Version), verNum(s.Syms[i].Version)) > 0 {
 			best[d.Name] = len(s.Syms) - 1
 		}
 	}
@@ -375,11 +375,11 @@ func SelectLib(l *Library, target string) StubLib {
 }
 
 func verNum(v string) string {
-	_, n, _ := floor.Split(v)
+	_, n, _ := symver.Split(v)
 	return n
 }
 
 func atOrBelow(version, target string) bool {
-	ns, n, ok := floor.Split(version)
-	return ok && ns == "GLIBC" && floor.Compare(n, target) <= 0
+	ns, n, ok := symver.Split(version)
+	return ok && ns == "GLIBC" && symver.Compare(n, target) <= 0
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/symver"
 )
 
 // StubFormat changes whenever WriteStubs writes different files for the same
@@ -124,7 +124,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	go func() { defer wg.Done(); compat, compatErr = b.compat(a, work, dir, libc) }()
 	go func() {
 		defer wg.Done()
-		if floor.Compare(o.Target, "2.34") < 0 {
+		if symver.Compare(o.Target, "2.34") < 0 {
 			initErr = b.initObject(work, dir)
 		}
 	}()
@@ -208,7 +208,7 @@ func (b *builder) lib(work, dir string, s *StubLib) error {
 		byVersion[sym.Version] = append(byVersion[sym.Version], sym.Name)
 	}
 	versions := append([]string(nil), s.Versions...)
-	sort.Slice(versions, func(i, j int) bool { return floor.Compare(versions[i], versions[j]) < 0 })
+	sort.Slice(versions, func(i, j int) bool { return symver.Compare(versions[i], versions[j]) < 0 })
 	for i, v := range versions {
 		fmt.Fprintf(&vs, "%s {\n", v)
 		if names := byVersion[v]; len(names) > 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/symver"
 )
 
 // prog uses a versioned function (memcpy@GLIBC_2.14 by default today),
@@ -50,7 +51,7 @@ func TestStubsLinkAndRun(t *testing.T) {
 	gcc := fixture.Compiler(t, "gcc")
 	dir := t.TempDir()
 	plain := fixture.Build(t, gcc, dir, "prog.c", prog, "plain", "-O2", "-pthread")
-	if f := floorOf(t, plain); floor.Compare(f, "2.17") <= 0 {
+	if f := floorOf(t, plain); symver.Compare(f, "2.17") <= 0 {
 		t.Fatalf("without stubs the floor is %s; the test needs a host newer than 2.17", f)
 	}
 	for _, target := range []string{"2.17", "2.28"} {
@@ -62,7 +63,7 @@ func TestStubsLinkAndRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		bin := fixture.Build(t, gcc, dir, "prog.c", prog, "prog-"+target, "-O2", "-pthread", "-L"+stubs)
-		if f := floorOf(t, bin); floor.Compare(f, target) > 0 {
+		if f := floorOf(t, bin); symver.Compare(f, target) > 0 {
 			t.Errorf("%s: linked against %s stubs, floor is %s", bin, target, f)
 		}
 		// Wrappers a program does not call add nothing to its floor.
@@ -94,7 +95,7 @@ func TestStubsCrossAarch64(t *testing.T) {
 		t.Errorf("aarch64 floor %s, want 2.17", f)
 	}
 	plain := fixture.Build(t, cc, dir, "prog.c", prog, "plain", "-O2", "-pthread")
-	if f := floorOf(t, plain); floor.Compare(f, "2.17") <= 0 {
+	if f := floorOf(t, plain); symver.Compare(f, "2.17") <= 0 {
 		t.Errorf("aarch64 without stubs: floor %s", f)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
+	"github.com/abifloor/abifloor/targets"
 )
 
 func init() {
@@ -194,9 +195,9 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github] PATH...")
 	var sf scanFlags
 	sf.add(fs, "text|json|github")
-	var maxes, targets multiFlag
+	var maxes, targetNames multiFlag
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
-	fs.Var(&targets, "target", "a target the files must load on (repeatable; see abifloor targets)")
+	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
 	allowEmpty := fs.Bool("allow-empty", false, "succeed when the paths hold no ELF file (by default that is an error: a gate that checked nothing must not pass)")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
@@ -207,7 +208,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
 	}
-	if len(paths) == 0 || len(maxes)+len(targets) == 0 {
+	if len(paths) == 0 || len(maxes)+len(targetNames) == 0 {
 		fmt.Fprintln(env.stderr, "abifloor check: need PATH... and at least one --max or --target")
 		fs.Usage()
 		return exitError
@@ -222,10 +223,10 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		tighten(limits, from, ns, ver, "--max")
 	}
-	for _, name := range targets {
-		t, err := floor.LookupTarget(name)
+	for _, name := range targetNames {
+		t, err := targets.Lookup(name)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", err)
+			fmt.Fprintln(env.stderr, "abifloor check:", err, "(abifloor targets lists all)")
 			return exitError
 		}
 		for ns, ver := range t.Limits {
@@ -321,7 +322,7 @@ func runTargets(_ context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor targets:", err)
 		return exitError
 	}
-	ts := floor.Targets()
+	ts := targets.All()
 	if f == report.JSON {
 		report.WriteJSON(env.stdout, map[string]any{"targets": ts})
 		return exitOK

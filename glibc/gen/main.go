@@ -19,7 +19,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
-	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/symver"
 )
 
 type archInfo struct{ triple, loader string }
@@ -128,7 +128,7 @@ func main() {
 			if a.name != b.name {
 				return a.name < b.name
 			}
-			if c := floor.Compare(a.version, b.version); c != 0 {
+			if c := symver.Compare(a.version, b.version); c != 0 {
 				return c < 0
 			}
 			return a.since < b.since
@@ -190,7 +190,7 @@ func read(d *archData, src int, arch, lib, path string) error {
 		d.versions[lib] = map[string]bool{}
 	}
 	for _, vd := range vds {
-		if ns, _, ok := floor.Split(vd.Name); ok && ns == "GLIBC" && !vd.Base() {
+		if ns, _, ok := symver.Split(vd.Name); ok && ns == "GLIBC" && !vd.Base() {
 			d.versions[lib][vd.Name] = true
 		}
 	}
@@ -202,7 +202,7 @@ func read(d *archData, src int, arch, lib, path string) error {
 		if s.Undefined() || s.Name == "" || s.Name == s.Version || strings.HasSuffix(s.Name, "_version_placeholder") {
 			continue
 		}
-		if ns, _, ok := floor.Split(s.Version); !ok || ns != "GLIBC" {
+		if ns, _, ok := symver.Split(s.Version); !ok || ns != "GLIBC" {
 			continue // GLIBC_PRIVATE and unversioned symbols are not for applications
 		}
 		if s.Bind != elf.STB_GLOBAL && s.Bind != elf.STB_WEAK {
@@ -262,8 +262,8 @@ func applyMoves(d *archData) {
 				break
 			}
 			for _, df := range defs {
-				_, n, _ := floor.Split(df.version)
-				if floor.Compare(n, m.in) >= 0 {
+				_, n, _ := symver.Split(df.version)
+				if symver.Compare(n, m.in) >= 0 {
 					continue
 				}
 				df.since = m.in
@@ -288,7 +288,7 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func sortedVersions(m map[string]bool) []string {
 	vs := sortedKeys(m)
-	sort.Slice(vs, func(i, j int) bool { return floor.Compare(vs[i], vs[j]) < 0 })
+	sort.Slice(vs, func(i, j int) bool { return symver.Compare(vs[i], vs[j]) < 0 })
 	return vs
 }
 

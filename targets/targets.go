@@ -1,9 +1,17 @@
-package floor
+// Package targets is the embedded table of named places a binary must
+// load: distro releases, manylinux policies and compiler runtimes, each
+// with the highest version of every symbol-version namespace it provides.
+//
+// The table is data (targets.json, each row's source noted there), read
+// once; every function returns copies, so a caller may change what it gets.
+package targets
 
 import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -24,29 +32,51 @@ var targetsJSON []byte
 var targetTable = func() []Target {
 	var t struct{ Targets []Target }
 	if err := json.Unmarshal(targetsJSON, &t); err != nil {
-		panic("floor: embedded targets.json: " + err.Error())
+		panic("targets: embedded targets.json: " + err.Error())
 	}
 	return t.Targets
 }()
 
-// Targets returns the embedded target table, in table order.
-func Targets() []Target { return targetTable }
+// All returns a copy of the embedded target table, in table order.
+func All() []Target {
+	out := make([]Target, len(targetTable))
+	for i, t := range targetTable {
+		out[i] = t.clone()
+	}
+	return out
+}
 
-// LookupTarget finds a target by name or alias (case-insensitive). An
-// unknown name yields an error listing the closest names.
-func LookupTarget(name string) (Target, error) {
+func (t Target) clone() Target {
+	t.Aliases = slices.Clone(t.Aliases)
+	t.Limits = maps.Clone(t.Limits)
+	return t
+}
+
+// Lookup finds a target by name or alias (case-insensitive) and returns a
+// copy. An unknown name yields an *UnknownError listing the closest names.
+func Lookup(name string) (Target, error) {
 	key := strings.ToLower(name)
 	for _, t := range targetTable {
 		if t.Name == key {
-			return t, nil
+			return t.clone(), nil
 		}
 		for _, a := range t.Aliases {
 			if a == key {
-				return t, nil
+				return t.clone(), nil
 			}
 		}
 	}
-	return Target{}, fmt.Errorf("unknown target %q; did you mean %s? (abifloor targets lists all)", name, strings.Join(closest(key, 3), ", "))
+	return Target{}, &UnknownError{Name: name, Closest: closest(key, 3)}
+}
+
+// UnknownError is the error of Lookup for a name not in the table.
+type UnknownError struct {
+	Name    string
+	Closest []string // the nearest names, best first
+}
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("unknown target %q; did you mean %s?", e.Name, strings.Join(e.Closest, ", "))
 }
 
 // closest returns up to n target names nearest to s by edit distance,
@@ -93,24 +123,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
-}
-
-// Limits maps a namespace to the highest allowed version.
-type Limits map[string]string
-
-// Tighten lowers l[ns] to ver when ver is lower (or l has no limit for ns):
-// a binary must load on every target named, so the lowest limit wins.
-func (l Limits) Tighten(ns, ver string) {
-	if cur, ok := l[ns]; !ok || Compare(ver, cur) < 0 {
-		l[ns] = ver
-	}
-}
-
-// ParseLimit parses a --max argument, NS=VER (GLIBC=2.35).
-func ParseLimit(s string) (ns, ver string, err error) {
-	ns, ver, ok := strings.Cut(s, "=")
-	if !ok || ns == "" || ver == "" || !isDigit(ver[0]) {
-		return "", "", fmt.Errorf("bad limit %q: want NAMESPACE=VERSION, e.g. GLIBC=2.35", s)
-	}
-	return ns, ver, nil
 }
