@@ -58,7 +58,7 @@ type def struct {
 func (o *Object) indexDefs(syms []elfx.Symbol) {
 	n := 0
 	for i := 1; i < len(syms); i++ {
-		if exported(syms[i]) {
+		if syms[i].Exported() {
 			n++
 		}
 	}
@@ -66,7 +66,7 @@ func (o *Object) indexDefs(syms []elfx.Symbol) {
 	o.defHead = make(map[string]int32, n)
 	for i := 1; i < len(syms); i++ {
 		s := &syms[i]
-		if !exported(*s) {
+		if !s.Exported() {
 			continue
 		}
 		next := int32(-1)
@@ -74,7 +74,7 @@ func (o *Object) indexDefs(syms []elfx.Symbol) {
 			next = h
 		}
 		o.defHead[s.Name] = int32(len(o.defs))
-		o.defs = append(o.defs, def{s.Version, s.VersionIndex, s.Hidden, next})
+		o.defs = append(o.defs, def{s.Version, s.VersionIndex, s.VersionIndex >= 2 && !s.Default, next})
 	}
 }
 
@@ -212,26 +212,6 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
 	}
 	o.indexDefs(syms)
 	return o, nil
-}
-
-// exported reports whether ld.so would take s as a definition.
-func exported(s elfx.Symbol) bool {
-	if s.Undefined() || s.Visibility == elf.STV_HIDDEN || s.Visibility == elf.STV_INTERNAL {
-		return false
-	}
-	if s.Value == 0 && s.Section != elf.SHN_ABS && s.Type != elf.STT_TLS {
-		return false
-	}
-	switch s.Bind {
-	case elf.STB_GLOBAL, elf.STB_WEAK, elf.STB_LOOS: // STB_LOOS is STB_GNU_UNIQUE
-	default:
-		return false
-	}
-	switch s.Type {
-	case elf.STT_NOTYPE, elf.STT_OBJECT, elf.STT_FUNC, elf.STT_COMMON, elf.STT_TLS, elf.STT_LOOS: // STT_LOOS is STT_GNU_IFUNC
-		return true
-	}
-	return false
 }
 
 // classify records the undefined non-weak symbols and how each is bound.

@@ -21,10 +21,48 @@ type Symbol struct {
 	// VersionIndex is the raw versym index without the hidden bit:
 	// 0 local, 1 global (unversioned), 2+ a version.
 	VersionIndex uint16
-	// Hidden is versym bit 15: a definition that is not the default
-	// version (written name@VER rather than name@@VER).
-	Hidden bool
+	// Default is set on a versioned definition that is its name's default
+	// version, written name@@VER: versym bit 15 (VERSYM_HIDDEN) is clear.
+	// A definition of a non-default version (name@VER) is one only a
+	// reference that names that version binds to. References and
+	// unversioned symbols never have Default.
+	Default bool
 }
+
+// Exported reports whether the dynamic loader would take s as a
+// definition when it looks a name up (glibc's check_match): defined,
+// visible, of global, weak or GNU-unique binding, of a type the loader
+// binds to, and with a value, unless it is absolute or thread-local.
+// Every package that asks what a library exports asks this.
+func (s Symbol) Exported() bool {
+	if s.Undefined() || s.Name == "" || s.Visibility == elf.STV_HIDDEN || s.Visibility == elf.STV_INTERNAL {
+		return false
+	}
+	if s.Value == 0 && s.Section != elf.SHN_ABS && s.Type != elf.STT_TLS {
+		return false
+	}
+	switch s.Bind {
+	case elf.STB_GLOBAL, elf.STB_WEAK, STB_GNU_UNIQUE:
+	default:
+		return false
+	}
+	switch s.Type {
+	case elf.STT_NOTYPE, elf.STT_OBJECT, elf.STT_FUNC, elf.STT_COMMON, elf.STT_TLS, elf.STT_GNU_IFUNC:
+		return true
+	}
+	return false
+}
+
+// VersionNode reports whether s is the absolute symbol the linker adds
+// for a version definition's own name (GLIBC_2.34@@GLIBC_2.34 in libc):
+// the loader can bind to it, but it names a version, not an interface.
+func (s Symbol) VersionNode() bool {
+	return s.Section == elf.SHN_ABS && s.Value == 0 && s.Version != "" && s.Name == s.Version
+}
+
+// STB_GNU_UNIQUE is the GNU binding for a C++ symbol that must have one
+// definition per process; debug/elf calls it only STB_LOOS.
+const STB_GNU_UNIQUE = elf.STB_LOOS
 
 // Undefined reports whether s is a reference to another object.
 func (s Symbol) Undefined() bool { return s.Section == elf.SHN_UNDEF }
@@ -36,7 +74,7 @@ func (s Symbol) String() string {
 	switch {
 	case s.Version == "":
 		return s.Name
-	case s.Undefined() || s.Library != "" || s.Hidden:
+	case s.Undefined() || s.Library != "" || !s.Default:
 		return s.Name + "@" + s.Version
 	default:
 		return s.Name + "@@" + s.Version
@@ -211,8 +249,8 @@ func (f *File) Symbols() ([]Symbol, error) {
 		s.Name = cstr(f.dynstr[name:])
 		if versym != nil {
 			v := versym[i]
-			s.Hidden = v&0x8000 != 0
 			s.VersionIndex = v & 0x7fff
+			s.Default = v&0x8000 == 0 && s.VersionIndex >= 2 && !s.Undefined()
 			if vn, ok := names[s.VersionIndex]; ok {
 				s.Version, s.Library = vn.name, vn.lib
 			}

@@ -232,7 +232,7 @@ func read(d *archData, src int, arch, lib, path string) error {
 			df.alias = fmt.Sprintf("%d.%x", src, s.Value)
 		}
 		df.weak = df.weak || s.Bind == elf.STB_WEAK
-		df.dflt = df.dflt || !s.Hidden
+		df.dflt = df.dflt || s.Default
 	}
 	return nil
 }
