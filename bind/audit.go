@@ -2,7 +2,6 @@ package bind
 
 import (
 	"context"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -97,12 +96,13 @@ type Result struct {
 // FileReport is the verdict on one binary.
 type FileReport struct {
 	Path string `json:"path"`
-	// Kind is executable (it has a program interpreter), library (loaded
-	// on its own for the audit; a plugin's host may provide what it lacks)
-	// or static.
-	Kind   string `json:"kind,omitempty"`
-	Arch   string `json:"arch,omitempty"`
-	Interp string `json:"interp,omitempty"`
+	// Kind is what the file is, in elfx's words. A shared library is
+	// audited as if loaded on its own (a plugin's host may provide what it
+	// lacks); a static program loads nothing; a separate debug file
+	// (debug-info) is reported and not audited.
+	Kind   elfx.Kind `json:"kind,omitempty"`
+	Arch   string    `json:"arch,omitempty"`
+	Interp string    `json:"interp,omitempty"`
 	// BindNow: every relocation is resolved before main (DT_BIND_NOW,
 	// DF_BIND_NOW, DF_1_NOW).
 	BindNow bool `json:"bind_now"`
@@ -196,9 +196,13 @@ func (a *Auditor) File(p string, explicit bool) (rep FileReport, ok bool) {
 		rep.Error = err.Error()
 		return rep, true
 	}
-	if o.Type != elf.ET_EXEC && o.Type != elf.ET_DYN {
+	if o.Kind == elfx.DebugInfo {
+		rep.Kind, rep.Arch = o.Kind, o.Arch // never run, so never audited
+		return rep, true
+	}
+	if !o.Kind.Program() {
 		if explicit {
-			rep.Error = fmt.Sprintf("%s: %v is neither an executable nor a shared object", p, o.Type)
+			rep.Error = fmt.Sprintf("%s: %s file: neither a program nor a shared library", p, o.Kind)
 			return rep, true
 		}
 		return rep, false
@@ -215,16 +219,11 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 	case o.Relro:
 		rep.Relro = "partial"
 	}
-	switch {
-	case o.Static:
-		rep.Kind = "static"
+	rep.Kind = o.Kind
+	if o.Kind.Static() {
 		return
-	case o.Interp != "":
-		rep.Kind = "executable"
-	default:
-		rep.Kind = "library"
-		rep.Plugin = o.Soname == ""
 	}
+	rep.Plugin = o.Kind == elfx.SharedLibrary && o.Soname == ""
 	if err := a.CacheError(); err != nil {
 		rep.Error = err.Error()
 	}

@@ -20,6 +20,7 @@ type Object struct {
 	Class   elf.Class
 	Data    elf.Data
 	Type    elf.Type
+	Kind    elfx.Kind
 	Arch    string
 	Interp  string
 	Soname  string
@@ -30,7 +31,6 @@ type Object struct {
 	NoDef   bool // DF_1_NODEFLIB: skip ld.so.cache and the default directories
 	BindNow bool
 	Relro   bool // PT_GNU_RELRO present
-	Static  bool // no dynamic section
 	Go      bool // built by the Go linker
 	// PLTNone counts PLT relocations of type NONE: the lazy-binding setup
 	// rejects them ("unexpected PLT reloc type 0x00").
@@ -169,13 +169,12 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Arch: f.Arch(), Interp: f.Interp}
+	o := &Object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Kind: f.Kind(), Arch: f.Arch(), Interp: f.Interp}
 	o.Relro = f.Prog(elf.PT_GNU_RELRO) != nil
 	o.Go = isGo(f)
 	d := f.Dynamic
 	if d == nil {
-		o.Static = true
-		return o, nil
+		return o, nil // static, or a separate debug file: nothing to bind
 	}
 	o.Soname, o.Needed, o.BindNow = d.Soname, d.Needed, d.BindNow
 	o.HasRun = d.Has(elf.DT_RUNPATH)

@@ -1,7 +1,6 @@
 package floor
 
 import (
-	"debug/elf"
 	"sort"
 
 	"github.com/abifloor/abifloor/elfx"
@@ -11,10 +10,10 @@ import (
 // FileReport is what Scan says about one file. Field names are part of
 // the JSON contract (docs/json.md).
 type FileReport struct {
-	Path   string `json:"path"`
-	Arch   string `json:"arch,omitempty"`
-	Kind   string `json:"kind,omitempty"`
-	Soname string `json:"soname,omitempty"`
+	Path   string    `json:"path"`
+	Arch   string    `json:"arch,omitempty"`
+	Kind   elfx.Kind `json:"kind,omitempty"`
+	Soname string    `json:"soname,omitempty"`
 	// Needed is DT_NEEDED, in load order.
 	Needed []string `json:"needed,omitempty"`
 	// Floors maps a namespace to the highest version required; nil when
@@ -47,35 +46,11 @@ type Violation struct {
 	Symbols   []string `json:"symbols"`
 }
 
-// Kind names what an ELF file is.
-func Kind(f *elfx.File) string {
-	switch f.Type {
-	case elf.ET_EXEC:
-		if f.Dynamic == nil {
-			return "static-executable"
-		}
-		return "executable"
-	case elf.ET_DYN:
-		if f.Interp != "" {
-			return "pie-executable"
-		}
-		if f.Dynamic == nil {
-			return "static-pie"
-		}
-		return "shared-library"
-	case elf.ET_REL:
-		return "object"
-	case elf.ET_CORE:
-		return "core"
-	}
-	return f.Type.String()
-}
-
 // Analyze computes the floors of f. With why set it also reads the
 // symbols behind each floor; with limits set, it returns the violations,
 // each naming its symbols.
 func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []Violation) {
-	r := FileReport{Path: path, Arch: f.Arch(), Kind: Kind(f)}
+	r := FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind()}
 	if f.Dynamic != nil {
 		r.Soname, r.Needed = f.Dynamic.Soname, f.Dynamic.Needed
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/bind"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -93,6 +94,15 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 	for _, fr := range res.Files {
 		if fr.Error != "" && fr.Arch == "" {
 			fmt.Fprintf(w, "%s: %s\n", fr.Path, p.Red("error: "+fr.Error))
+			continue
+		}
+		if fr.Kind == elfx.DebugInfo {
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), "debug info (a separate debug file): never run, not audited")
+			continue
+		}
+		if fr.Kind.Static() {
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), p.Green("loads"))
+			fmt.Fprintf(w, "  %s: no dynamic loader, nothing to bind\n", fr.Kind)
 			continue
 		}
 		verdict := p.Green("loads")
