@@ -2,14 +2,11 @@ package bind
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
-	"golang.org/x/sys/unix"
 )
 
 // Object is what the audit keeps of one ELF file: enough to search for its
@@ -96,66 +93,24 @@ type Ref struct {
 
 type fileKey struct{ dev, ino uint64 }
 
-// errWrongArch marks a candidate library of another machine or class; the
-// loader skips it and keeps searching.
-var errWrongArch = errors.New("wrong ELF class or machine")
-
 // openObject opens and parses path. The file must be regular.
 func openObject(path string) (*Object, error) {
-	f, err := openFile(path)
+	in, err := elfx.OpenInput(path, nil, make([]byte, 4096))
 	if err != nil {
 		return nil, err
 	}
-	defer f.close()
-	return f.parse(nil)
+	defer in.Close()
+	return parseInput(in)
 }
 
-// file is an open descriptor with what fstat said of it.
-type file struct {
-	fd   int
-	path string
-	size int64
-	key  fileKey
-}
-
-// openFile opens path for reading, refusing anything but a regular file
-// (O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking the open).
-// Three system calls: open, fstat, and close later.
-func openFile(path string) (*file, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	f := &file{fd: fd, path: path}
-	if err := f.stat(); err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return f, nil
-}
-
-// stat fills in size and identity, and refuses anything but a regular file.
-func (f *file) stat() error {
-	var st unix.Stat_t
-	if err := unix.Fstat(f.fd, &st); err != nil {
-		return &os.PathError{Op: "stat", Path: f.path, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return &os.PathError{Op: "open", Path: f.path, Err: errors.New("not a regular file")}
-	}
-	f.size, f.key = st.Size, fileKey{uint64(st.Dev), uint64(st.Ino)}
-	return nil
-}
-
-func (f *file) close() { unix.Close(f.fd) }
-
-// parse reads the object; head, when given, holds the file's first bytes.
-func (f *file) parse(head []byte) (*Object, error) {
-	o, err := parseObjectHead(elfx.FD(f.fd), f.size, head)
+// parseInput parses an open file, which is known by its identity from
+// then on.
+func parseInput(in elfx.Input) (*Object, error) {
+	o, err := parseObjectHead(in.FD, in.Size, in.Head)
 	if err != nil {
 		return nil, err
 	}
-	o.key = f.key
+	o.key = fileKey{in.Dev, in.Ino}
 	return o, nil
 }
 

@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"errors"
 	"path"
 	"sync"
 )
@@ -17,8 +18,9 @@ type scope struct {
 }
 
 type missingLib struct {
-	name   string
-	needer *loaded
+	name    string
+	needer  *loaded
+	skipped []string // candidates passed over, with why
 }
 
 func newScope(root *loaded) *scope {
@@ -74,7 +76,11 @@ func (a *Auditor) fill(sc *scope) {
 			}
 			p, o, err := a.find(n, l, sc.list[0].obj)
 			if err != nil {
-				sc.missing = append(sc.missing, missingLib{n, l})
+				var skipped []string
+				if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
+					skipped = nf.Skipped
+				}
+				sc.missing = append(sc.missing, missingLib{n, l, skipped})
 				sc.byName[n] = &loaded{obj: &Object{}, name: n} // report once
 				continue
 			}

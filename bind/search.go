@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
 )
@@ -40,27 +41,28 @@ func (c *objects) get(host string) (*Object, error) {
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		f, err := openFile(host)
+		in, err := elfx.OpenInput(host, nil, make([]byte, 4096))
 		if err != nil {
 			e.err = err
 			return
 		}
-		defer f.close()
-		e.obj, e.err = c.parse(f, nil)
+		defer in.Close()
+		e.obj, e.err = c.parse(in)
 	})
 	return e.obj, e.err
 }
 
-// parse returns the object of the open file f, parsing it only when no
+// parse returns the object of the open file in, parsing it only when no
 // other path to the same file was parsed before.
-func (c *objects) parse(f *file, head []byte) (*Object, error) {
+func (c *objects) parse(in elfx.Input) (*Object, error) {
+	key := fileKey{in.Dev, in.Ino}
 	c.mu.Lock()
-	o := c.byKey[f.key]
+	o := c.byKey[key]
 	c.mu.Unlock()
 	if o != nil {
 		return o, nil
 	}
-	o, err := f.parse(head)
+	o, err := parseInput(in)
 	if err != nil {
 		return nil, err
 	}
@@ -144,22 +146,23 @@ type loaded struct {
 
 // find searches for a DT_NEEDED name of l as ld.so's _dl_map_object does,
 // returning the path inside the image and the object. Candidates of another
-// machine or class are skipped.
+// machine or class, and files that are not ELF libraries, are skipped; a
+// failed search is a *NotFoundError that says what was skipped and why.
 func (a *Auditor) find(name string, l *loaded, want *Object) (string, *Object, error) {
+	nf := &NotFoundError{Name: name}
 	if strings.Contains(name, "$") {
 		// ld.so expands dynamic string tokens in DT_NEEDED too.
 		e, ok := expandTokens(name, l.origin, libDir(l.obj, a.multiarch), platform(l.obj))
 		if !ok {
-			return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+			return "", nil, nf
 		}
 		name = e
 	}
 	if strings.Contains(name, "/") {
-		o, err := a.open(name, want)
-		if err != nil {
-			return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+		if o, ok := a.try(name, want, nf); ok {
+			return name, o, nil
 		}
-		return name, o, nil
+		return "", nil, nf
 	}
 	var dirs []string
 	if !l.obj.HasRun {
@@ -170,46 +173,78 @@ func (a *Auditor) find(name string, l *loaded, want *Object) (string, *Object, e
 	}
 	dirs = append(dirs, a.libPath...)
 	dirs = append(dirs, a.expand(l.obj.Runpath, l)...)
-	if p, o, ok := a.probe(dirs, name, want); ok {
+	if p, o, ok := a.probe(dirs, name, want, nf); ok {
 		return p, o, nil
 	}
 	if !l.obj.NoDef {
 		if c := a.cache(); c != nil {
 			if p := c.Lookup(name, want.Machine, want.Class); p != "" {
-				if o, err := a.open(p, want); err == nil {
+				if o, ok := a.try(p, want, nf); ok {
 					return p, o, nil
 				}
 			}
 		}
-		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want); ok {
+		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want, nf); ok {
 			return p, o, nil
 		}
 	}
-	return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+	return "", nil, nf
 }
 
-func (a *Auditor) probe(dirs []string, name string, want *Object) (string, *Object, bool) {
+// NotFoundError is a library no search found. Skipped lists the
+// candidates that exist but were passed over, with why, which ld.so
+// keeps to itself.
+type NotFoundError struct {
+	Name    string
+	Skipped []string // "/x/libfoo.so: wrong architecture aarch64"
+}
+
+func (e *NotFoundError) Error() string {
+	msg := e.Name + ": cannot open shared object file"
+	if len(e.Skipped) == 0 {
+		return msg + ": No such file or directory"
+	}
+	return msg + ": skipped " + strings.Join(e.Skipped, "; skipped ")
+}
+
+func (a *Auditor) probe(dirs []string, name string, want *Object, nf *NotFoundError) (string, *Object, bool) {
 	for _, d := range dirs {
 		if d == "" {
 			d = "." // an empty entry means the working directory
 		}
 		p := path.Join(d, name)
-		if o, err := a.open(p, want); err == nil {
+		if o, ok := a.try(p, want, nf); ok {
 			return p, o, true
 		}
 	}
 	return "", nil, false
 }
 
-// open loads the object at p (inside the image) when it matches want's
-// machine, class and byte order.
+// try opens the candidate p; a candidate that exists but is not taken is
+// added to nf.Skipped with the reason.
+func (a *Auditor) try(p string, want *Object, nf *NotFoundError) (*Object, bool) {
+	o, err := a.open(p, want)
+	if err == nil {
+		return o, true
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		nf.Skipped = append(nf.Skipped, p+": "+elfx.Message(a.host(p), err))
+	}
+	return nil, false
+}
+
+// open loads the object at p (inside the image) when it is a library of
+// want's machine, class and byte order (any, when want is nil).
 func (a *Auditor) open(p string, want *Object) (*Object, error) {
 	o, err := a.objs.get(a.host(p))
 	if err != nil {
 		return nil, err
 	}
+	if o.Kind == elfx.DebugInfo {
+		return nil, errors.New("a separate debug file, with no code")
+	}
 	if want != nil && (o.Machine != want.Machine || o.Class != want.Class || o.Data != want.Data) {
-		return nil, errWrongArch
+		return nil, fmt.Errorf("wrong architecture %s", o.Arch)
 	}
 	return o, nil
 }
@@ -359,17 +394,17 @@ func (a *Auditor) cache() *Cache {
 
 // readBounded reads a whole small file, refusing anything larger than max.
 func readBounded(p string, max int64) ([]byte, error) {
-	f, err := openFile(p)
+	in, err := elfx.OpenInput(p, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer f.close()
-	if f.size > max {
+	defer in.Close()
+	if in.Size > max {
 		return nil, fmt.Errorf("%s: larger than %d bytes", p, max)
 	}
-	b := make([]byte, f.size)
-	if _, err := elfx.FD(f.fd).ReadAt(b, 0); err != nil {
-		return nil, err
+	b := make([]byte, in.Size)
+	if _, err := in.FD.ReadAt(b, 0); err != nil {
+		return nil, &os.PathError{Op: "read", Path: p, Err: err}
 	}
 	return b, nil
 }

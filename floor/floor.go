@@ -1,9 +1,11 @@
 package floor
 
 import (
+	"fmt"
 	"sort"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/errjson"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -27,8 +29,22 @@ type FileReport struct {
 	Notes []string `json:"notes,omitempty"`
 	// Why maps a namespace to the symbols that require its floor; only
 	// filled when asked for.
-	Why   map[string][]string `json:"why,omitempty"`
-	Error string              `json:"error"`
+	Why map[string][]string `json:"why,omitempty"`
+	// Error is why the file could not be read (nil when it was). It
+	// unwraps to an *os.PathError or an *elfx.FormatError; the JSON
+	// carries ErrorMessage.
+	Error error `json:"-"`
+}
+
+// ErrorMessage is the text of Error without the path the report shows
+// beside it ("" when there is no error).
+func (r FileReport) ErrorMessage() string { return elfx.Message(r.Path, r.Error) }
+
+// MarshalJSON writes the report with "error" as ErrorMessage, so the JSON
+// names the file once, in "path" (docs/json.md).
+func (r FileReport) MarshalJSON() ([]byte, error) {
+	type plain FileReport
+	return errjson.Marshal(plain(r), r.ErrorMessage(), false)
 }
 
 // Need is the set of versions required from one library.
@@ -56,7 +72,7 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 	}
 	needs, err := f.VersionNeeds()
 	if err != nil {
-		r.Error = err.Error()
+		r.Error = fmt.Errorf("%s: %w", path, err)
 		return r, nil
 	}
 	r.Floors = map[string]string{}
@@ -108,7 +124,7 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 	syms, err := f.Symbols()
 	if err != nil {
 		// The floors stand; only the explanation is missing.
-		r.Error = "reading symbols: " + err.Error()
+		r.Error = fmt.Errorf("%s: reading symbols: %w", path, err)
 		return r, viol
 	}
 	if why {

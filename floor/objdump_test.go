@@ -26,7 +26,7 @@ func TestAgreesWithObjdump(t *testing.T) {
 	var paths []string
 	byPath := map[string]FileReport{}
 	for _, f := range res.Files {
-		if f.Error == "" {
+		if f.Error == nil {
 			paths = append(paths, f.Path)
 			byPath[f.Path] = f
 		}
