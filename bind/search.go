@@ -306,33 +306,10 @@ func isNameByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// multiarchTriplet is the Debian directory name of a machine's libraries.
-func multiarchTriplet(o *Object) string {
-	switch o.Arch {
-	case "x86_64":
-		return "x86_64-linux-gnu"
-	case "i386":
-		return "i386-linux-gnu"
-	case "aarch64":
-		return "aarch64-linux-gnu"
-	case "arm":
-		return "arm-linux-gnueabihf"
-	case "ppc64le":
-		return "powerpc64le-linux-gnu"
-	case "s390x":
-		return "s390x-linux-gnu"
-	case "riscv64":
-		return "riscv64-linux-gnu"
-	case "x32":
-		return "x86_64-linux-gnux32"
-	}
-	return ""
-}
-
 // libDir is what $LIB expands to: the multiarch directory on Debian-style
 // images, lib64 or lib elsewhere.
 func libDir(o *Object, multiarch bool) string {
-	if t := multiarchTriplet(o); multiarch && t != "" {
+	if t := elfx.Multiarch(o.Machine, o.Class, o.Data); multiarch && t != "" {
 		return "lib/" + t
 	}
 	if o.Class == elf.ELFCLASS64 && o.Arch != "aarch64" && o.Arch != "riscv64" {
@@ -358,7 +335,7 @@ func platform(o *Object) string {
 // the extra directories are skipped like any other mismatch.
 func defaultDirs(o *Object, multiarch bool) []string {
 	var dirs []string
-	if t := multiarchTriplet(o); multiarch && t != "" {
+	if t := elfx.Multiarch(o.Machine, o.Class, o.Data); multiarch && t != "" {
 		dirs = append(dirs, "/lib/"+t, "/usr/lib/"+t)
 	}
 	if o.Class == elf.ELFCLASS64 {

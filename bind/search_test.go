@@ -36,7 +36,7 @@ func TestExpandTokens(t *testing.T) {
 }
 
 func TestDefaultDirsOrder(t *testing.T) {
-	o := &Object{Arch: "x86_64", Class: elf.ELFCLASS64}
+	o := &Object{Arch: "x86_64", Machine: elf.EM_X86_64, Class: elf.ELFCLASS64, Data: elf.ELFDATA2LSB}
 	got := strings.Join(defaultDirs(o, true), ":")
 	// ld.so --help on Debian: multiarch first, then /lib, /usr/lib.
 	want := "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib"

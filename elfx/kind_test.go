@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -60,5 +61,35 @@ func TestKind(t *testing.T) {
 			t.Errorf("%s: kind %s, want %s", filepath.Base(path), got, want)
 		}
 		f.Close()
+	}
+}
+
+func TestTriple(t *testing.T) {
+	le, be := elf.ELFDATA2LSB, elf.ELFDATA2MSB
+	c32, c64 := elf.ELFCLASS32, elf.ELFCLASS64
+	for _, tc := range []struct {
+		m                 elf.Machine
+		class             elf.Class
+		data              elf.Data
+		triple, multiarch string
+	}{
+		{elf.EM_X86_64, c64, le, "x86_64-linux-gnu", "x86_64-linux-gnu"},
+		{elf.EM_X86_64, c32, le, "x86_64-linux-gnux32", "x86_64-linux-gnux32"},
+		{elf.EM_386, c32, le, "i686-linux-gnu", "i386-linux-gnu"},
+		{elf.EM_AARCH64, c64, le, "aarch64-linux-gnu", "aarch64-linux-gnu"},
+		{elf.EM_ARM, c32, le, "arm-linux-gnueabihf", "arm-linux-gnueabihf"},
+		{elf.EM_PPC64, c64, le, "powerpc64le-linux-gnu", "powerpc64le-linux-gnu"},
+		{elf.EM_PPC64, c64, be, "powerpc64-linux-gnu", "powerpc64-linux-gnu"},
+		{elf.EM_S390, c64, be, "s390x-linux-gnu", "s390x-linux-gnu"},
+		{elf.EM_RISCV, c64, le, "riscv64-linux-gnu", "riscv64-linux-gnu"},
+		{elf.EM_MIPS, c64, le, "mips64el-linux-gnuabi64", "mips64el-linux-gnuabi64"},
+		{elf.EM_68K, c32, be, "", ""},
+	} {
+		if got := Triple(tc.m, tc.class, tc.data); got != tc.triple {
+			t.Errorf("Triple(%v, %v, %v) = %q, want %q", tc.m, tc.class, tc.data, got, tc.triple)
+		}
+		if got := Multiarch(tc.m, tc.class, tc.data); got != tc.multiarch {
+			t.Errorf("Multiarch(%v, %v, %v) = %q, want %q", tc.m, tc.class, tc.data, got, tc.multiarch)
+		}
 	}
 }
