@@ -186,3 +186,23 @@ func runtimeIsAmd64() bool {
 	b, err := os.ReadFile("/proc/sys/kernel/arch")
 	return err == nil && strings.TrimSpace(string(b)) == "x86_64"
 }
+
+// TestRelocNames: types debug/elf lacks or misnames get the psABI name.
+func TestRelocNames(t *testing.T) {
+	for _, tc := range []struct {
+		m    elf.Machine
+		t    uint32
+		want string
+	}{
+		{elf.EM_X86_64, uint32(elf.R_X86_64_JMP_SLOT), "R_X86_64_JUMP_SLOT"},
+		{elf.EM_X86_64, uint32(elf.R_X86_64_TLSDESC), "R_X86_64_TLSDESC"},
+		{elf.EM_ARM, uint32(rARMTLSDesc), "R_ARM_TLS_DESC"},
+		{elf.EM_S390, uint32(r390IRelative), "R_390_IRELATIVE"},
+		{elf.EM_RISCV, uint32(rRISCVIRelative), "R_RISCV_IRELATIVE"},
+		{elf.EM_68K, 5, "type 5"},
+	} {
+		if got := relocName(tc.m, tc.t); got != tc.want {
+			t.Errorf("relocName(%v, %d) = %s, want %s", tc.m, tc.t, got, tc.want)
+		}
+	}
+}
