@@ -50,17 +50,17 @@ type Auditor struct {
 
 	objs      objects
 	cacheOnce sync.Once
-	ldcache   *Cache
+	ldcache   *ldCache
 	cacheErr  error
 
 	selfMu sync.Mutex
-	self   map[*Object]*selfEntry
+	self   map[*object]*selfEntry
 }
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
 	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress,
-		objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*Object{}}, self: map[*Object]*selfEntry{}}
+		objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
 	}
@@ -251,7 +251,7 @@ func (a *Auditor) file(p string, opt FileOptions, buf []byte) (rep FileReport, o
 // target reads a file named on this machine. Trees hold far more files
 // that are not ELF than files that are, so nothing but the head is read
 // for those.
-func (a *Auditor) target(p string, head, buf []byte) (*Object, error) {
+func (a *Auditor) target(p string, head, buf []byte) (*object, error) {
 	in, err := elfx.OpenInput(p, head, buf)
 	if err != nil {
 		return nil, err
@@ -272,7 +272,7 @@ func (a *Auditor) target(p string, head, buf []byte) (*Object, error) {
 type verdict struct{ reason, message string }
 
 // analyze audits the program or library o as the loader would load it.
-func (a *Auditor) analyze(rep *FileReport, o *Object) {
+func (a *Auditor) analyze(rep *FileReport, o *object) {
 	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.PLTNone
 	switch {
 	case o.Relro && o.BindNow:
@@ -353,7 +353,7 @@ func (a *Auditor) missingVerdict(exe string, sc *scope) *verdict {
 // from the last object loaded back to the executable as ld.so does. It
 // fills rep.Unresolved, and returns a plugin's eager references (its
 // host's to satisfy) and the first fatal relocation.
-func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []Ref, fatal *verdict) {
+func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fatal *verdict) {
 	for i := len(sc.list) - 1; i >= 0; i-- {
 		l := sc.list[i]
 		obj, display, refs := "", rep.Path, l.obj.refs
@@ -364,7 +364,7 @@ func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []Ref, fatal *v
 			reason := "unexpected PLT reloc type 0x00"
 			fatal = &verdict{reason, rep.Path + ": error while loading shared libraries: " + display + ": " + reason}
 		}
-		var eager []Ref
+		var eager []reference
 		for _, r := range refs {
 			if sc.resolves(r, l.obj) {
 				continue

@@ -51,7 +51,7 @@ func FuzzParseCache(f *testing.F) {
 	f.Add(cacheImage([][2]string{{"libfoo.so.1", "/opt/lib/libfoo.so.1"}}, 0x0303))
 	f.Add([]byte(oldCacheMagic + "\x00\x01\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00libx.so\x00/l/libx.so\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := ParseCache(b)
+		c, err := parseCache(b)
 		if err != nil {
 			return
 		}

@@ -9,10 +9,10 @@ import (
 	"github.com/abifloor/abifloor/elfx"
 )
 
-// Object is what the audit keeps of one ELF file: enough to search for its
+// object is what the audit keeps of one ELF file: enough to search for its
 // dependencies, to answer symbol lookups and to know its own references.
-// It is immutable once built, so one Object serves every binary of a run.
-type Object struct {
+// It is immutable once built, so one object serves every binary of a run.
+type object struct {
 	Machine elf.Machine
 	Class   elf.Class
 	Data    elf.Data
@@ -38,7 +38,7 @@ type Object struct {
 	versioned bool             // has DT_VERSYM: version rules apply to lookups in it
 	verdefs   map[string]bool
 	verneeds  []elfx.VerNeed
-	refs      []Ref
+	refs      []reference
 	key       fileKey
 }
 
@@ -52,7 +52,7 @@ type def struct {
 	next    int32
 }
 
-func (o *Object) indexDefs(syms []elfx.Symbol) {
+func (o *object) indexDefs(syms []elfx.Symbol) {
 	n := 0
 	for i := 1; i < len(syms); i++ {
 		if syms[i].Exported() {
@@ -75,9 +75,9 @@ func (o *Object) indexDefs(syms []elfx.Symbol) {
 	}
 }
 
-// Ref is an undefined, non-weak symbol of an object and how the loader
+// reference is an undefined, non-weak symbol of an object and how the loader
 // would bind it, judged from the relocations that use it.
-type Ref struct {
+type reference struct {
 	Name    string
 	Version string
 	File    string // the verneed file that must provide Version
@@ -94,7 +94,7 @@ type Ref struct {
 type fileKey struct{ dev, ino uint64 }
 
 // openObject opens and parses path. The file must be regular.
-func openObject(path string) (*Object, error) {
+func openObject(path string) (*object, error) {
 	in, err := elfx.OpenInput(path, nil, make([]byte, 4096))
 	if err != nil {
 		return nil, err
@@ -105,7 +105,7 @@ func openObject(path string) (*Object, error) {
 
 // parseInput parses an open file, which is known by its identity from
 // then on.
-func parseInput(in elfx.Input) (*Object, error) {
+func parseInput(in elfx.Input) (*object, error) {
 	o, err := parseObjectHead(in.FD, in.Size, in.Head)
 	if err != nil {
 		return nil, err
@@ -115,16 +115,16 @@ func parseInput(in elfx.Input) (*Object, error) {
 }
 
 // parseObject reads everything the audit needs from an ELF image.
-func parseObject(r io.ReaderAt, size int64) (*Object, error) {
+func parseObject(r io.ReaderAt, size int64) (*object, error) {
 	return parseObjectHead(r, size, nil)
 }
 
-func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
+func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*object, error) {
 	f, err := elfx.NewFileHead(r, size, head)
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Kind: f.Kind(), Arch: f.Arch(), Interp: f.Interp}
+	o := &object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Kind: f.Kind(), Arch: f.Arch(), Interp: f.Interp}
 	o.Relro = f.Prog(elf.PT_GNU_RELRO) != nil
 	o.Go = isGo(f)
 	d := f.Dynamic
@@ -169,7 +169,7 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
 }
 
 // classify records the undefined non-weak symbols and how each is bound.
-func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
+func (o *object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 	k := kindsFor(o.Machine)
 	type use struct {
 		eager, lazy string
@@ -216,7 +216,7 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 		if i == 0 || !s.Undefined() && !copied || s.Bind == elf.STB_WEAK || s.Name == "" {
 			continue
 		}
-		ref := Ref{Name: s.Name, Version: s.Version, File: s.Library, Binding: "never", order: len(relocs) + i, copy: copied}
+		ref := reference{Name: s.Name, Version: s.Version, File: s.Library, Binding: "never", order: len(relocs) + i, copy: copied}
 		if u != nil {
 			ref.order = u.order
 			switch {
@@ -236,7 +236,7 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 // takes the definition of that version (hidden or not), or an unversioned
 // (base) one; an unversioned reference takes an unversioned or base
 // definition, or the only non-hidden versioned one.
-func (o *Object) provides(name, version string) bool {
+func (o *object) provides(name, version string) bool {
 	h, ok := o.defHead[name]
 	if !ok {
 		return false
@@ -265,7 +265,7 @@ func (o *Object) provides(name, version string) bool {
 
 // names lists the names a loaded object answers to when a DT_NEEDED entry
 // is matched against what is already loaded.
-func (o *Object) names(loadedAs string) []string {
+func (o *object) names(loadedAs string) []string {
 	ns := []string{loadedAs}
 	if o.Soname != "" {
 		ns = append(ns, o.Soname)
@@ -280,9 +280,10 @@ func splitPath(s string) []string {
 	return strings.Split(s, ":")
 }
 
-// isGo reports whether f was linked by the Go linker: it writes a
-// .go.buildinfo section and a "Go" build-ID note. Reading section headers
-// costs one read; the program-header note is checked first.
+// isGo reports whether f was linked by the Go linker, which writes a
+// .go.buildinfo section and a .note.go.buildid note. It reads the section
+// headers (usually one read more); a stripped file that lost them is not
+// recognised.
 func isGo(f *elfx.File) bool {
 	secs, err := f.Sections()
 	if err != nil {

@@ -22,17 +22,17 @@ import (
 type objects struct {
 	mu     sync.Mutex
 	byPath map[string]*pathEntry
-	byKey  map[fileKey]*Object
+	byKey  map[fileKey]*object
 	parsed int // objects parsed, for tests and benchmarks
 }
 
 type pathEntry struct {
 	once sync.Once
-	obj  *Object
+	obj  *object
 	err  error
 }
 
-func (c *objects) get(host string) (*Object, error) {
+func (c *objects) get(host string) (*object, error) {
 	c.mu.Lock()
 	e := c.byPath[host]
 	if e == nil {
@@ -54,7 +54,7 @@ func (c *objects) get(host string) (*Object, error) {
 
 // parse returns the object of the open file in, parsing it only when no
 // other path to the same file was parsed before.
-func (c *objects) parse(in elfx.Input) (*Object, error) {
+func (c *objects) parse(in elfx.Input) (*object, error) {
 	key := fileKey{in.Dev, in.Ino}
 	c.mu.Lock()
 	o := c.byKey[key]
@@ -138,7 +138,7 @@ func resolveIn(root, p string) (string, error) {
 
 // loaded is one object in a binary's load order.
 type loaded struct {
-	obj    *Object
+	obj    *object
 	name   string  // the path it was found at, inside the image
 	origin string  // $ORIGIN of the object
 	loader *loaded // the object whose DT_NEEDED brought it in
@@ -148,7 +148,7 @@ type loaded struct {
 // returning the path inside the image and the object. Candidates of another
 // machine or class, and files that are not ELF libraries, are skipped; a
 // failed search is a *NotFoundError that says what was skipped and why.
-func (a *Auditor) find(name string, l *loaded, want *Object) (string, *Object, error) {
+func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, error) {
 	nf := &NotFoundError{Name: name}
 	if strings.Contains(name, "$") {
 		// ld.so expands dynamic string tokens in DT_NEEDED too.
@@ -207,7 +207,7 @@ func (e *NotFoundError) Error() string {
 	return msg + ": skipped " + strings.Join(e.Skipped, "; skipped ")
 }
 
-func (a *Auditor) probe(dirs []string, name string, want *Object, nf *NotFoundError) (string, *Object, bool) {
+func (a *Auditor) probe(dirs []string, name string, want *object, nf *NotFoundError) (string, *object, bool) {
 	for _, d := range dirs {
 		if d == "" {
 			d = "." // an empty entry means the working directory
@@ -222,7 +222,7 @@ func (a *Auditor) probe(dirs []string, name string, want *Object, nf *NotFoundEr
 
 // try opens the candidate p; a candidate that exists but is not taken is
 // added to nf.Skipped with the reason.
-func (a *Auditor) try(p string, want *Object, nf *NotFoundError) (*Object, bool) {
+func (a *Auditor) try(p string, want *object, nf *NotFoundError) (*object, bool) {
 	o, err := a.open(p, want)
 	if err == nil {
 		return o, true
@@ -235,7 +235,7 @@ func (a *Auditor) try(p string, want *Object, nf *NotFoundError) (*Object, bool)
 
 // open loads the object at p (inside the image) when it is a library of
 // want's machine, class and byte order (any, when want is nil).
-func (a *Auditor) open(p string, want *Object) (*Object, error) {
+func (a *Auditor) open(p string, want *object) (*object, error) {
 	o, err := a.objs.get(a.host(p))
 	if err != nil {
 		return nil, err
@@ -308,7 +308,7 @@ func isNameByte(c byte) bool {
 
 // libDir is what $LIB expands to: the multiarch directory on Debian-style
 // images, lib64 or lib elsewhere.
-func libDir(o *Object, multiarch bool) string {
+func libDir(o *object, multiarch bool) string {
 	if t := elfx.Multiarch(o.Machine, o.Class, o.Data); multiarch && t != "" {
 		return "lib/" + t
 	}
@@ -319,7 +319,7 @@ func libDir(o *Object, multiarch bool) string {
 }
 
 // platform is AT_PLATFORM, what $PLATFORM expands to.
-func platform(o *Object) string {
+func platform(o *object) string {
 	switch o.Arch {
 	case "i386":
 		return "i686"
@@ -333,7 +333,7 @@ func platform(o *Object) string {
 // the multiarch directories on Debian-style images, then the lib64 (or
 // lib) directories other distributions use. Candidates of another class in
 // the extra directories are skipped like any other mismatch.
-func defaultDirs(o *Object, multiarch bool) []string {
+func defaultDirs(o *object, multiarch bool) []string {
 	var dirs []string
 	if t := elfx.Multiarch(o.Machine, o.Class, o.Data); multiarch && t != "" {
 		dirs = append(dirs, "/lib/"+t, "/usr/lib/"+t)
@@ -346,9 +346,10 @@ func defaultDirs(o *Object, multiarch bool) []string {
 	return append(dirs, "/lib", "/usr/lib")
 }
 
-// loadCache reads the image's ld.so.cache once. A missing cache is normal
+// cache reads the image's ld.so.cache once (or the file Options.CacheFile
+// names) and returns it, nil when there is none. A missing cache is normal
 // (the search goes on without it); a malformed one is an error.
-func (a *Auditor) cache() *Cache {
+func (a *Auditor) cache() *ldCache {
 	a.cacheOnce.Do(func() {
 		p := a.cachePath
 		if p == "" {
@@ -361,7 +362,7 @@ func (a *Auditor) cache() *Cache {
 			}
 			return
 		}
-		a.ldcache, a.cacheErr = ParseCache(b)
+		a.ldcache, a.cacheErr = parseCache(b)
 		if a.cacheErr != nil {
 			a.cacheErr = fmt.Errorf("%s: %w", p, a.cacheErr)
 		}

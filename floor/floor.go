@@ -62,10 +62,19 @@ type Violation struct {
 	Symbols   []string `json:"symbols"`
 }
 
-// Analyze computes the floors of f. With why set it also reads the
-// symbols behind each floor; with limits set, it returns the violations,
-// each naming its symbols.
-func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []Violation) {
+// FileOptions say what Analyze reads besides the version tables.
+type FileOptions struct {
+	// Why names the symbols behind every floor (reads the symbol table).
+	Why bool
+	// Limits, when set, make Analyze return the floors above them as
+	// violations, each naming its symbols.
+	Limits Limits
+}
+
+// Analyze computes the floors of f, the file at path, and what opt asks
+// for besides.
+func Analyze(f *elfx.File, path string, opt FileOptions) (FileReport, []Violation) {
+	why, limits := opt.Why, opt.Limits
 	r := FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind()}
 	if f.Dynamic != nil {
 		r.Soname, r.Needed = f.Dynamic.Soname, f.Dynamic.Needed
@@ -88,7 +97,7 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 				raise(r.Floors, ns, ver)
 			} else if symver.IsPrivate(v.Name) {
 				r.Notes = append(r.Notes, "needs "+v.Name+" from "+n.File+": private interfaces change between builds, so this file loads only with the exact library it was built against")
-			} else if m, ok := LookupMarker(v.Name); ok && m.Namespace != "" {
+			} else if m, ok := markers[v.Name]; ok && m.Namespace != "" {
 				raise(r.Floors, m.Namespace, m.Version)
 				implied = append(implied, implication{v.Name, m.Namespace, m.Version})
 				r.Notes = append(r.Notes, v.Name+" raises "+m.Namespace+" to "+m.Version+": "+m.Why)
@@ -211,8 +220,8 @@ func sortVersions(vs []string) {
 	})
 }
 
-// Merge raises the tree-wide floors dst to cover src.
-func Merge(dst, src map[string]string) {
+// merge raises the tree-wide floors dst to cover src.
+func merge(dst, src map[string]string) {
 	for ns, v := range src {
 		raise(dst, ns, v)
 	}

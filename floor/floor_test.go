@@ -24,7 +24,7 @@ func analyzeFile(t *testing.T, path string, why bool, limits Limits) (FileReport
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Analyze(f, path, why, limits)
+	return Analyze(f, path, FileOptions{Why: why, Limits: limits})
 }
 
 const pinnedC = `

@@ -92,7 +92,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			res.Stats.Errors++
 		}
 		if it.rep.Floors != nil {
-			Merge(res.Floors, it.rep.Floors)
+			merge(res.Floors, it.rep.Floors)
 		}
 		if it.rep.Arch != "" || it.rep.Error == nil {
 			res.Stats.ELF++
@@ -134,6 +134,6 @@ func scanOne(wf walk.File, buf []byte, opt Options) (item, bool) {
 		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true
 	}
-	it.rep, it.viol = Analyze(f, wf.Path, opt.Why, opt.Limits)
+	it.rep, it.viol = Analyze(f, wf.Path, FileOptions{Why: opt.Why, Limits: opt.Limits})
 	return it, true
 }
