@@ -50,25 +50,25 @@ func TestGlibc231to236(t *testing.T) {
 
 	oldSet, newSet := dynsyms(t, oldPath), dynsyms(t, hostLibc)
 	wantRemoved, wantAdded := minus(oldSet, newSet), minus(newSet, oldSet)
-	if got := ids(r.Symbols.Removed); !slices.Equal(got, wantRemoved) {
+	if got := ids(r.Symbols.Removed()); !slices.Equal(got, wantRemoved) {
 		t.Errorf("removed = %v\nwant %v", got, wantRemoved)
 	}
-	if got := ids(r.Symbols.Added); !slices.Equal(got, wantAdded) {
+	if got := ids(r.Symbols.Added()); !slices.Equal(got, wantAdded) {
 		t.Errorf("added: %d symbols, want %d", len(got), len(wantAdded))
 	}
 	for _, want := range []string{"malloc_get_state@GLIBC_2.2.5", "malloc_set_state@GLIBC_2.2.5"} {
-		if !slices.Contains(r.Symbols.Removed, want) {
+		if !slices.Contains(r.Symbols.Removed(), want) {
 			t.Errorf("%s not reported removed", want)
 		}
 	}
-	if !slices.Contains(r.Symbols.Added, "_Fork@@GLIBC_2.34") {
+	if !slices.Contains(r.Symbols.Added(), "_Fork@@GLIBC_2.34") {
 		t.Error("_Fork@@GLIBC_2.34 not reported added")
 	}
-	if !slices.Contains(r.Symbols.Changed, "__libc_start_main@@GLIBC_2.2.5 -> __libc_start_main@@GLIBC_2.34") {
+	if !slices.Contains(r.Symbols.Changed(), "__libc_start_main@@GLIBC_2.2.5 -> __libc_start_main@@GLIBC_2.34") {
 		t.Error("the default version of __libc_start_main did not move")
 	}
-	if len(r.Private.Removed) == 0 || r.Compatible {
-		t.Errorf("private removed %d, compatible %v", len(r.Private.Removed), r.Compatible)
+	if len(r.Private.Removed()) == 0 || r.Compatible {
+		t.Errorf("private removed %d, compatible %v", len(r.Private.Removed()), r.Compatible)
 	}
 	if old.DebugInfo != abi.DebugDWARF || new.DebugInfo != abi.DebugDWARF {
 		t.Logf("debug info: old %s, new %s (types not compared)", old.DebugInfo, new.DebugInfo)
