@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -154,12 +155,16 @@ func Key(k Kind, name string) string {
 
 // Canonical returns the canonical JSON of a: symbols and constants sorted,
 // no indentation, no HTML escaping, no Digest or DebugFile. Equal
-// ABIs give equal bytes.
+// ABIs give equal bytes. It sorts copies: a is not changed, so one ABI may
+// be encoded from several goroutines at once.
 func (a *ABI) Canonical() []byte {
 	c := *a
 	c.Digest = ""
 	c.DebugFile = ""
 	c.Schema = Schema
+	c.Symbols = slices.Clone(a.Symbols)
+	c.Constants = slices.Clone(a.Constants)
+	c.Roots = slices.Clone(a.Roots)
 	c.Sort()
 	if c.Types == nil {
 		c.Types = map[string]*Type{}
@@ -170,7 +175,8 @@ func (a *ABI) Canonical() []byte {
 	return marshal(&c)
 }
 
-// Sort puts symbols, constants and roots in their canonical order.
+// Sort puts symbols, constants and roots in their canonical order, in
+// place.
 func (a *ABI) Sort() {
 	sort.Slice(a.Symbols, func(i, j int) bool {
 		x, y := a.Symbols[i], a.Symbols[j]

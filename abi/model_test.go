@@ -2,9 +2,11 @@ package abi
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -118,5 +120,35 @@ func BenchmarkCanonical(b *testing.B) {
 	a := &ABI{Schema: Schema, Types: list("v")}
 	for range b.N {
 		a.Fingerprint()
+	}
+}
+
+// TestShared encodes one unsorted ABI from several goroutines: Canonical,
+// Fingerprint and WriteText must not sort the caller's slices (run with
+// -race), and must leave them as they were.
+func TestShared(t *testing.T) {
+	a := &ABI{Schema: Schema, Types: list("v"),
+		Symbols:   []Symbol{{Name: "z", Kind: "func"}, {Name: "a", Kind: "func"}, {Name: "m", Kind: "object"}},
+		Constants: []Constant{{Name: "Z"}, {Name: "A"}},
+		Roots:     []string{"struct c", "struct a"},
+	}
+	want := a.Fingerprint()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if got := a.Fingerprint(); got != want {
+					t.Errorf("fingerprint %s, want %s", got, want)
+				}
+				a.TypeFingerprints()
+				WriteText(io.Discard, a)
+			}
+		}()
+	}
+	wg.Wait()
+	if a.Symbols[0].Name != "z" || a.Constants[0].Name != "Z" || a.Roots[0] != "struct c" {
+		t.Errorf("the caller's slices were sorted: %v %v %v", a.Symbols, a.Constants, a.Roots)
 	}
 }
