@@ -42,7 +42,7 @@ func run(t testing.TB, name string, args ...string) {
 
 func read(t testing.TB, path string, dirs ...string) *abi.ABI {
 	t.Helper()
-	a, err := abi.LoadWith(path, abi.Options{DebugDirs: dirs, NoDefaultDebugDir: true})
+	a, err := abi.Load(context.Background(), path, abi.Options{DebugDirs: dirs, NoDefaultDebugDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,9 @@ func symbol(a *abi.ABI, name string) *abi.Symbol {
 
 func TestELFTypes(t *testing.T) {
 	for _, tc := range []struct{ cc, dwarf string }{
-		{"gcc", "-gdwarf-5"}, {"gcc", "-gdwarf-4"}, {"aarch64-linux-gnu-gcc", "-g"},
+		{"gcc", "-gdwarf-5"}, {"gcc", "-gdwarf-4"}, {"gcc", "-gdwarf-2"}, {"aarch64-linux-gnu-gcc", "-g"},
+		// Big-endian, where DWARF 2/3 bit offsets count from the other end.
+		{"s390x-linux-gnu-gcc", "-gdwarf-4"}, {"s390x-linux-gnu-gcc", "-gdwarf-2"},
 	} {
 		t.Run(tc.cc+tc.dwarf, func(t *testing.T) {
 			a := read(t, compile(t, tc.cc, tc.dwarf))
@@ -191,7 +193,7 @@ func TestBadInput(t *testing.T) {
 	for name, b := range cases {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, b, 0o644)
-		if _, err := abi.Load(p); err == nil || !strings.Contains(err.Error(), p) {
+		if _, err := abi.Load(context.Background(), p, abi.Options{}); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: err = %v, want an error naming the file", name, err)
 		}
 	}

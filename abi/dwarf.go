@@ -221,6 +221,8 @@ type builder struct {
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
+	// bigEndian: DW_AT_bit_offset counts from the other end.
+	bigEndian bool
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
@@ -230,7 +232,7 @@ func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
 // typesOf attaches DWARF types to the exported symbols of a. With section
 // bytes (s) it indexes and reads DIEs itself and builds a dwarf.Data only
 // when it meets DWARF it does not decode; d is used for relocatable objects.
-func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
+func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
 	var ix *index
 	var src dieSource
 	var err error
@@ -259,16 +261,17 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
 		limit = min(limit, 1024+len(s.info)/4)
 	}
 	b := newBuilder(src, ix, a, limit)
+	b.bigEndian = order == binary.BigEndian
 	for i := range a.Symbols {
 		s := &a.Symbols[i]
 		switch s.Kind {
-		case "func", "ifunc":
+		case SymFunc, SymIFunc:
 			// An ifunc's address is its resolver's: only its name
 			// finds its real signature.
-			if off, ok := ix.lookup(ix.funcs, ix.funcAddr, ix.funcDecls, s.Name, s.addr, s.Kind == "func"); ok {
+			if off, ok := ix.lookup(ix.funcs, ix.funcAddr, ix.funcDecls, s.Name, s.addr, s.Kind == SymFunc); ok {
 				s.Type = b.function(off)
 			}
-		case "object", "tls", "common":
+		case SymObject, SymTLS, SymCommon:
 			if off, ok := ix.lookup(ix.vars, ix.varAddr, ix.varDecls, s.Name, s.addr, true); ok {
 				s.Type = b.variable(off)
 			}
@@ -448,13 +451,17 @@ func (b *builder) member(c *entry, depth int) Member {
 		m.BitOffset = dbo
 	} else if bo, ok := c.num(dwarf.AttrBitOffset); ok {
 		// DWARF 2/3 count from the most significant bit of the storage
-		// unit; this is the little-endian reading, which every target
-		// abifloor knows is.
-		unit, _ := c.num(dwarf.AttrByteSize)
-		if unit == 0 {
-			unit = b.sizeOf(m.Type)
+		// unit: on a big-endian target (s390x, ppc64) that is the bit at
+		// the lowest address, on a little-endian one the highest.
+		if b.bigEndian {
+			m.BitOffset = m.Offset*8 + bo
+		} else {
+			unit, _ := c.num(dwarf.AttrByteSize)
+			if unit == 0 {
+				unit = b.sizeOf(m.Type)
+			}
+			m.BitOffset = m.Offset*8 + unit*8 - bo - bits
 		}
-		m.BitOffset = m.Offset*8 + unit*8 - bo - bits
 	} else {
 		m.BitOffset = m.Offset * 8
 	}

@@ -22,6 +22,9 @@ func WriteText(w io.Writer, a *ABI) error {
 		fmt.Fprintf(bw, " (%s)", a.DebugFile)
 	}
 	fmt.Fprintf(bw, "\nfingerprint %s\n", a.Fingerprint())
+	if len(a.Versions) > 0 {
+		fmt.Fprintf(bw, "versions %s\n", strings.Join(a.Versions, " "))
+	}
 	if len(a.Symbols) > 0 {
 		fmt.Fprintf(bw, "\nsymbols (%d):\n", len(a.Symbols))
 	}

@@ -20,6 +20,10 @@ const (
 	SymbolKind    Kind = "symbol-kind" // func, object, ... (func <-> ifunc is compatible)
 	SymbolSize    Kind = "symbol-size" // a variable's st_size
 	SymbolType    Kind = "symbol-type" // signature or variable type, spelled in C
+	// VersionAdded and VersionRemoved: a version node the file defines
+	// (abi.ABI.Versions). Programs that need a removed one no longer load.
+	VersionAdded   Kind = "version-added"
+	VersionRemoved Kind = "version-removed"
 
 	TypeRemoved Kind = "type-removed" // a root type of a header ABI is gone
 	// Declaration: a struct or union became declared only (New
@@ -61,6 +65,8 @@ type Change struct {
 	// for the type itself.
 	Path     string `json:"path,omitempty"`
 	Constant string `json:"constant,omitempty"`
+	// Version is the version node of the version kinds.
+	Version string `json:"version,omitempty"`
 	// Old and New are the values before and after: numbers in decimal
 	// (constants in hex, 0x...), types spelled in C, encodings and kinds
 	// by name. One is empty for an addition or a removal.
@@ -93,6 +99,10 @@ func (c Change) String() string {
 		return c.Symbol + ": size " + arrow
 	case SymbolType:
 		return c.Symbol + ": type " + arrow
+	case VersionAdded:
+		return "version " + c.Version + " added"
+	case VersionRemoved:
+		return "version " + c.Version + " removed"
 	case ConstantAdded:
 		return c.Constant + ": added"
 	case ConstantRemoved:
@@ -168,7 +178,7 @@ func (s *SymbolChanges) Added() []string {
 }
 
 // Changed lists the other changes as text: "foo@@V_1 -> foo@@V_2" (the
-// default version moved) or "foo@@V: size 8 -> 16".
+// default version moved), "foo@@V: size 8 -> 16" or "version V_2 added".
 func (s *SymbolChanges) Changed() []string {
 	return s.texts(func(k Kind) bool { return k != SymbolRemoved && k != SymbolAdded })
 }

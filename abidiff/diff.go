@@ -164,6 +164,17 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 		}
 		add(o.Version, Change{Kind: SymbolVersion, Symbol: o.String(), Old: o.String(), New: n.String(), Compatible: true})
 	}
+	oldV, newV := set(old.Versions), set(new.Versions)
+	for _, v := range old.Versions {
+		if !newV[v] {
+			add(v, Change{Kind: VersionRemoved, Version: v})
+		}
+	}
+	for _, v := range new.Versions {
+		if !oldV[v] {
+			add(v, Change{Kind: VersionAdded, Version: v, Compatible: true})
+		}
+	}
 	for _, p := range []*SymbolChanges{&r.Symbols, &r.Private} {
 		sortSymbolChanges(p.Changes)
 	}
@@ -229,6 +240,14 @@ func publicTypes(a *abi.ABI) map[string]bool {
 	return seen
 }
 
+func set(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[s] = true
+	}
+	return m
+}
+
 func byID(syms []abi.Symbol) map[string]abi.Symbol {
 	m := make(map[string]abi.Symbol, len(syms))
 	for _, s := range syms {
@@ -247,17 +266,15 @@ func defaults(syms []abi.Symbol) map[string]abi.Symbol {
 	return m
 }
 
-func isFunc(kind string) bool { return kind == "func" || kind == "ifunc" }
-
 // symbolChanges compares one symbol present in both ABIs.
 func symbolChanges(oa, na *abi.ABI, o, n abi.Symbol) []Change {
 	var out []Change
 	id := o.String()
 	if o.Kind != n.Kind {
 		// func <-> ifunc is invisible to callers.
-		out = append(out, Change{Kind: SymbolKind, Symbol: id, Old: o.Kind, New: n.Kind, Compatible: isFunc(o.Kind) && isFunc(n.Kind)})
+		out = append(out, Change{Kind: SymbolKind, Symbol: id, Old: string(o.Kind), New: string(n.Kind), Compatible: o.Kind.IsFunc() && n.Kind.IsFunc()})
 	}
-	if !isFunc(o.Kind) && o.Size != n.Size {
+	if !o.Kind.IsFunc() && o.Size != n.Size {
 		// A variable's size is copied into executables (copy
 		// relocations): any change breaks them.
 		out = append(out, Change{Kind: SymbolSize, Symbol: id, Old: utoa(o.Size), New: utoa(n.Size)})
