@@ -218,6 +218,7 @@ type builder struct {
 	ix     *index
 	a      *ABI
 	inline map[dwarf.Offset]*Type
+	sizes  map[*Type]int // treeSize's memo
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
@@ -226,7 +227,7 @@ type builder struct {
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
-	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, maxNodes: limit}
+	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, sizes: map[*Type]int{}, maxNodes: limit}
 }
 
 // typesOf attaches DWARF types to the exported symbols of a. With section
@@ -321,13 +322,25 @@ func (b *builder) variable(off dwarf.Offset) *Type {
 // a type before returning it: every compilation unit has its own copy of
 // struct _IO_FILE, and checking the name first reads each named type once
 // per ABI instead of once per unit.
+//
+// An unnamed type used in many places is one shared node, but every walk
+// of the model (JSON, fingerprints, spelling) sees it once per use: the
+// budget counts it so, and DWARF whose types share parameter types level
+// after level (a tree exponential in the file's size) is cut off when the
+// tree outgrows the file.
 func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if t, ok := b.inline[off]; ok {
+		if b.nodes += b.treeSize(t); b.nodes > b.maxNodes {
+			return &Type{Kind: Unknown, Name: "too large"}
+		}
 		return t
 	}
 	b.nodes++
-	if depth > maxDepth || b.nodes > b.maxNodes {
+	if depth > maxDepth {
 		return &Type{Kind: Unknown, Name: "too deep"}
+	}
+	if b.nodes > b.maxNodes {
+		return &Type{Kind: Unknown, Name: "too large"}
 	}
 	e, kids := b.src.read(off, false)
 	if e == nil {
@@ -356,6 +369,27 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	t := b.node(e, kids, depth+1)
 	b.inline[off] = t
 	return t
+}
+
+// treeSize is the number of nodes of t written as a tree (references
+// count one), memoised by node, saturating above the budget.
+func (b *builder) treeSize(t *Type) int {
+	if t == nil {
+		return 0
+	}
+	if n, ok := b.sizes[t]; ok {
+		return n
+	}
+	n := 1 + b.treeSize(t.Elem)
+	for _, m := range t.Members {
+		n = min(n+b.treeSize(m.Type), b.maxNodes+1)
+	}
+	for _, p := range t.Params {
+		n = min(n+b.treeSize(p), b.maxNodes+1)
+	}
+	n = min(n, b.maxNodes+1)
+	b.sizes[t] = n
+	return n
 }
 
 func namedKind(t dwarf.Tag) Kind {

@@ -325,14 +325,17 @@ func (h *hasher) hash(key string) (string, int) {
 // in order of first use; nil for a nil type.
 func (t *Type) Refs() []string { return refs(t, nil) }
 
-// refs appends the distinct keys t refers to, in order of first use.
+// refs appends the distinct keys t refers to, in order of first use. It
+// visits each node once, however often the graph shares it.
 func refs(t *Type, out []string) []string {
 	seen := map[string]bool{}
+	visited := map[*Type]bool{}
 	var walk func(t *Type)
 	walk = func(t *Type) {
-		if t == nil {
+		if t == nil || visited[t] {
 			return
 		}
+		visited[t] = true
 		if t.Ref != "" {
 			if !seen[t.Ref] {
 				seen[t.Ref] = true
