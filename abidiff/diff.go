@@ -98,12 +98,13 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 		Types: []TypeChange{},
 	}
 	incompatible := false
-	compareSymbols(&r, old, new, sup, &incompatible)
+	cmp := newComparer(old, new)
+	compareSymbols(&r, cmp, sup, &incompatible)
 	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
 		r.Notes = append(r.Notes, "no debug info on one side: types not compared")
 	} else {
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
-		for _, tc := range compareTypes(old, new, sup) {
+		for _, tc := range compareTypes(cmp, sup) {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
 				r.PrivateTypes = append(r.PrivateTypes, tc)
 				continue
@@ -120,7 +121,8 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	return r
 }
 
-func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatible *bool) {
+func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *bool) {
+	old, new := cmp.oa, cmp.na
 	oldBy := byID(old.Symbols)
 	newBy := byID(new.Symbols)
 	add := func(version string, c Change) {
@@ -141,7 +143,7 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 			add(s.Version, Change{Kind: SymbolRemoved, Symbol: s.String()})
 			continue
 		}
-		for _, c := range symbolChanges(old, new, s, n) {
+		for _, c := range symbolChanges(cmp, s, n) {
 			add(s.Version, c)
 		}
 	}
@@ -267,7 +269,7 @@ func defaults(syms []abi.Symbol) map[string]abi.Symbol {
 }
 
 // symbolChanges compares one symbol present in both ABIs.
-func symbolChanges(oa, na *abi.ABI, o, n abi.Symbol) []Change {
+func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 	var out []Change
 	id := o.String()
 	if o.Kind != n.Kind {
@@ -283,23 +285,11 @@ func symbolChanges(oa, na *abi.ABI, o, n abi.Symbol) []Change {
 		os, ns := abi.Spell(o.Type), abi.Spell(n.Type)
 		if os != ns {
 			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
-			c.Note, c.Compatible = namesOnly(oa, na, o.Type, n.Type)
+			c.Note, c.Compatible = cmp.namesOnly(o.Type, n.Type)
 			out = append(out, c)
 		}
 	}
 	return out
-}
-
-// namesOnly says whether a change of type from o to n is one of names only,
-// which is compatible, and what kind of names.
-func namesOnly(oa, na *abi.ABI, o, n *abi.Type) (note string, compatible bool) {
-	if sameUnderlying(oa, na, o, n) {
-		return "typedef names only", true
-	}
-	if sameLayout(oa, na, o, n) {
-		return "names only, same layout", true
-	}
-	return "", false
 }
 
 func compareConstants(old, new *abi.ABI) []Change {

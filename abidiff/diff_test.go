@@ -3,10 +3,12 @@ package abidiff_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -258,5 +260,53 @@ func TestChangeData(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back.Types, r.Types) {
 		t.Errorf("round trip: %+v\nwant %+v", back.Types, r.Types)
+	}
+}
+
+// TestTypedefBomb: 24 typedefs in ABI JSON, each a function pointer of the
+// two before it. Expanded as a tree that is 2^23 nodes; each typedef must be
+// expanded once, and the expansions compared pair by pair, not spelled.
+func TestTypedefBomb(t *testing.T) {
+	var types strings.Builder
+	types.WriteString(`"int": {"kind": "base", "name": "int", "size": 4, "encoding": "signed"},
+"t0": {"kind": "typedef", "name": "t0", "elem": {"ref": "int"}},
+"t1": {"kind": "typedef", "name": "t1", "elem": {"ref": "int"}}`)
+	fn := func(a, b string) string {
+		return fmt.Sprintf(`{"kind": "pointer", "size": 8, "elem": {"kind": "func", "elem": {"ref": %q}, "params": [{"ref": %q}, {"ref": %q}]}}`, a, a, b)
+	}
+	for i := 2; i < 24; i++ {
+		fmt.Fprintf(&types, ",\n\"t%d\": {\"kind\": \"typedef\", \"name\": \"t%d\", \"elem\": %s}", i, i, fn(fmt.Sprintf("t%d", i-1), fmt.Sprintf("t%d", i-2)))
+	}
+	abiJSON := func(param string) string {
+		return `{"schema": 1, "debug_info": "dwarf", "types": {` + types.String() + `},
+"symbols": [{"name": "f", "kind": "func", "binding": "global", "type": {"kind": "func", "elem": {"ref": "int"}, "params": [` + param + `]}}]}`
+	}
+	dir := t.TempDir()
+	write := func(name, param string) *abi.ABI {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(abiJSON(param)), 0o644)
+		return load(t, p)
+	}
+	old := write("old.json", `{"ref": "t23"}`)
+	for _, tt := range []struct {
+		param, note string
+	}{
+		{fn("t22", "t21"), "typedef names only"}, // t23 spelled out: names only
+		{fn("t22", "t20"), ""},                   // differs deep inside
+	} {
+		new := write("new.json", tt.param)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := abidiff.Compare(old, new, nil)
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+			t.Errorf("allocated %d MB", alloc>>20)
+		}
+		if len(r.Symbols.Changes) != 1 || r.Symbols.Changes[0].Note != tt.note || r.Symbols.Changes[0].Compatible != (tt.note != "") {
+			t.Errorf("changes = %+v, want one with note %q", r.Symbols.Changes, tt.note)
+		}
+	}
+	if n := len(abiJSON(`{"ref": "t23"}`)); n > 8<<10 {
+		t.Errorf("input is %d bytes", n)
 	}
 }

@@ -12,7 +12,8 @@ import (
 // shallowly: a member whose type is another named type is compared by name,
 // and that type gets its own entry, so a change is reported once, where it
 // happened. Anonymous aggregates are written inline and compared in place.
-func compareTypes(old, new *abi.ABI, sup *Suppressions) []TypeChange {
+func compareTypes(cmp *comparer, sup *Suppressions) []TypeChange {
+	old, new := cmp.oa, cmp.na
 	var out []TypeChange
 	newRoots := map[string]bool{}
 	for _, r := range new.Roots {
@@ -28,7 +29,7 @@ func compareTypes(old, new *abi.ABI, sup *Suppressions) []TypeChange {
 		if !ok || sup.typ(key) {
 			continue
 		}
-		c := changes{oa: old, na: new, key: key}
+		c := changes{cmp: cmp, key: key}
 		c.node("", old.Types[key], n)
 		if len(c.list) > 0 {
 			out = append(out, TypeChange{Name: key, Changes: c.list})
@@ -39,9 +40,9 @@ func compareTypes(old, new *abi.ABI, sup *Suppressions) []TypeChange {
 
 // changes collects the changes to one named type.
 type changes struct {
-	oa, na *abi.ABI
-	key    string
-	list   []Change
+	cmp  *comparer
+	key  string
+	list []Change
 }
 
 func (c *changes) add(ch Change) {
@@ -53,7 +54,7 @@ func (c *changes) add(ch Change) {
 // compatible.
 func (c *changes) retyped(path string, kind Kind, o, n *abi.Type) {
 	ch := Change{Kind: kind, Path: path, Old: abi.Spell(o), New: abi.Spell(n)}
-	ch.Note, ch.Compatible = namesOnly(c.oa, c.na, o, n)
+	ch.Note, ch.Compatible = c.cmp.namesOnly(o, n)
 	c.add(ch)
 }
 
