@@ -80,12 +80,14 @@ func parseChange(s string) Change {
 		kind, name, _ := strings.Cut(name, " ")
 		path = append(path, name)
 		c.Old = kind
-	case strings.Contains(last, " added"):
+	case strings.HasSuffix(last, " added") || strings.Contains(last, " added at "):
+		// "member z added at offset 12 (int)", "enumerator E = 5 added"
 		kind, rest, _ := strings.Cut(last, " ")
 		name, detail, _ := strings.Cut(rest, " ")
 		path = append(path, name)
-		c.New = kind + " " + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(detail), "added"))
-		c.New = strings.TrimSpace(c.New)
+		detail = strings.TrimSuffix(strings.TrimPrefix(detail, "= "), " added")
+		detail = strings.TrimPrefix(detail, "added at ")
+		c.New = strings.TrimSpace(kind + " " + detail)
 		c.Compatible = true
 	default:
 		// "now declared only", "now defined": opaque to callers.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/abifloor/abifloor/abi"
@@ -293,11 +294,9 @@ func (t *Table) check() error {
 }
 
 // WriteJSON writes the table as indented JSON.
-func (t *Table) WriteJSON(w interface{ Write([]byte) (int, error) }) error {
-	b, err := json.MarshalIndent(t, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+func (t *Table) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(t)
 }
