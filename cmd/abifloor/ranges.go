@@ -404,4 +404,3 @@ func runRangesShow(env *cmdEnv, args []string) int {
 	}
 	return writeTable(env, t, f, *out, *goPkg, *title)
 }
-
