@@ -540,7 +540,7 @@ func (b *Builder) writeCache(key string, a *abi.ABI) error {
 func GitTags(ctx context.Context, repo, pattern string) ([]Input, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("--tags %q: %v", pattern, err)
+		return nil, fmt.Errorf("--tags '%s': %v", pattern, err)
 	}
 	out, err := git(ctx, repo, nil, "tag", "--list")
 	if err != nil {
@@ -552,12 +552,12 @@ func GitTags(ctx context.Context, repo, pattern string) ([]Input, error) {
 			continue
 		}
 		if err := symver.Check(tag); err != nil {
-			return nil, fmt.Errorf("%s: tag %s matches --tags %q but is not a version: %v", repo, tag, pattern, err)
+			return nil, fmt.Errorf("%s: tag %s matches --tags '%s' but is not a version: %v", repo, tag, pattern, err)
 		}
 		ins = append(ins, Input{Version: tag, Repo: repo, Rev: tag})
 	}
 	if len(ins) == 0 {
-		return nil, fmt.Errorf("%s: no tag matches --tags %q", repo, pattern)
+		return nil, fmt.Errorf("%s: no tag matches --tags '%s'", repo, pattern)
 	}
 	SortInputs(ins)
 	return ins, nil

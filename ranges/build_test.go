@@ -230,9 +230,9 @@ func TestGitTagsErrors(t *testing.T) {
 	repo := gitRepo(t, []step{{[]string{"1.0", "release-x"}, map[string]string{"a.h": "struct s { int a; };\n"}}})
 	ctx := context.Background()
 	for _, tt := range []struct{ pattern, want string }{
-		{`^9`, `no tag matches --tags "^9"`},
-		{`release`, `tag release-x matches --tags "release" but is not a version`},
-		{`(`, `--tags "(":`},
+		{`^9`, `no tag matches --tags '^9'`},
+		{`release`, `tag release-x matches --tags 'release' but is not a version`},
+		{`(`, `--tags '(':`},
 	} {
 		_, err := GitTags(ctx, repo, tt.pattern)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
