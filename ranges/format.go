@@ -140,7 +140,7 @@ func (t *Table) WriteHTML(w io.Writer, title string) error {
 		return err
 	}
 	page := strings.Replace(htmlPage, "/*DATA*/null", string(js), 1)
-	page = strings.Replace(page, "<!--TITLE-->", htmlEscape(title), 1)
+	page = strings.ReplaceAll(page, "<!--TITLE-->", htmlEscape(title))
 	_, err = io.WriteString(w, page)
 	return err
 }
@@ -188,7 +188,7 @@ window.onerror = function (msg) {
   // One colour per distinct ABI: a reverted range takes its original's.
   function colour(i) { var k = R[i].SameAs >= 0 ? R[i].SameAs : i; return "hsl(" + ((k * 137.508) % 360).toFixed(1) + ",65%,62%)"; }
   var step = Math.max(6, Math.min(40, 1100 / Math.max(1, vs.length))), left = 10, top = 10, h = 44;
-  var width = left * 2 + step * vs.length, every = Math.ceil(60 / step);
+  var width = left * 2 + step * vs.length, every = Math.ceil(16 / step);
   var svg = document.getElementById("timeline");
   svg.setAttribute("width", width); svg.setAttribute("height", top + h + 90);
   function el(name, attrs, parent) {

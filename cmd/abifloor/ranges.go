@@ -231,6 +231,9 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	err = write(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
