@@ -18,6 +18,9 @@ func changesBetween(old, new *abi.ABI) []Change {
 		for _, s := range tc.Changes {
 			c := parseChange(s)
 			c.Type = tc.Name
+			// abidiff judges per type: a type whose changes are all
+			// harmless (names only, same layout) makes each compatible.
+			c.Compatible = c.Compatible || !tc.Incompatible
 			out = append(out, c)
 		}
 	}
