@@ -24,6 +24,8 @@ type Table struct {
 	// ABIs holds one ABI per distinct fingerprint, so changes can be
 	// recomputed when a version is added. Optional.
 	ABIs map[string]*abi.ABI `json:"abis,omitempty"`
+
+	flat []observedVersion // every version in order, for Lookup
 }
 
 // Range is a maximal run of consecutive versions with one ABI.
@@ -138,6 +140,7 @@ func (t *Table) rebuild(vs []Version) error {
 		out = []Range{}
 	}
 	t.Ranges = out
+	t.flat = flatten(out)
 	if len(abis) == 0 {
 		t.ABIs = nil
 	} else {
@@ -173,28 +176,48 @@ type Answer struct {
 	After  int `json:"after"`
 }
 
-// Lookup says which range covers version v: O(log n) in the number of
-// ranges and versions.
+// Lookup says which range covers version v: one binary search over every
+// observed version, O(log n).
 func (t *Table) Lookup(v string) (Answer, error) {
 	if err := symver.Check(v); err != nil {
 		return Answer{}, err
 	}
 	a := Answer{Version: v, Range: -1, Before: -1, After: -1}
-	rs := t.Ranges
-	i := sort.Search(len(rs), func(i int) bool { return symver.Compare(rs[i].Last, v) >= 0 })
-	if i == len(rs) {
-		a.Before = len(rs) - 1
-		return a, nil
+	flat := t.flat
+	if len(flat) == 0 && len(t.Ranges) > 0 {
+		flat = flatten(t.Ranges) // a table made by hand, not by New or ReadJSON
 	}
-	if symver.Compare(rs[i].First, v) > 0 {
-		a.Before, a.After = i-1, i
-		return a, nil
+	j := sort.Search(len(flat), func(j int) bool { return symver.Compare(flat[j].v, v) >= 0 })
+	switch {
+	case j < len(flat) && symver.Compare(flat[j].v, v) == 0:
+		a.Covered, a.Observed, a.Range = true, true, flat[j].r
+	case j > 0 && j < len(flat) && flat[j-1].r == flat[j].r:
+		a.Covered, a.Range = true, flat[j].r
+	default:
+		if j > 0 {
+			a.Before = flat[j-1].r
+		}
+		if j < len(flat) {
+			a.After = flat[j].r
+		}
 	}
-	a.Covered, a.Range = true, i
-	vs := rs[i].Versions
-	j := sort.Search(len(vs), func(j int) bool { return symver.Compare(vs[j], v) >= 0 })
-	a.Observed = j < len(vs) && symver.Compare(vs[j], v) == 0
 	return a, nil
+}
+
+// observedVersion is one entry of the lookup index.
+type observedVersion struct {
+	v string
+	r int // its range
+}
+
+func flatten(rs []Range) []observedVersion {
+	var flat []observedVersion
+	for i, r := range rs {
+		for _, v := range r.Versions {
+			flat = append(flat, observedVersion{v, i})
+		}
+	}
+	return flat
 }
 
 // Describe says the answer in a sentence that names the range or both
@@ -241,6 +264,7 @@ func ReadJSON(name string, b []byte) (*Table, error) {
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	t.flat = flatten(t.Ranges)
 	return &t, nil
 }
 
