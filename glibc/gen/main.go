@@ -100,8 +100,12 @@ func main() {
 		fmt.Fprintf(&buf, "# source: %s\n", p)
 	}
 	var errs []string
-	for _, name := range sortedKeys(data) {
+	// x86_64 first: a reader of one architecture stops after its part.
+	for _, name := range []string{"x86_64", "aarch64", "i386", "s390x"} {
 		a := data[name]
+		if a == nil {
+			continue
+		}
 		sort.Slice(a.reads, func(i, j int) bool { return symver.Compare(a.reads[i].version, a.reads[j].version) < 0 })
 		a.addZig(z, data)
 		write(&buf, a)
