@@ -201,7 +201,7 @@ func TestChanges(t *testing.T) {
 	has(1, Change{Type: "struct s", Path: "size", Old: "8", New: "16"})
 	has(1, Change{Type: "struct s", Path: "y.offset", Old: "4", New: "8"})
 	has(1, Change{Type: "struct s", Path: "y.type", Old: "int", New: "long"})
-	has(2, Change{Type: "struct s", Path: "z", New: "member offset 12 (int)", Compatible: true})
+	has(2, Change{Type: "struct s", Path: "z", New: "member at offset 12 (int)", Compatible: true})
 	has(3, Change{Type: "struct s", Path: "z", Old: "member"})
 }
 
