@@ -79,6 +79,9 @@ var compatFrom = map[string]string{
 	"_IO_vfscanf": "2.29",
 	"sys_errlist": "2.32", "_sys_errlist": "2.32", "sys_nerr": "2.32", "_sys_nerr": "2.32",
 	"sys_siglist": "2.32", "_sys_siglist": "2.32", "sys_sigabbrev": "2.32",
+	"sysctl": "2.32", "__sysctl": "2.32", "sstk": "2.32",
+	"vtimes":   "2.33",
+	"tr_break": "2.34", "mallwatch": "2.34",
 	"__malloc_hook": "2.34", "__free_hook": "2.34", "__realloc_hook": "2.34", "__memalign_hook": "2.34",
 	"__after_morecore_hook": "2.34", "__morecore": "2.34", "__default_morecore": "2.34",
 }
