@@ -60,6 +60,10 @@ func (s Symbol) VersionNode() bool {
 	return s.Section == elf.SHN_ABS && s.Value == 0 && s.Version != "" && s.Name == s.Version
 }
 
+// versymHidden is the VERSYM_HIDDEN bit of a versym entry (and of a
+// vna_other): the symbol is not its name's default version.
+const versymHidden = 0x8000
+
 // STB_GNU_UNIQUE is the GNU binding for a C++ symbol that must have one
 // definition per process; debug/elf calls it only STB_LOOS.
 const STB_GNU_UNIQUE = elf.STB_LOOS
@@ -249,8 +253,8 @@ func (f *File) Symbols() ([]Symbol, error) {
 		s.Name = cstr(f.dynstr[name:])
 		if versym != nil {
 			v := versym[i]
-			s.VersionIndex = v & 0x7fff
-			s.Default = v&0x8000 == 0 && s.VersionIndex >= 2 && !s.Undefined()
+			s.VersionIndex = v &^ versymHidden
+			s.Default = v&versymHidden == 0 && s.VersionIndex >= 2 && !s.Undefined()
 			if vn, ok := names[s.VersionIndex]; ok {
 				s.Version, s.Library = vn.name, vn.lib
 			}
@@ -279,7 +283,7 @@ func (f *File) versionNames() (map[uint16]verName, error) {
 	}
 	for _, n := range needs {
 		for _, v := range n.Versions {
-			m[v.Index&0x7fff] = verName{v.Name, n.File}
+			m[v.Index&^versymHidden] = verName{v.Name, n.File}
 		}
 	}
 	defs, err := f.VersionDefs()
