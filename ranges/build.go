@@ -134,7 +134,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		return r
 	}
 	if in.File != "" {
-		r.ABI, r.Err = abi.Load(in.File)
+		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
 		return r
 	}
 	key, err := b.key(ctx, in)

@@ -43,9 +43,12 @@ func (c Change) String() string {
 	switch {
 	case c.Old != "" && c.New != "":
 		return fmt.Sprintf("%s: %s %s -> %s", c.Type, c.Path, c.Old, c.New)
-	case c.New != "":
+	case strings.HasSuffix(c.Kind, "-added") || c.New != "":
+		if c.New == "" {
+			return fmt.Sprintf("%s: %s added", c.Type, c.Path)
+		}
 		return fmt.Sprintf("%s: %s added (%s)", c.Type, c.Path, c.New)
-	case c.Old != "":
+	case strings.HasSuffix(c.Kind, "-removed") || c.Old != "":
 		return fmt.Sprintf("%s: %s removed", c.Type, c.Path)
 	}
 	return fmt.Sprintf("%s: %s", c.Type, c.Path)

@@ -43,12 +43,20 @@ type Range struct {
 
 // Change is one difference between the ABIs of two neighbouring ranges.
 type Change struct {
-	Type       string `json:"type"`           // the named type, or "symbol", "constant"
-	Path       string `json:"path"`           // member path and attribute: "size", "hObjectNew.offset"
-	Old        string `json:"old,omitempty"`  // empty when added
-	New        string `json:"new,omitempty"`  // empty when removed
-	Compatible bool   `json:"compatible"`     // false when an old binary could notice
-	Text       string `json:"text,omitempty"` // the change as abidiff wrote it
+	// Kind is abidiff's kind of change: size, offset, member-added, ...
+	Kind string `json:"kind,omitempty"`
+	// Type is the named type ("struct foo"), or "symbol", "constant" or
+	// "version" for changes that are not to a type.
+	Type string `json:"type"`
+	// Path is the member path and the attribute that changed ("size",
+	// "hObjectNew.offset"), or the name of what was added or removed.
+	Path string `json:"path"`
+	Old  string `json:"old,omitempty"` // empty when added
+	New  string `json:"new,omitempty"` // empty when removed
+	// Note qualifies a compatible change ("typedef names only").
+	Note       string `json:"note,omitempty"`
+	Compatible bool   `json:"compatible"` // false when an old binary could notice
+	Text       string `json:"text,omitempty"`
 }
 
 // Version is one observed version and its ABI. Fingerprint may be left
