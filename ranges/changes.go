@@ -26,39 +26,25 @@ func changesBetween(old, new *abi.ABI) []Change {
 	return out
 }
 
-// attribute names the property a change of kind k is about, appended to the
-// member path; "" when the path itself (a member or enumerator added or
-// removed) is what changed.
-func attribute(k abidiff.Kind) string {
-	switch k {
-	case abidiff.Size:
-		return "size"
-	case abidiff.Encoding:
-		return "encoding"
-	case abidiff.Offset:
-		return "offset"
-	case abidiff.BitSize:
-		return "bit_size"
-	case abidiff.BitOffset:
-		return "bit_offset"
-	case abidiff.MemberType, abidiff.TypeKind:
-		return "type"
-	case abidiff.TypedefTarget:
-		return "typedef"
-	case abidiff.Declaration:
-		return "declaration"
-	case abidiff.EnumeratorValue, abidiff.ConstantValue:
-		return "value"
-	case abidiff.SymbolKind:
-		return "kind"
-	case abidiff.SymbolSize:
-		return "size"
-	case abidiff.SymbolType:
-		return "type"
-	case abidiff.SymbolVersion:
-		return "default_version"
-	}
-	return ""
+// attributes name the property a change of each kind is about, appended
+// to the member path; kinds that are absent (a member or enumerator added
+// or removed) change the path itself.
+var attributes = map[abidiff.Kind]string{
+	abidiff.Size:            "size",
+	abidiff.Encoding:        "encoding",
+	abidiff.Offset:          "offset",
+	abidiff.BitSize:         "bit_size",
+	abidiff.BitOffset:       "bit_offset",
+	abidiff.MemberType:      "type",
+	abidiff.TypeKind:        "type",
+	abidiff.TypedefTarget:   "typedef",
+	abidiff.Declaration:     "declaration",
+	abidiff.EnumeratorValue: "value",
+	abidiff.ConstantValue:   "value",
+	abidiff.SymbolKind:      "kind",
+	abidiff.SymbolSize:      "size",
+	abidiff.SymbolType:      "type",
+	abidiff.SymbolVersion:   "default_version",
 }
 
 func fromDiff(c abidiff.Change) Change {
@@ -71,7 +57,7 @@ func fromDiff(c abidiff.Change) Change {
 	case c.Version != "" && c.Type == "":
 		out.Type, out.Path = "version", c.Version
 	}
-	if a := attribute(c.Kind); a != "" {
+	if a := attributes[c.Kind]; a != "" {
 		if out.Path == "" {
 			out.Path = a
 		} else {
