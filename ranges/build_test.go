@@ -280,3 +280,23 @@ func TestCheckInputs(t *testing.T) {
 		t.Errorf("unparsable: %v", err)
 	}
 }
+
+func TestBuildGitMissingInclude(t *testing.T) {
+	needTools(t, "git", "cc")
+	repo := gitRepo(t, []step{
+		{[]string{"1.0"}, map[string]string{"inc/a.h": "struct s { int a; };\n"}},
+		{[]string{"2.0"}, map[string]string{"inc/a.h": "", "other/a.h": "struct s { int a; };\n"}},
+	})
+	ctx := context.Background()
+	ins, err := GitTags(ctx, repo, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := (&Builder{Options: Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"struct s"}}}).Build(ctx, ins)
+	if res[0].Err != nil {
+		t.Errorf("1.0: %v", res[0].Err)
+	}
+	if res[1].Err == nil || res[1].Err.Error() != "2.0 has no inc" {
+		t.Errorf("2.0: %v, want \"2.0 has no inc\"", res[1].Err)
+	}
+}
