@@ -617,13 +617,19 @@ func SortInputs(ins []Input) {
 // Table builds the table from results, leaving out the failed ones.
 func (o Options) Table(rs []Result) (*Table, error) {
 	var vs []Version
+	var failed []string
 	for _, r := range rs {
 		if r.Err == nil && r.ABI != nil {
 			vs = append(vs, Version{Name: r.Version, ABI: r.ABI})
+		} else {
+			failed = append(failed, r.Version)
 		}
 	}
 	t, err := New(o.Types, vs)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.MarkFailed(failed...); err != nil {
 		return nil, err
 	}
 	if len(o.Headers) > 0 {

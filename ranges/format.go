@@ -73,6 +73,7 @@ type ABIRange struct {
 
 `)
 	fmt.Fprintf(b, "// ABITypes are the types the ABIs were extracted for.\nvar ABITypes = %s\n\n", goStrings(t.Types))
+	fmt.Fprintf(b, "// ABIFailed are versions that could not be built: their ABI is unknown, so\n// nothing is inferred across them.\nvar ABIFailed = %s\n\n", goStrings(t.Failed))
 	b.WriteString("// ABIRanges is the table, in version order.\nvar ABIRanges = []ABIRange{\n")
 	for i, r := range t.Ranges {
 		for _, c := range r.Changes {
@@ -124,8 +125,12 @@ func (t *Table) WriteHTML(w io.Writer, title string) error {
 	data := struct {
 		Title  string
 		Types  []string
+		Failed []string
 		Ranges []hr
-	}{Title: title, Types: t.Types, Ranges: []hr{}}
+	}{Title: title, Types: t.Types, Failed: t.Failed, Ranges: []hr{}}
+	if data.Failed == nil {
+		data.Failed = []string{}
+	}
 	for _, r := range t.Ranges {
 		h := hr{First: r.First, Last: r.Last, Versions: r.Versions, Fingerprint: r.Fingerprint, SameAs: -1, Changes: []string{}}
 		if r.SameAs != nil {
@@ -187,7 +192,8 @@ window.onerror = function (msg) {
   var R = T.Ranges, vs = [];
   R.forEach(function (r, i) { r.Versions.forEach(function (v) { vs.push({v: v, r: i}); }); });
   document.getElementById("summary").textContent = R.length + " ranges over " + vs.length + " versions" +
-    (T.Types.length ? " of " + T.Types.join(", ") : "");
+    (T.Types.length ? " of " + T.Types.join(", ") : "") +
+    (T.Failed.length ? "; could not be built, so nothing is inferred across them: " + T.Failed.join(", ") : "");
   // One colour per distinct ABI: a reverted range takes its original's.
   function colour(i) { var k = R[i].SameAs >= 0 ? R[i].SameAs : i; return "hsl(" + ((k * 137.508) % 360).toFixed(1) + ",65%,62%)"; }
   var step = Math.max(6, Math.min(40, 1100 / Math.max(1, vs.length))), left = 10, top = 10, h = 44;
