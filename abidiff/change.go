@@ -256,8 +256,8 @@ type typeChangeJSON struct {
 	Incompatible bool     `json:"incompatible"`
 }
 
-// MarshalJSON writes the changes as text ("changes", as DESIGN.md's
-// diff contract has them) and as data ("details").
+// MarshalJSON writes the changes as text ("changes", the form the diff
+// contract in docs/abi-json.md has always had) and as data ("details").
 func (t TypeChange) MarshalJSON() ([]byte, error) {
 	j := typeChangeJSON{Name: t.Name, Changes: make([]string, len(t.Changes)), Details: t.Changes, Incompatible: t.Incompatible()}
 	for i, c := range t.Changes {

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/elfgen"
 )
 
 // smallELFs are real files small enough to seed fuzzing.
@@ -120,5 +122,26 @@ func TestMalformedRelocations(t *testing.T) {
 	// must provide the eagerly bound ext_data.
 	if rep := audit1(t, Options{}, lib); rep.Error != nil || rep.DiesAtStart || rep.HostSymbols != 1 || rep.Unresolved[0].Relocation != "R_X86_64_GLOB_DAT" {
 		t.Errorf("intact: %+v", rep)
+	}
+}
+
+// TestNameBomb (issue 10, item 4): a small library whose symbol names all
+// point at one long string costs what the file costs, and is reported as
+// malformed.
+func TestNameBomb(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb.so")
+	if err := os.WriteFile(p, elfgen.NameBomb(10000, 128<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep := audit1(t, Options{}, p)
+	runtime.ReadMemStats(&after)
+	var fe *elfx.FormatError
+	if !errors.As(rep.Error, &fe) {
+		t.Errorf("error %v, want an *elfx.FormatError", rep.Error)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("bind of a 400 KB file allocated %d MB", n>>20)
 	}
 }

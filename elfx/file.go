@@ -43,7 +43,10 @@ type File struct {
 	defsErr  error
 	defsOK   bool
 	nsyms    int64
-	dynstr   []byte
+	// dynstr is the whole dynamic string table once symbols are read;
+	// every name is a substring of it, so names cost no copies.
+	dynstr    string
+	dynstrSet bool
 }
 
 // Prog is one program header.

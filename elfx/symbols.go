@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"debug/elf"
+	"strings"
 )
 
 // Symbol is one dynamic symbol with its version resolved.
@@ -230,6 +231,12 @@ func (f *File) Symbols() ([]Symbol, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Names are substrings of the string table, but whatever a caller
+	// builds from them (name@VERSION) costs their total length, which a
+	// hostile file can make quadratic: every symbol naming the start of
+	// one long string. Linkers share only suffixes and the names of
+	// several versions of one symbol, so real files stay near 1×.
+	budget := nameAmplification*int64(len(f.dynstr)) + 1<<20
 	syms := make([]Symbol, n)
 	for i := range syms {
 		e := raw[int64(i)*es:]
@@ -251,6 +258,9 @@ func (f *File) Symbols() ([]Symbol, error) {
 			return nil, formatErr(off+int64(i)*es, "symbol %d name offset %d outside the string table", i, name)
 		}
 		s.Name = cstr(f.dynstr[name:])
+		if budget -= int64(len(s.Name)); budget < 0 {
+			return nil, formatErr(off+int64(i)*es, "symbol names overlap: %d symbols' names add up to more than %d× their %d-byte string table", n, nameAmplification, len(f.dynstr))
+		}
 		if versym != nil {
 			v := versym[i]
 			s.VersionIndex = v &^ versymHidden
@@ -263,14 +273,18 @@ func (f *File) Symbols() ([]Symbol, error) {
 	return syms, nil
 }
 
-func cstr(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
+// cstr is s up to its first NUL (all of s when there is none).
+func cstr(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
 	}
-	return string(b)
+	return s
 }
+
+// nameAmplification bounds the total length of all symbol names against
+// the size of the string table they are read from (plus 1 MiB, for small
+// tables): real files stay under 2×.
+const nameAmplification = 4
 
 type verName struct{ name, lib string }
 

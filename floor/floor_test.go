@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/symver"
 )
@@ -179,5 +180,24 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNameBomb (issue 10, item 4): scan --why of a small file whose
+// symbol names all point at one long string costs what the file costs,
+// and reports it as malformed.
+func TestNameBomb(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb.so")
+	must(t, os.WriteFile(p, elfgen.NameBomb(10000, 128<<10), 0o644))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := Scan(context.Background(), []string{p}, Options{Why: true})
+	runtime.ReadMemStats(&after)
+	var fe *elfx.FormatError
+	if len(res.Files) != 1 || !errors.As(res.Files[0].Error, &fe) {
+		t.Fatalf("files %+v", res.Files)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("scan --why of a 400 KB file allocated %d MB", n>>20)
 	}
 }

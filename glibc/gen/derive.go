@@ -337,8 +337,15 @@ type keyInfo struct {
 // size from the newest real release that has it (zig's otherwise).
 func (a *arch) keys() map[key]keyInfo {
 	ks := map[key]keyInfo{}
-	for k, in := range a.zigSize {
-		ks[k] = keyInfo{exp: glibc.Export{Name: k.name, Version: k.version, Kind: glibc.Kind(in.kind), Size: in.size}, src: -1}
+	for nv, libs := range a.born {
+		for _, lib := range libs {
+			k := key{lib, nv[0], nv[1]}
+			exp := glibc.Export{Name: k.name, Version: k.version, Kind: glibc.Func}
+			if in, ok := a.zigSize[k]; ok {
+				exp.Kind, exp.Size = glibc.Kind(in.kind), in.size
+			}
+			ks[k] = keyInfo{exp: exp, src: -1}
+		}
 	}
 	for _, r := range a.reads {
 		for k, e := range r.defs {
