@@ -241,6 +241,17 @@ window.onerror = function (msg) {
     [r.First, r.Last, String(r.Versions.length), r.SameAs >= 0 ? String(r.SameAs) : "", r.Changes.join("; ")].forEach(function (s) { tr.insertCell().textContent = s; });
   });
   document.body.setAttribute("data-rendered", String(drawn));
+  // #selftest clicks every band and checks the panel shows that range, so
+  // a headless browser can test the interaction.
+  if (location.hash === "#selftest") {
+    var bad = [];
+    Array.prototype.forEach.call(document.querySelectorAll(".band"), function (b) {
+      var i = +b.getAttribute("data-range");
+      b.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+      if (detail.textContent.indexOf("range " + i + ": " + R[i].First) !== 0 || !b.classList.contains("sel")) bad.push(i);
+    });
+    document.body.setAttribute("data-selftest", bad.length ? "failed: " + bad.join(",") : "ok");
+  }
 })();
 </script>
 </body></html>
