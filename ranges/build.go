@@ -253,12 +253,16 @@ func dirIDs(dir string, incs []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.Type().IsRegular() {
-				if d.Type()&fs.ModeSymlink != 0 {
-					t, _ := os.Readlink(p)
-					fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
+			if d.Type()&fs.ModeSymlink != 0 {
+				// The compiler follows a symlinked header: hash what
+				// it points at, and the link itself.
+				t, _ := os.Readlink(p)
+				fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
+				if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+					return nil
 				}
-				return nil
+			} else if !d.Type().IsRegular() {
+				return nil // never open FIFOs or devices
 			}
 			f, err := os.Open(p)
 			if err != nil {
