@@ -47,10 +47,14 @@ func runCC(ctx context.Context, env *cmdEnv, args []string) int {
 			return fail(err)
 		}
 	}
-	c, err := cache.Open(cacheDir)
+	c, warn, err := cache.OpenPrivate(cacheDir)
 	if err != nil {
 		return fail(err)
 	}
+	if warn != "" {
+		fmt.Fprintln(env.stderr, "abifloor cc: warning:", warn)
+	}
+	c.Warn = func(m string) { fmt.Fprintln(env.stderr, "abifloor cc: warning:", m) }
 	stubs, err := c.Get(ctx, o.Key(a), func(tmp, final string) error {
 		so := o
 		so.FinalDir = final
