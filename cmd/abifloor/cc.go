@@ -38,6 +38,12 @@ func runCC(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitError
 	}
 	o.CC = ccArgs[0]
+	if o.Compiler, err = glibc.ProbeCompiler(ctx, o.CC); err != nil {
+		return fail(err)
+	}
+	if o.Arch == "" {
+		o.Arch = o.Compiler.Arch
+	}
 	a, err := o.Resolve(false)
 	if err != nil {
 		return fail(err)
