@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/glibc"
@@ -263,7 +264,66 @@ func (o *ccOptions) prove(ctx context.Context, env *cmdEnv, line ccLine, stubs s
 		}
 		return exitViolation
 	}
+	if msgs := loaderProof(ctx, line, stubs, a.Name, o.limits["GLIBC"]); len(msgs) > 0 {
+		for _, m := range msgs {
+			fmt.Fprintf(env.stderr, "abifloor %s: %s: %s\n", o.name, line.output, m)
+		}
+		return exitViolation
+	}
 	return exitOK
+}
+
+// loaderProof audits the output as ld.so would load it on the target: the
+// stubs stand for the target's glibc, then the link's -L directories, then
+// this machine's libraries. Every symbol the output itself leaves undefined
+// must be defined, with its version, by a library it loads. A shared
+// library may leave symbols to its host, so there only glibc's count. What
+// other libraries of this machine lack (the host's libgcc_s needs the
+// host's glibc) is not the output's to answer for.
+func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) []string {
+	path := []string{stubs}
+	for _, d := range line.libDirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			path = append(path, abs)
+		}
+	}
+	res := bind.New(bind.Options{LibraryPath: path, Workers: 1}).Audit(ctx, []string{line.output})
+	var msgs []string
+	var db *glibc.Arch
+	for _, f := range res.Files {
+		if f.Error != "" {
+			return []string{f.Error}
+		}
+		if f.PLTNone > 0 {
+			msgs = append(msgs, fmt.Sprintf("%d PLT relocations of symbols ignored at link time: %s", f.PLTNone, f.Reason))
+		}
+		for _, u := range f.Unresolved {
+			if u.Object != "" {
+				continue
+			}
+			if db == nil {
+				var err error
+				if db, err = glibc.LoadArch(arch, true); err != nil {
+					return []string{err.Error()}
+				}
+			}
+			w, known := db.Lookup(u.Name, target)
+			isGlibc := strings.HasPrefix(u.Version, "GLIBC_")
+			switch {
+			case known && w.Newer != "":
+				msgs = append(msgs, fmt.Sprintf("%s: %s > %s", u.Name, w.Newer, target))
+			case known && glibc.LinkFlag(w.Soname) != "":
+				msgs = append(msgs, fmt.Sprintf("%s is in %s in glibc %s: add %s", u.Name, w.Soname, target, glibc.LinkFlag(w.Soname)))
+			case known || isGlibc || !line.shared:
+				v := ""
+				if u.Version != "" {
+					v = ", version " + u.Version
+				}
+				msgs = append(msgs, fmt.Sprintf("undefined symbol: %s%s: no library it loads defines it on glibc %s", u.Name, v, target))
+			}
+		}
+	}
+	return msgs
 }
 
 // runTool runs a command with the caller's standard input and output, and
