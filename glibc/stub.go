@@ -279,6 +279,20 @@ func kindType(k Kind) string {
 // statVer is the _STAT_VER glibc's __xstat family expects, per architecture.
 var statVer = map[string]int{"x86_64": 1, "i386": 3, "aarch64": 0, "s390x": 1}
 
+// statWrapper is one stat-family function of libc_nonshared.a before 2.33.
+type statWrapper struct{ name, proto, call string }
+
+var statWrappers = []statWrapper{
+	{"stat", "const char *p, void *b", "__xstat(%d, p, b)"},
+	{"lstat", "const char *p, void *b", "__lxstat(%d, p, b)"},
+	{"fstat", "int fd, void *b", "__fxstat(%d, fd, b)"},
+	{"fstatat", "int d, const char *p, void *b, int f", "__fxstatat(%d, d, p, b, f)"},
+	{"stat64", "const char *p, void *b", "__xstat64(%d, p, b)"},
+	{"lstat64", "const char *p, void *b", "__lxstat64(%d, p, b)"},
+	{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
+	{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
+}
+
 // buildCompat builds an archive with what the host's libc_nonshared.a no
 // longer has but an old target needs: before glibc 2.33, stat, fstat, lstat
 // and fstatat were static wrappers around __xstat and friends. One member per
@@ -294,24 +308,13 @@ func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error
 	if !ok {
 		return "", nil
 	}
-	type wrap struct{ name, proto, call string }
-	wraps := []wrap{
-		{"stat", "const char *p, void *b", "__xstat(%d, p, b)"},
-		{"lstat", "const char *p, void *b", "__lxstat(%d, p, b)"},
-		{"fstat", "int fd, void *b", "__fxstat(%d, fd, b)"},
-		{"fstatat", "int d, const char *p, void *b, int f", "__fxstatat(%d, d, p, b, f)"},
-		{"stat64", "const char *p, void *b", "__xstat64(%d, p, b)"},
-		{"lstat64", "const char *p, void *b", "__lxstat64(%d, p, b)"},
-		{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
-		{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
-	}
 	var (
 		objs []string
 		errs []error
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 	)
-	for _, w := range wraps {
+	for _, w := range statWrappers {
 		callee, _, _ := strings.Cut(w.call, "(")
 		if have[w.name] || !have[callee] {
 			continue

@@ -186,13 +186,27 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 		// involved, so the compiler runs untouched.
 		return runTool(ctx, env, env.stderr, ccArgs)
 	}
-	stubs, err := o.stubs(ctx, env, so, a)
+	c, err := o.openCache(env)
+	if err != nil {
+		return fail(err)
+	}
+	stubs, err := c.Get(ctx, so.Key(a), func(tmp, final string) error {
+		so.FinalDir = final
+		return glibc.WriteStubs(ctx, tmp, so)
+	})
 	if err != nil {
 		return fail(err)
 	}
 	pre := []string{"-L" + stubs}
 	if init := filepath.Join(stubs, glibc.InitObject); line.executable() && exists(init) {
 		pre = append(pre, "-Wl,--wrap=main", init)
+	}
+	if o.name == "c++" && !line.relocatable && !line.static {
+		rt, err := o.cxxRuntime(ctx, c, so, a)
+		if err != nil {
+			return fail(err)
+		}
+		pre = append(pre, rt...)
 	}
 	before, _ := os.Lstat(line.output)
 	// The link's messages are held back (up to a bound) so that a symbol
@@ -225,27 +239,24 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 	return o.prove(ctx, env, line, stubs, a)
 }
 
-// stubs returns the cached stub directory of so, building it on first use.
-func (o *ccOptions) stubs(ctx context.Context, env *cmdEnv, so glibc.StubOptions, a *glibc.Arch) (string, error) {
+// openCache opens the stub cache, or a private one with a warning.
+func (o *ccOptions) openCache(env *cmdEnv) (*cache.Cache, error) {
 	dir := o.cacheDir
 	if dir == "" {
 		var err error
 		if dir, err = cache.DefaultDir(env.getenv); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	c, warn, err := cache.OpenPrivate(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	if warn != "" {
 		fmt.Fprintf(env.stderr, "abifloor %s: warning: %s\n", o.name, warn)
 	}
 	c.Warn = func(m string) { fmt.Fprintf(env.stderr, "abifloor %s: warning: %s\n", o.name, m) }
-	return c.Get(ctx, so.Key(a), func(tmp, final string) error {
-		so.FinalDir = final
-		return glibc.WriteStubs(ctx, tmp, so)
-	})
+	return c, nil
 }
 
 // prove checks the linked file's floors against the limits.

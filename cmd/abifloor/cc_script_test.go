@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -26,7 +28,32 @@ var outerGoEnv = sync.OnceValue(func() map[string]string {
 	return m
 })
 
+// bullseyeDir is where .ci/fetch-bullseye.sh unpacked Debian bullseye's
+// glibc 2.31 ($ABIFLOOR_BULLSEYE, else its default), or "" when absent.
+var bullseyeDir = sync.OnceValue(func() string {
+	dir := os.Getenv("ABIFLOOR_BULLSEYE")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache/abifloor/bullseye")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lib/x86_64-linux-gnu/ld-2.31.so")); err != nil {
+		return ""
+	}
+	return dir
+})
+
 func init() {
+	// [bullseye]: Debian bullseye's glibc 2.31 is unpacked (see bullseyeDir).
+	scriptConds["bullseye"] = func() bool { return bullseyeDir() != "" }
+	// [!] glibc231 PROG ARGS...: run PROG with bullseye's real loader and
+	// libraries (and the script's directory), as on a glibc 2.31 system.
+	scriptCmds["glibc231"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		lib := filepath.Join(bullseyeDir(), "lib/x86_64-linux-gnu")
+		err := ts.Exec(filepath.Join(lib, "ld-2.31.so"), append([]string{"--library-path", lib + ":" + ts.Getenv("WORK"), ts.MkAbs(args[0])}, args[1:]...)...)
+		if (err != nil) != neg {
+			ts.Fatalf("glibc 2.31 run of %s: %v", args[0], err)
+		}
+	}
 	// goenv: set GOCACHE, GOMODCACHE, GOPATH and GOROOT as outside the script.
 	scriptCmds["goenv"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		env := outerGoEnv()
