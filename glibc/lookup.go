@@ -21,7 +21,7 @@ type Where struct {
 func (a *Arch) Lookup(name, target string) (w Where, ok bool) {
 	for _, st := range a.Select(target) {
 		for _, s := range st.Syms {
-			if s.Name == name && (w.Soname == "" || s.IsDefault) {
+			if s.Name == name && (w.Soname == "" || s.Default) {
 				w.Soname, w.Version, ok = st.Soname, s.Version, true
 			}
 		}

@@ -18,7 +18,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "5"
+const StubFormat = "6"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -232,7 +232,7 @@ func (b *builder) lib(work, dir string, s *StubLib) error {
 			fmt.Fprintf(&asm, "\t.weak %s\n", label)
 		}
 		at := "@"
-		if sym.IsDefault {
+		if sym.Default {
 			at = "@@"
 		}
 		fmt.Fprintf(&asm, "\t.symver %s, %s%s%s, remove\n", label, sym.Name, at, sym.Version)

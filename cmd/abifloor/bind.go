@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/bind"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -80,7 +81,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 	}
 	for _, fr := range res.Files {
-		if fr.Error != "" {
+		if fr.Error != nil {
 			code = exitError
 		}
 	}
@@ -91,8 +92,17 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	for _, fr := range res.Files {
-		if fr.Error != "" && fr.Arch == "" {
-			fmt.Fprintf(w, "%s: %s\n", fr.Path, p.Red("error: "+fr.Error))
+		if fr.Error != nil && fr.Arch == "" {
+			fmt.Fprintf(w, "%s: %s\n", fr.Path, p.Red("error: "+fr.ErrorMessage()))
+			continue
+		}
+		if fr.Kind == elfx.DebugInfo {
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), "debug info (a separate debug file): never run, not audited")
+			continue
+		}
+		if fr.Kind.Static() {
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), p.Green("loads"))
+			fmt.Fprintf(w, "  %s: no dynamic loader, nothing to bind\n", fr.Kind)
 			continue
 		}
 		verdict := p.Green("loads")
@@ -121,6 +131,9 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 		for _, m := range fr.MissingLibraries {
 			fmt.Fprintf(w, "  %s => not found\n", m)
 		}
+		for _, sk := range fr.Skipped {
+			fmt.Fprintf(w, "  skipped %s\n", sk)
+		}
 		for _, u := range fr.Unresolved {
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
 		}
@@ -130,8 +143,8 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 		for _, u := range fr.DlopenMissing {
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
 		}
-		if fr.Error != "" {
-			fmt.Fprintf(w, "  %s\n", p.Red("error: "+fr.Error))
+		if fr.Error != nil {
+			fmt.Fprintf(w, "  %s\n", p.Red("error: "+fr.ErrorMessage()))
 		}
 	}
 }
@@ -160,8 +173,8 @@ func refDetail(u bind.Unresolved) string {
 func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 	for _, fr := range res.Files {
 		switch {
-		case fr.Error != "":
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.Error})
+		case fr.Error != nil:
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.ErrorMessage()})
 		case fr.DiesAtStart:
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}

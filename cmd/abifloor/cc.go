@@ -263,8 +263,8 @@ func (o *ccOptions) openCache(env *cmdEnv) (*cache.Cache, error) {
 func (o *ccOptions) prove(ctx context.Context, env *cmdEnv, line ccLine, stubs string, a *glibc.Arch) int {
 	res := floor.Scan(ctx, []string{line.output}, floor.Options{Limits: o.limits})
 	for _, f := range res.Files {
-		if f.Error != "" {
-			fmt.Fprintf(env.stderr, "abifloor %s: %s: %s\n", o.name, f.Path, f.Error)
+		if f.Error != nil {
+			fmt.Fprintf(env.stderr, "abifloor %s: %s: %s\n", o.name, f.Path, f.ErrorMessage())
 			return exitError
 		}
 	}
@@ -302,8 +302,8 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 	var msgs []string
 	var db *glibc.Arch
 	for _, f := range res.Files {
-		if f.Error != "" {
-			return []string{f.Error}
+		if f.Error != nil {
+			return []string{f.ErrorMessage()}
 		}
 		if f.PLTNone > 0 {
 			msgs = append(msgs, fmt.Sprintf("%d PLT relocations of symbols ignored at link time: %s", f.PLTNone, f.Reason))
