@@ -318,14 +318,13 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 					return []string{err.Error()}
 				}
 			}
-			w, known := db.Lookup(u.Name, target)
+			_, known := db.Lookup(u.Name, target)
 			isGlibc := strings.HasPrefix(u.Version, "GLIBC_")
-			switch {
-			case known && w.Newer != "":
-				msgs = append(msgs, fmt.Sprintf("%s: %s > %s", u.Name, w.Newer, target))
-			case known && glibc.LinkFlag(w.Soname) != "":
-				msgs = append(msgs, fmt.Sprintf("%s is in %s in glibc %s: add %s", u.Name, w.Soname, target, glibc.LinkFlag(w.Soname)))
-			case known || isGlibc || !line.shared:
+			if l, ok := glibcHint(db, u.Name, target); ok {
+				msgs = append(msgs, l)
+				continue
+			}
+			if known || isGlibc || !line.shared {
 				v := ""
 				if u.Version != "" {
 					v = ", version " + u.Version
@@ -421,17 +420,36 @@ func explainUndefined(msgs []byte, arch, target string) (lines []string, all boo
 			continue
 		}
 		seen[name] = true
-		w, ok := a.Lookup(name, target)
-		switch {
-		case ok && w.Soname != "" && glibc.LinkFlag(w.Soname) != "":
-			lines = append(lines, fmt.Sprintf("%s is in %s in glibc %s: add %s", name, w.Soname, target, glibc.LinkFlag(w.Soname)))
-		case ok && w.Newer != "":
-			lines = append(lines, fmt.Sprintf("%s: %s > %s", name, w.Newer, target))
-		default:
+		if l, ok := glibcHint(a, name, target); ok {
+			lines = append(lines, l)
+		} else {
 			all = false
 		}
 	}
 	return lines, all
+}
+
+// glibcHint says what to do about a glibc symbol a link lacks: the library
+// that has it at the target, or the release that added it (and, when the
+// target's headers called it by a __ name, where that one is:
+// res_query was __res_query in libresolv before 2.34).
+func glibcHint(a *glibc.Arch, name, target string) (string, bool) {
+	w, ok := a.Lookup(name, target)
+	switch {
+	case ok && w.Soname != "" && glibc.LinkFlag(w.Soname) != "":
+		return fmt.Sprintf("%s is in %s in glibc %s: add %s", name, w.Soname, target, glibc.LinkFlag(w.Soname)), true
+	case ok && w.Newer != "":
+		l := fmt.Sprintf("%s: %s > %s", name, w.Newer, target)
+		if old, ok := a.Lookup("__"+name, target); ok && old.Soname != "" {
+			l += fmt.Sprintf(" (glibc %s's headers call __%s, in %s", target, name, old.Soname)
+			if f := glibc.LinkFlag(old.Soname); f != "" {
+				l += ": build with those headers and " + f
+			}
+			l += ")"
+		}
+		return l, true
+	}
+	return "", false
 }
 
 func sameFile(a, b os.FileInfo) bool {
