@@ -18,7 +18,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "6"
+const StubFormat = "7"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -135,7 +135,20 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			errs[i] = b.lib(work, dir, &stubs[i])
 		}()
 	}
-	wg.Add(3)
+	var gccErr error
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		var gs StubLib
+		var ok bool
+		if gs, ok, gccErr = gccStub(ctx, cc); ok && gccErr == nil {
+			if gccErr = b.lib(work, dir, &gs); gccErr == nil {
+				// As the host's: libgcc_s.so is a script adding libgcc.a.
+				gccErr = os.WriteFile(filepath.Join(dir, "libgcc_s.so"),
+					[]byte(fmt.Sprintf("/* GNU ld script written by abifloor: libgcc_s's exports, no references. */\nGROUP ( %q -lgcc )\n", filepath.Join(final, gs.Soname))), 0o644)
+			}
+		}
+	}()
 	go func() { defer wg.Done(); compat, compatErr = b.compat(a, work, dir, libc) }()
 	go func() {
 		defer wg.Done()
@@ -145,7 +158,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	}()
 	go func() { defer wg.Done(); ns = nonshared(ctx, cc) }()
 	wg.Wait()
-	if err := errors.Join(append(errs, compatErr, initErr)...); err != nil {
+	if err := errors.Join(append(errs, compatErr, initErr, gccErr)...); err != nil {
 		return err
 	}
 	script, err := libcScript(o.Target, a, final, compat, ns != "")

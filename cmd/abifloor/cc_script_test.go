@@ -43,6 +43,18 @@ var bullseyeDir = sync.OnceValue(func() string {
 })
 
 func init() {
+	// rustenv: CARGO_HOME and RUSTUP_HOME as outside the script (rustup's
+	// proxies need them; the script's HOME is not the user's).
+	scriptCmds["rustenv"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		home, _ := os.UserHomeDir()
+		for k, def := range map[string]string{"CARGO_HOME": ".cargo", "RUSTUP_HOME": ".rustup"} {
+			v := os.Getenv(k)
+			if v == "" {
+				v = filepath.Join(home, def)
+			}
+			ts.Setenv(k, v)
+		}
+	}
 	// [bullseye]: Debian bullseye's glibc 2.31 is unpacked (see bullseyeDir).
 	scriptConds["bullseye"] = func() bool { return bullseyeDir() != "" }
 	// [!] glibc231 PROG ARGS...: run PROG with bullseye's real loader and
