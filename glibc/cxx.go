@@ -177,13 +177,15 @@ static int abifloor_fill(void *buf, size_t n) {
 
 // WriteCXXPolyfills writes into dir the polyfill object for the static C++
 // runtime archives (libstdc++.a, libgcc_eh.a, ...) linked for o.Target. It
-// returns the glibc symbols it supplies ("" path when none are needed).
-// A symbol the archives need that the target lacks and abifloor cannot
-// supply is an error naming it.
-func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives []string) (obj string, supplied []string, err error) {
+// returns the glibc symbols it supplies ("" path when none are needed), and
+// the link options of the target's libraries other than libc that the
+// archives need (-lpthread before 2.34: the runtime was built when
+// pthread_once was in libc). A symbol the archives need that the target
+// lacks and abifloor cannot supply is an error naming it.
+func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives []string) (obj string, supplied, libs []string, err error) {
 	a, err := o.Resolve(true)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	cc := o.CC
 	if o.Compiler != nil {
@@ -195,13 +197,13 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	}
 	nmPath, err := exec.LookPath(nm)
 	if err != nil {
-		return "", nil, fmt.Errorf("glibc: nm (from %s -print-prog-name=nm) not found: %w", cc, err)
+		return "", nil, nil, fmt.Errorf("glibc: nm (from %s -print-prog-name=nm) not found: %w", cc, err)
 	}
 	undef := map[string]bool{}
 	for _, ar := range archives {
 		out, err := exec.CommandContext(ctx, nmPath, "-u", "-P", ar).Output()
 		if err != nil {
-			return "", nil, fmt.Errorf("glibc: %s -u -P %s: %w", nm, ar, err)
+			return "", nil, nil, fmt.Errorf("glibc: %s -u -P %s: %w", nm, ar, err)
 		}
 		sc := bufio.NewScanner(bytes.NewReader(out))
 		for sc.Scan() {
@@ -214,8 +216,14 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	}
 	covered := compatCovered(a, o.Target)
 	var missing []string
+	flags := map[string]bool{}
 	for name := range undef {
 		w, ok := a.Lookup(name, o.Target)
+		if ok && w.Soname != "" {
+			if f := LinkFlag(w.Soname); f != "" {
+				flags[f] = true
+			}
+		}
 		if !ok || w.Newer == "" || covered[name] {
 			continue
 		}
@@ -225,14 +233,18 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 		}
 		supplied = append(supplied, name)
 	}
+	for f := range flags {
+		libs = append(libs, f)
+	}
+	sort.Strings(libs)
 	sort.Strings(missing)
 	sort.Strings(supplied)
 	if len(missing) > 0 {
-		return "", nil, fmt.Errorf("glibc: the static C++ runtime (%s) needs %s, which glibc %s lacks and abifloor cannot supply",
+		return "", nil, nil, fmt.Errorf("glibc: the static C++ runtime (%s) needs %s, which glibc %s lacks and abifloor cannot supply",
 			strings.Join(archives, ", "), strings.Join(missing, ", "), o.Target)
 	}
 	if len(supplied) == 0 {
-		return "", nil, nil
+		return "", nil, libs, nil
 	}
 	var src strings.Builder
 	src.WriteString("#define _GNU_SOURCE 1\n#include <dlfcn.h>\n#include <errno.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n")
@@ -251,13 +263,13 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	}
 	c := filepath.Join(dir, "abifloor-cxx.c")
 	if err := os.WriteFile(c, []byte(src.String()), 0o644); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	obj = filepath.Join(dir, CXXPolyfillObject)
 	if err := runCC(ctx, cc, "-x", "c", "-std=gnu11", "-c", "-O2", "-fPIC", "-o", obj, c); err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return obj, supplied, nil
+	return obj, supplied, libs, nil
 }
 
 // compatCovered are the symbols the stubs' compat archive defines for

@@ -17,7 +17,7 @@ import (
 )
 
 // cxxRuntimeFormat changes when the C++ runtime entry changes.
-const cxxRuntimeFormat = "1"
+const cxxRuntimeFormat = "2"
 
 // The C++ runtime files of the compiler: what decides whether the target
 // can use the host's shared runtime, and what a static link takes.
@@ -45,9 +45,8 @@ func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.Stu
 	}
 	dir, err := c.Get(ctx, strings.Join(key, "\x00"), func(tmp, final string) error {
 		static, why := o.needStaticRuntime(ctx, files, so.Target)
-		mode := "shared\n"
+		rt := "shared\n"
 		if static {
-			mode = "static: " + why + "\n"
 			var ars []string
 			for _, n := range []string{"libstdc++.a", "libgcc_eh.a"} {
 				if files[n] == "" {
@@ -56,13 +55,13 @@ func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.Stu
 				}
 				ars = append(ars, files[n])
 			}
-			_, supplied, err := glibc.WriteCXXPolyfills(ctx, tmp, so, ars)
+			_, supplied, libs, err := glibc.WriteCXXPolyfills(ctx, tmp, so, ars)
 			if err != nil {
 				return err
 			}
-			mode += "polyfills: " + strings.Join(supplied, " ") + "\n"
+			rt = fmt.Sprintf("static\nwhy %s\npolyfills %s\nlibs %s\n", why, strings.Join(supplied, " "), strings.Join(libs, " "))
 		}
-		return os.WriteFile(filepath.Join(tmp, "runtime"), []byte(mode), 0o644)
+		return os.WriteFile(filepath.Join(tmp, "runtime"), []byte(rt), 0o644)
 	})
 	if err != nil {
 		return nil, err
@@ -71,12 +70,24 @@ func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.Stu
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.HasPrefix(b, []byte("static")) {
+	lines := strings.Split(string(b), "\n")
+	if lines[0] != "static" {
 		return nil, nil
 	}
 	args := []string{"-static-libstdc++", "-static-libgcc"}
 	if obj := filepath.Join(dir, glibc.CXXPolyfillObject); exists(obj) {
 		args = append(args, obj)
+	}
+	for _, l := range lines {
+		if libs, ok := strings.CutPrefix(l, "libs "); ok {
+			// Shared libraries serve references that come after them, so
+			// these may precede the runtime the driver adds last.
+			for _, f := range strings.Fields(libs) {
+				if strings.HasPrefix(f, "-l") {
+					args = append(args, f)
+				}
+			}
+		}
 	}
 	return args, nil
 }
