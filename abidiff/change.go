@@ -112,9 +112,9 @@ func (c Change) String() string {
 	case TypeRemoved:
 		return "removed"
 	case MemberAdded:
-		return "member " + c.Path + " added at offset " + c.At + " (" + c.New + ")"
+		return "member " + c.Path + " added at offset " + c.At + " (" + c.New + ")" + c.note()
 	case MemberRemoved:
-		return "member " + c.Path + " removed"
+		return "member " + c.Path + " removed" + c.note()
 	case Offset, BitSize, BitOffset, MemberType:
 		word := map[Kind]string{Offset: "offset", BitSize: "bit size", BitOffset: "bit offset", MemberType: "type"}[c.Kind]
 		return "member " + c.Path + ": " + word + " " + arrow
@@ -149,6 +149,13 @@ func (c Change) String() string {
 		return prefix + "typedef " + arrow
 	}
 	return prefix + string(c.Kind) + " " + arrow
+}
+
+func (c Change) note() string {
+	if c.Note == "" {
+		return ""
+	}
+	return " (" + c.Note + ")"
 }
 
 // SymbolChanges are the changes to symbols: removed, added, then changed

@@ -14,10 +14,12 @@ package abidiff
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/symver"
@@ -39,6 +41,10 @@ type Report struct {
 	Compatible bool `json:"compatible"`
 	// Notes say what could not be compared (no debug info on one side).
 	Notes []string `json:"notes,omitempty"`
+	// Untyped are the symbols both sides export whose type is unknown on
+	// one side or both (a function written in assembly is f(...)): there
+	// is no type information to compare, which is not a change.
+	Untyped []string `json:"untyped,omitempty"`
 }
 
 type reportJSON Report
@@ -97,6 +103,10 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
 		r.Notes = append(r.Notes, "no debug info on one side: types not compared")
 	} else {
+		r.Untyped = untypedSymbols(old.Symbols, new.Symbols, sup)
+		if u := r.Untyped; len(u) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d symbols with no type information on one side, not compared: %s", len(u), list(u, 5)))
+		}
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
 		for _, tc := range compareTypes(cmp, sup) {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
@@ -275,7 +285,7 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 		// relocations): any change breaks them.
 		out = append(out, Change{Kind: SymbolSize, Symbol: id, Old: utoa(o.Size), New: utoa(n.Size)})
 	}
-	if o.Type != nil && n.Type != nil && o.Kind == n.Kind {
+	if o.Type != nil && n.Type != nil && o.Kind == n.Kind && !untyped(o.Type) && !untyped(n.Type) {
 		os, ns := abi.Spell(o.Type), abi.Spell(n.Type)
 		if os != ns {
 			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
@@ -283,6 +293,36 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// untyped reports whether t says nothing about a symbol: an unknown type,
+// or a function without a prototype or parameters (f(...), what DWARF
+// gives for a function written in assembly or known only from a builtin
+// declaration). A symbol untyped on either side is not compared: there is
+// no type information, not a change.
+func untyped(t *abi.Type) bool {
+	if t == nil || t.Kind == abi.Unknown {
+		return true
+	}
+	return t.Kind == abi.Func && t.Variadic && len(t.Params) == 0
+}
+
+// untypedSymbols counts the symbols both ABIs have whose type is known on
+// one side only or on neither.
+func untypedSymbols(old, new []abi.Symbol, sup *Suppressions) []string {
+	newBy := byID(new)
+	var out []string
+	for _, o := range old {
+		n, ok := newBy[o.ID()]
+		if !ok || o.Type == nil && n.Type == nil || sup.symbol(o) {
+			continue
+		}
+		if untyped(o.Type) || untyped(n.Type) {
+			out = append(out, o.String())
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -309,6 +349,14 @@ func compareConstants(old, new *abi.ABI) []Change {
 		}
 	}
 	return out
+}
+
+// list joins the first max items with ", " and says how many more.
+func list(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }
 
 func itoa(n int64) string  { return strconv.FormatInt(n, 10) }

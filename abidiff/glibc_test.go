@@ -76,6 +76,43 @@ func TestGlibc231to236(t *testing.T) {
 	}
 	if old.DebugInfo != abi.DebugDWARF || new.DebugInfo != abi.DebugDWARF {
 		t.Logf("debug info: old %s, new %s (types not compared)", old.DebugInfo, new.DebugInfo)
+		return
+	}
+	checkGlibcTypes(t, r)
+}
+
+// checkGlibcTypes: the two false alarms of issue #12 are gone, the real
+// breaks stay.
+func checkGlibcTypes(t *testing.T, r abidiff.Report) {
+	t.Helper()
+	for _, c := range r.Symbols.Changed() {
+		if strings.HasPrefix(c, "memcpy@") {
+			t.Errorf("memcpy (assembly, no type information) reported changed: %s", c)
+		}
+	}
+	if !slices.Contains(r.Untyped, "memcpy@GLIBC_2.2.5") {
+		t.Errorf("memcpy@GLIBC_2.2.5 not listed as having no type information: %q", r.Untyped)
+	}
+	types := map[string]abidiff.TypeChange{}
+	for _, tc := range append(slices.Clone(r.Types), r.PrivateTypes...) {
+		types[tc.Name] = tc
+	}
+	cond, ok := types["struct __pthread_cond_s"]
+	if !ok {
+		t.Error("struct __pthread_cond_s: no change reported (its anonymous unions became __atomic_wide_counter)")
+	} else if cond.Incompatible() {
+		t.Errorf("struct __pthread_cond_s incompatible: %v", cond.Changes)
+	} else {
+		for _, c := range cond.Changes {
+			if c.Note != "names only, same layout" {
+				t.Errorf("struct __pthread_cond_s: %s: note %q", c, c.Note)
+			}
+		}
+	}
+	for _, name := range []string{"struct __locale_data", "struct link_map"} {
+		if tc, ok := types[name]; !ok || !tc.Incompatible() {
+			t.Errorf("%s: reported %v, incompatible %v", name, ok, ok && tc.Incompatible())
+		}
 	}
 }
 

@@ -31,6 +31,7 @@ func compareTypes(cmp *comparer, sup *Suppressions) []TypeChange {
 		}
 		c := changes{cmp: cmp, key: key}
 		c.node("", old.Types[key], n)
+		c.sameLayout()
 		if len(c.list) > 0 {
 			out = append(out, TypeChange{Name: key, Changes: c.list})
 		}
@@ -43,6 +44,27 @@ type changes struct {
 	cmp  *comparer
 	key  string
 	list []Change
+}
+
+// sameLayout marks the changes compatible, with the note "names only,
+// same layout", when the type as a whole keeps its layout: the same size
+// and, flattened through all its aggregate members, the same scalars at the
+// same offsets (anonymous unions that became a named union, members
+// renamed). Code compiled against the old type reads the same bytes.
+func (c *changes) sameLayout() {
+	incompatible := false
+	for _, ch := range c.list {
+		incompatible = incompatible || !ch.Compatible
+	}
+	if !incompatible || !c.cmp.sameLayout(&abi.Type{Ref: c.key}, &abi.Type{Ref: c.key}) {
+		return
+	}
+	for i := range c.list {
+		c.list[i].Compatible = true
+		if c.list[i].Note == "" {
+			c.list[i].Note = sameLayoutNote
+		}
+	}
 }
 
 func (c *changes) add(ch Change) {
