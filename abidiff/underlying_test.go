@@ -120,7 +120,9 @@ func TestFlattenedLayout(t *testing.T) {
 // TestNoTypeInformation: a function known only as f(...) (assembly, or a
 // builtin declaration) has no type information: not a change.
 func TestNoTypeInformation(t *testing.T) {
-	fn := func(ret abi.Kind) *abi.Type { return &abi.Type{Kind: abi.Func, Elem: &abi.Type{Kind: ret}, Variadic: true} }
+	fn := func(ret abi.Kind) *abi.Type {
+		return &abi.Type{Kind: abi.Func, Elem: &abi.Type{Kind: ret}, Variadic: true}
+	}
 	sym := func(ty *abi.Type) []abi.Symbol {
 		return []abi.Symbol{{Name: "memcpy", Version: "GLIBC_2.2.5", Kind: abi.SymFunc, Binding: abi.BindGlobal, Type: ty}}
 	}
