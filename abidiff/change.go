@@ -244,6 +244,9 @@ func (s *SymbolChanges) UnmarshalJSON(b []byte) error {
 type TypeChange struct {
 	Name    string
 	Changes []Change
+	// Impact names the public symbols that reach the type; nil when none
+	// does or the ABI has no symbol types (headers).
+	Impact *Impact
 }
 
 // Incompatible reports whether any change to the type breaks old binaries.
@@ -261,12 +264,13 @@ type typeChangeJSON struct {
 	Changes      []string `json:"changes"`
 	Details      []Change `json:"details"`
 	Incompatible bool     `json:"incompatible"`
+	Impact       *Impact  `json:"impact,omitempty"`
 }
 
 // MarshalJSON writes the changes as text ("changes", the form the diff
 // contract in docs/abi-json.md has always had) and as data ("details").
 func (t TypeChange) MarshalJSON() ([]byte, error) {
-	j := typeChangeJSON{Name: t.Name, Changes: make([]string, len(t.Changes)), Details: t.Changes, Incompatible: t.Incompatible()}
+	j := typeChangeJSON{Name: t.Name, Changes: make([]string, len(t.Changes)), Details: t.Changes, Incompatible: t.Incompatible(), Impact: t.Impact}
 	for i, c := range t.Changes {
 		j.Changes[i] = c.String()
 	}
@@ -282,6 +286,6 @@ func (t *TypeChange) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	t.Name, t.Changes = j.Name, j.Details
+	t.Name, t.Changes, t.Impact = j.Name, j.Details, j.Impact
 	return nil
 }

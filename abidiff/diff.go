@@ -108,10 +108,14 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 			r.Notes = append(r.Notes, fmt.Sprintf("%d symbols with no type information on one side, not compared: %s", len(u), list(u, 5)))
 		}
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
+		impOld, impNew := newImpacts(old), newImpacts(new)
 		for _, tc := range compareTypes(cmp, sup) {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
 				r.PrivateTypes = append(r.PrivateTypes, tc)
 				continue
+			}
+			if pubOld != nil {
+				tc.Impact = impactOf(impOld, impNew, tc.Name)
 			}
 			r.Types = append(r.Types, tc)
 			incompatible = incompatible || tc.Incompatible()
@@ -215,6 +219,20 @@ func sortSymbolChanges(cs []Change) {
 	for i := range keyed {
 		cs[i] = keyed[i].c
 	}
+}
+
+// impactOf is the impact of a change to key in the old ABI (what old
+// binaries use), else in the new one.
+func impactOf(old, new *impacts, key string) *Impact {
+	for _, im := range []*impacts{old, new} {
+		if _, ok := im.a.Types[key]; !ok {
+			continue
+		}
+		if i := im.of(key); i.Symbols > 0 {
+			return &i
+		}
+	}
+	return nil
 }
 
 // publicTypes is the set of type keys reachable from the symbols of

@@ -38,6 +38,15 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			for _, c := range t.Changes {
 				fmt.Fprintf(&b, "    %s\n", c)
 			}
+			if im := t.Impact; im != nil {
+				fmt.Fprintf(&b, "    reached from %d %s:\n", im.Symbols, plural(im.Symbols, "symbol", "symbols"))
+				for _, p := range im.Paths {
+					fmt.Fprintf(&b, "      %s\n", pathString(p))
+				}
+				if more := im.Symbols - len(im.Paths); more > 0 {
+					fmt.Fprintf(&b, "      and %d more\n", more)
+				}
+			}
 		}
 	}
 	types("changed types", r.Types)
@@ -69,4 +78,11 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
