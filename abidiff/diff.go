@@ -41,6 +41,8 @@ type Report struct {
 	Compatible bool `json:"compatible"`
 	// Notes say what could not be compared (no debug info on one side).
 	Notes []string `json:"notes,omitempty"`
+	// Filtered counts what the suppressions hid.
+	Filtered Filtered `json:"filtered"`
 	// Untyped are the symbols both sides export whose type is unknown on
 	// one side or both (a function written in assembly is f(...)): there
 	// is no type information to compare, which is not a change.
@@ -103,13 +105,13 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
 		r.Notes = append(r.Notes, "no debug info on one side: types not compared")
 	} else {
-		r.Untyped = untypedSymbols(old.Symbols, new.Symbols, sup)
+		r.Untyped = untypedSymbols(old.Symbols, new.Symbols, sup, cmp.scope(sup))
 		if u := r.Untyped; len(u) > 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("%d symbols with no type information on one side, not compared: %s", len(u), list(u, 5)))
 		}
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
 		impOld, impNew := newImpacts(old), newImpacts(new)
-		for _, tc := range compareTypes(cmp, sup) {
+		for _, tc := range compareTypes(cmp, sup, &r.Filtered) {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
 				r.PrivateTypes = append(r.PrivateTypes, tc)
 				continue
@@ -142,24 +144,33 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	for _, s := range old.Symbols {
-		if sup.symbol(s) {
-			continue
+	sc := cmp.scope(sup)
+	// hidden counts a change the suppressions filter out.
+	hidden := func(s abi.Symbol, k Kind) bool {
+		if sup.symbol(s, k, sc) {
+			r.Filtered.Symbols++
+			return true
 		}
+		return false
+	}
+	for _, s := range old.Symbols {
 		n, ok := newBy[s.ID()]
 		if !ok {
-			add(s.Version, Change{Kind: SymbolRemoved, Symbol: s.String()})
+			if !hidden(s, SymbolRemoved) {
+				add(s.Version, Change{Kind: SymbolRemoved, Symbol: s.String()})
+			}
 			continue
 		}
-		for _, c := range symbolChanges(cmp, s, n) {
+		cs := symbolChanges(cmp, s, n)
+		if len(cs) > 0 && (hidden(s, SymbolType) || hidden(n, SymbolType)) {
+			continue
+		}
+		for _, c := range cs {
 			add(s.Version, c)
 		}
 	}
 	for _, s := range new.Symbols {
-		if sup.symbol(s) {
-			continue
-		}
-		if _, ok := oldBy[s.ID()]; !ok {
+		if _, ok := oldBy[s.ID()]; !ok && !hidden(s, SymbolAdded) {
 			add(s.Version, Change{Kind: SymbolAdded, Symbol: s.String(), Compatible: true})
 		}
 	}
@@ -169,7 +180,7 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 	for _, name := range slices.Sorted(maps.Keys(oldDef)) {
 		o := oldDef[name]
 		n, ok := newDef[name]
-		if !ok || o.Version == n.Version || sup.symbol(o) {
+		if !ok || o.Version == n.Version || hidden(o, SymbolVersion) {
 			continue
 		}
 		add(o.Version, Change{Kind: SymbolVersion, Symbol: o.String(), Old: o.String(), New: n.String(), Compatible: true})
@@ -220,6 +231,16 @@ func sortSymbolChanges(cs []Change) {
 		cs[i] = keyed[i].c
 	}
 }
+
+// Filtered counts the changes suppressions hid: symbols (a symbol counts
+// once however many of its changes were hidden) and named types.
+type Filtered struct {
+	Symbols int `json:"symbols"`
+	Types   int `json:"types"`
+}
+
+// Total is the number of things filtered out.
+func (f Filtered) Total() int { return f.Symbols + f.Types }
 
 // impactOf is the impact of a change to key in the old ABI (what old
 // binaries use), else in the new one.
@@ -328,12 +349,12 @@ func untyped(t *abi.Type) bool {
 
 // untypedSymbols counts the symbols both ABIs have whose type is known on
 // one side only or on neither.
-func untypedSymbols(old, new []abi.Symbol, sup *Suppressions) []string {
+func untypedSymbols(old, new []abi.Symbol, sup *Suppressions, sc scope) []string {
 	newBy := byID(new)
 	var out []string
 	for _, o := range old {
 		n, ok := newBy[o.ID()]
-		if !ok || o.Type == nil && n.Type == nil || sup.symbol(o) {
+		if !ok || o.Type == nil && n.Type == nil || sup.symbol(o, SymbolType, sc) {
 			continue
 		}
 		if untyped(o.Type) || untyped(n.Type) {

@@ -65,6 +65,10 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		list("  changed private symbols", changed, "~", p.Yellow)
 	}
 	types("changed types used only by private symbols", r.PrivateTypes)
+	if f := r.Filtered; f.Total() > 0 {
+		fmt.Fprintf(&b, "suppressed: %d %s, %d %s (%d filtered out)\n", f.Symbols, plural(f.Symbols, "symbol", "symbols"),
+			f.Types, plural(f.Types, "type", "types"), f.Total())
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}

@@ -12,28 +12,43 @@ import (
 // shallowly: a member whose type is another named type is compared by name,
 // and that type gets its own entry, so a change is reported once, where it
 // happened. Anonymous aggregates are written inline and compared in place.
-func compareTypes(cmp *comparer, sup *Suppressions) []TypeChange {
+func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered) []TypeChange {
 	old, new := cmp.oa, cmp.na
+	sc := cmp.scope(sup)
+	size := func(t *abi.Type) int64 { return cmp.sizeOf(old, cmp.ox, t) }
+	keep := func(tc TypeChange, t *abi.Type) bool {
+		if sup.typ(tc, t, sc, size) {
+			filtered.Types++
+			return false
+		}
+		return true
+	}
 	var out []TypeChange
 	newRoots := map[string]bool{}
 	for _, r := range new.Roots {
 		newRoots[r] = true
 	}
 	for _, r := range old.Roots {
-		if _, ok := new.Types[r]; !ok && !newRoots[r] && !sup.typ(r) {
-			out = append(out, TypeChange{Name: r, Changes: []Change{{Kind: TypeRemoved, Type: r}}})
+		if _, ok := new.Types[r]; !ok && !newRoots[r] {
+			tc := TypeChange{Name: r, Changes: []Change{{Kind: TypeRemoved, Type: r}}}
+			if keep(tc, old.Types[r]) {
+				out = append(out, tc)
+			}
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(old.Types)) {
 		n, ok := new.Types[key]
-		if !ok || sup.typ(key) {
+		if !ok {
 			continue
 		}
 		c := changes{cmp: cmp, key: key}
 		c.node("", old.Types[key], n)
 		c.sameLayout()
 		if len(c.list) > 0 {
-			out = append(out, TypeChange{Name: key, Changes: c.list})
+			tc := TypeChange{Name: key, Changes: c.list}
+			if keep(tc, old.Types[key]) {
+				out = append(out, tc)
+			}
 		}
 	}
 	return out

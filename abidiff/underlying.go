@@ -112,6 +112,21 @@ func newComparer(oa, na *abi.ABI) *comparer {
 
 const sameLayoutNote = "names only, same layout"
 
+// scope is what suppressions' soname and file name properties are matched
+// against for this comparison.
+func (c *comparer) scope(sup *Suppressions) scope {
+	var sc scope
+	for _, a := range []*abi.ABI{c.oa, c.na} {
+		if a.SOName != "" {
+			sc.sonames = append(sc.sonames, a.SOName)
+		}
+	}
+	if sup != nil {
+		sc.files = sup.files
+	}
+	return sc
+}
+
 // namesOnly says whether a change of type from o to n is one of names only,
 // which is compatible, and of what names.
 func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
