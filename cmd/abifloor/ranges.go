@@ -191,6 +191,9 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	done()
 	code := exitOK
 	for _, r := range res {
+		if r.Note != "" {
+			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Note)
+		}
 		if r.Warning != "" {
 			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Warning)
 			code = exitError
