@@ -82,8 +82,8 @@ type Builder struct {
 // tags with the same include trees compile once.
 type call struct {
 	done chan struct{}
-	abi *abi.ABI
-	err error
+	abi  *abi.ABI
+	err  error
 }
 
 // Build returns one result per input, in input order. It stops early, with
