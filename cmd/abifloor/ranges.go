@@ -22,7 +22,7 @@ func init() {
 func rangesUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor ranges build [--abi VER=FILE]... [--dir VER=DIR]... [--git REPO --tags REGEX] [-I DIR]... [--header FILE]... [--type NAME]... [--format text|json|go|html] [-o FILE]")
 	fmt.Fprintln(w, "       abifloor ranges lookup TABLE VERSION")
-	fmt.Fprintln(w, "       abifloor ranges add TABLE VERSION INPUT")
+	fmt.Fprintln(w, "       abifloor ranges add TABLE VERSION INPUT | abifloor ranges add --git REPO TABLE TAG")
 	fmt.Fprintln(w, "       abifloor ranges show TABLE [--format text|json|go|html]")
 }
 
