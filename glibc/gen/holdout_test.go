@@ -25,7 +25,7 @@ func TestHoldOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := defaultArgs()
+	all, _ := defaultArgs()
 	for _, hr := range []string{"x86_64:2.31", "aarch64:2.31", "i386:2.31", "x86_64:2.36", "aarch64:2.36", "i386:2.36"} {
 		held, rel, _ := strings.Cut(hr, ":")
 		t.Run(hr, func(t *testing.T) {
