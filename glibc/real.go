@@ -1,8 +1,10 @@
 package glibc
 
 import (
+	"bytes"
 	"debug/elf"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
@@ -74,4 +76,29 @@ func ReadLibrary(path, arch string) (versions []string, exports []Export, err er
 func isGLIBC(v string) bool {
 	ns, _, ok := symver.Split(v)
 	return ok && ns == "GLIBC"
+}
+
+// LibcRelease reads which glibc release the libc.so.6 at path is, from the
+// banner it prints ("GNU C Library (Debian GLIBC 2.36-9) stable release
+// version 2.36."): 2.36.
+func LibcRelease(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	const marker = "release version "
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 {
+		return "", fmt.Errorf("%s: no glibc release banner", path)
+	}
+	s := b[i+len(marker):]
+	end := bytes.IndexFunc(s, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+	if end < 0 {
+		end = len(s)
+	}
+	v := strings.TrimSuffix(string(s[:end]), ".")
+	if _, _, ok := symver.Split("GLIBC_" + v); !ok {
+		return "", fmt.Errorf("%s: banner names no release: %q", path, v)
+	}
+	return v, nil
 }

@@ -215,6 +215,9 @@ func readRelease(name, rel string, dirs []string, src int) (*release, string, er
 			r.defs[key{lib, e.Name, e.Version}] = e
 		}
 		if lib == "libc.so.6" {
+			if got, err := glibc.LibcRelease(path); err != nil || got != rel {
+				return nil, "", fmt.Errorf("%s is glibc %q (%v), not %s", path, got, err, rel)
+			}
 			b, err := os.ReadFile(path)
 			if err != nil {
 				return nil, "", err
