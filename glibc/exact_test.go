@@ -68,7 +68,7 @@ func TestExactReleases(t *testing.T) {
 				path := findIn(rr.dirs, l.Soname)
 				var real []string
 				if path != "" {
-					_, exps, err := ReadLibrary(path, a.Name)
+					exps, err := ReadLibrary(path, a.Name)
 					if err != nil {
 						t.Fatal(err)
 					}

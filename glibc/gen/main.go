@@ -206,7 +206,7 @@ func readRelease(name, rel string, dirs []string, src int) (*release, string, er
 			}
 			continue
 		}
-		_, exps, err := glibc.ReadLibrary(path, name)
+		exps, err := glibc.ReadLibrary(path, name)
 		if err != nil {
 			return nil, "", err
 		}
