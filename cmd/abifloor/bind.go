@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -56,6 +57,15 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	if sysroot != "" {
 		if sysroot, err = filepath.Abs(sysroot); err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind:", err)
+			return exitError
+		}
+		// A missing image root would make every library "not found": an
+		// error in the command line, not a verdict on the binary.
+		if st, err := os.Stat(sysroot); err != nil || !st.IsDir() {
+			if err == nil {
+				err = fmt.Errorf("%s: not a directory", sysroot)
+			}
+			fmt.Fprintln(env.stderr, "abifloor bind: --sysroot:", report.Clean(err.Error()))
 			return exitError
 		}
 	}
