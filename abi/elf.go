@@ -26,6 +26,9 @@ type Options struct {
 	DebugDirs []string
 	// NoDefaultDebugDir skips DefaultDebugDir.
 	NoDefaultDebugDir bool
+	// MaxDebugSize bounds the uncompressed debug sections read from one
+	// file; 0 means DefaultMaxDebugSize.
+	MaxDebugSize int64
 }
 
 // Load reads an ABI from path, which may hold ABI JSON (as written by
@@ -36,7 +39,7 @@ func Load(path string) (*ABI, error) {
 
 // LoadWith is Load with options for ELF inputs.
 func LoadWith(path string, opt Options) (*ABI, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -75,12 +78,12 @@ func ParseJSON(name string, b []byte) (*ABI, error) {
 // found (in the file, by build ID or by .gnu_debuglink), the types they use.
 // Without debug info the ABI has symbols only and DebugInfo "none".
 func ReadELF(path string, opt Options) (*ABI, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	ef, err := elf.NewFile(f)
+	ef, err := newELF(f, opt.maxDebugSize())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -97,12 +100,13 @@ func ReadELF(path string, opt Options) (*ABI, error) {
 		a.DebugFile = dbgPath
 		path, ef = dbgPath, dbg.File
 	}
-	return guard(path, func() (*ABI, error) { return addTypes(path, a, ef) })
+	return guard(path, func() (*ABI, error) { return addTypes(path, a, ef, opt.maxDebugSize()) })
 }
 
-// addTypes reads the DWARF of ef into a; name is used in errors.
-func addTypes(name string, a *ABI, ef *elf.File) (*ABI, error) {
-	d, secs, err := loadDWARF(ef)
+// addTypes reads the DWARF of ef into a, holding at most maxDebug bytes of
+// uncompressed debug sections; name is used in errors.
+func addTypes(name string, a *ABI, ef *elf.File, maxDebug int64) (*ABI, error) {
+	d, secs, err := loadDWARF(ef, maxDebug)
 	if err != nil {
 		return nil, fmt.Errorf("%s: DWARF: %w", name, err)
 	}
@@ -116,7 +120,7 @@ func addTypes(name string, a *ABI, ef *elf.File) (*ABI, error) {
 // FromELF reads an ABI from an ELF image in memory, with only the debug
 // info it contains. It is the entry point the fuzzer drives.
 func FromELF(name string, r io.ReaderAt) (*ABI, error) {
-	ef, err := elf.NewFile(r)
+	ef, err := newELF(r, DefaultMaxDebugSize)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -125,7 +129,7 @@ func FromELF(name string, r io.ReaderAt) (*ABI, error) {
 		if err != nil || !hasDWARF(ef) {
 			return a, err
 		}
-		return addTypes(name, a, ef)
+		return addTypes(name, a, ef, DefaultMaxDebugSize)
 	})
 }
 
@@ -145,11 +149,17 @@ func guard(name string, fn func() (*ABI, error)) (a *ABI, err error) {
 // file are larger than the types. For a relocatable object, whose
 // .debug_info needs relocating, it returns a dwarf.Data; otherwise the
 // section bytes, from which a dwarf.Data is built only if needed.
-func loadDWARF(f *elf.File) (*dwarf.Data, *sections, error) {
+// Compressed sections count against maxSize (their uncompressed size) and
+// are refused past it before anything is decompressed.
+func loadDWARF(f *elf.File, maxSize int64) (*dwarf.Data, *sections, error) {
 	if f.Type == elf.ET_REL {
+		if err := checkDebugSizes(f, maxSize); err != nil {
+			return nil, nil, err
+		}
 		d, err := f.DWARF()
 		return d, nil, err
 	}
+	budget := newDebugBudget(maxSize)
 	s := &sections{order: f.ByteOrder}
 	for _, x := range []struct {
 		name string
@@ -162,9 +172,9 @@ func loadDWARF(f *elf.File) (*dwarf.Data, *sections, error) {
 		if sec == nil || sec.Type == elf.SHT_NOBITS {
 			continue
 		}
-		b, err := sec.Data()
+		b, err := sectionData(sec, budget)
 		if err != nil {
-			return nil, nil, fmt.Errorf("section %s: %w", x.name, err)
+			return nil, nil, err
 		}
 		*x.dst = b
 	}
@@ -298,11 +308,13 @@ func findDebug(f *elf.File, path string, opt Options) (string, *debugFile) {
 		if c == path {
 			continue
 		}
-		osf, err := os.Open(c)
+		// A debug file must be a regular file: a FIFO named by a
+		// planted .gnu_debuglink would block the open or the read.
+		osf, err := openRegular(c)
 		if err != nil {
 			continue
 		}
-		ef, err := elf.NewFile(osf)
+		ef, err := newELF(osf, opt.maxDebugSize())
 		if err != nil || !hasDWARF(ef) || (len(id) > 0 && !bytes.Equal(buildID(ef), id) && buildID(ef) != nil) {
 			osf.Close()
 			continue

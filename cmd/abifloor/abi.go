@@ -31,14 +31,16 @@ func runABI(ctx context.Context, env *cmdEnv, args []string) int {
 }
 
 func abiUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: abifloor abi dump FILE [--debug-dir DIR] [--format text|json]")
+	fmt.Fprintln(w, "usage: abifloor abi dump FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
 	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--format text|json]")
 }
 
 func runABIDump(env *cmdEnv, args []string) int {
-	fs := newFlags(env, "abi dump", "FILE [--debug-dir DIR] [--format text|json]")
+	fs := newFlags(env, "abi dump", "FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
 	var dirs multiFlag
 	fs.Var(&dirs, "debug-dir", "look for separate debug info under `DIR` (by build ID and .gnu_debuglink); repeatable")
+	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
+	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G)")
 	format := fs.String("format", "text", "output `format`: text or json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -52,13 +54,13 @@ func runABIDump(env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	a, err := abi.LoadWith(pos[0], abi.Options{DebugDirs: dirs})
+	a, err := abi.LoadWith(pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)})
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor abi dump:", err)
+		fmt.Fprintln(env.stderr, "abifloor abi dump:", report.Clean(err.Error()))
 		return exitError
 	}
 	if a.DebugInfo == abi.DebugNone {
-		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", pos[0])
+		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", report.Clean(pos[0]))
 	}
 	return writeABI(env, f, a)
 }
