@@ -32,7 +32,7 @@ func runABI(ctx context.Context, env *cmdEnv, args []string) int {
 
 func abiUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor abi dump FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
-	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--format text|json]")
+	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--timeout D] [--max-memory N] [--format text|json]")
 }
 
 func runABIDump(env *cmdEnv, args []string) int {
@@ -81,7 +81,7 @@ func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
 }
 
 func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "abi headers", "-I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A]")
+	fs := newFlags(env, "abi headers", "-I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--timeout D] [--max-memory N]")
 	var opt abi.HeaderOptions
 	var inc, hdr, typ, cst, def multiFlag
 	fs.Var(&inc, "I", "add `DIR` to the include path; repeatable")
@@ -91,11 +91,15 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&def, "D", "define a macro (`NAME[=VALUE]`) for the compiler; repeatable")
 	fs.StringVar(&opt.CC, "cc", "", "C compiler (default cc, or ARCH-linux-gnu-gcc with --target-arch)")
 	fs.StringVar(&opt.Arch, "target-arch", "", "target `ARCH` (aarch64, ...) for a cross compiler")
+	fs.DurationVar(&opt.Timeout, "timeout", abi.DefaultCompileTimeout, "kill the compiler and all it started after `DURATION`")
+	maxMem := sizeFlag(abi.DefaultCompileMemory)
+	fs.Var(&maxMem, "max-memory", "address space the compiler may use, `N` bytes (512M, 2G)")
 	format := fs.String("format", "text", "output `format`: text or json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
 	}
+	opt.MaxMemory = int64(maxMem)
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(pos) != 0 || len(hdr) == 0 || len(typ)+len(cst) == 0 {
 		if err != nil {
@@ -118,7 +122,11 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 		if errors.Is(err, abi.ErrNoCompiler) {
 			msg += " (install it or name one with --cc)"
 		}
-		fmt.Fprintln(env.stderr, "abifloor abi headers:", strings.TrimSpace(msg))
+		lines := strings.Split(strings.TrimSpace(msg), "\n")
+		for i, l := range lines {
+			lines[i] = report.Clean(l) // the compiler quotes the headers
+		}
+		fmt.Fprintln(env.stderr, "abifloor abi headers:", strings.Join(lines, "\n"))
 		return exitError
 	}
 	return writeABI(env, f, a)

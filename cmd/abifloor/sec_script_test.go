@@ -2,8 +2,11 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/abifloor/abifloor/internal/hostile"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -28,5 +31,49 @@ func init() {
 		real, err := strconv.ParseInt(args[2], 10, 64)
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), hostile.DebugBomb(claim, real), 0o644))
+	}
+	// gone PATTERN fails if a file matches the glob PATTERN.
+	scriptCmds["gone"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 1 {
+			ts.Fatalf("usage: gone PATTERN")
+		}
+		m, err := filepath.Glob(ts.MkAbs(args[0]))
+		ts.Check(err)
+		if len(m) > 0 {
+			ts.Fatalf("left behind: %s", strings.Join(m, " "))
+		}
+	}
+	// dead PIDFILE... waits (a generous while) for each process whose ID
+	// the file holds to be gone; a zombie counts as gone.
+	scriptCmds["dead"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) == 0 {
+			ts.Fatalf("usage: dead PIDFILE...")
+		}
+		for _, f := range args {
+			b, err := os.ReadFile(ts.MkAbs(f))
+			ts.Check(err)
+			pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+			ts.Check(err)
+			if !processGone(pid, 30*time.Second) {
+				ts.Fatalf("process %d (%s) is still running", pid, f)
+			}
+		}
+	}
+}
+
+// processGone polls /proc until pid is gone or a zombie, for at most wait.
+func processGone(pid int, wait time.Duration) bool {
+	for end := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return true
+		}
+		// The state follows the command name in parentheses.
+		if i := strings.LastIndexByte(string(b), ')'); i > 0 && i+2 < len(b) && b[i+2] == 'Z' {
+			return true
+		}
+		if time.Now().After(end) {
+			return false
+		}
 	}
 }
