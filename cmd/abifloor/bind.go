@@ -102,15 +102,15 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 	w := env.stdout
 	for _, fr := range res.Files {
 		if fr.Error != "" && fr.Arch == "" {
-			fmt.Fprintf(w, "%s: %s\n", fr.Path, p.Red("error: "+fr.Error))
+			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.Error)))
 			continue
 		}
 		verdict := p.Green("loads")
 		switch {
 		case fr.DiesAtStart:
-			verdict = p.Red("dies at start: " + fr.Reason)
+			verdict = p.Red("dies at start: " + report.Clean(fr.Reason))
 		case fr.HostSymbols > 0:
-			verdict = p.Yellow(fr.Reason)
+			verdict = p.Yellow(report.Clean(fr.Reason))
 		}
 		mode := "lazy binding"
 		if fr.BindNow {
@@ -119,17 +119,17 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 				mode += " (Go linker)"
 			}
 		}
-		fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), verdict)
+		fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), verdict)
 		fmt.Fprintf(w, "  %s, RELRO %s", mode, fr.Relro)
 		if fr.Interp != "" {
-			fmt.Fprintf(w, ", interpreter %s", fr.Interp)
+			fmt.Fprintf(w, ", interpreter %s", report.Clean(fr.Interp))
 		}
 		fmt.Fprintln(w)
 		if fr.Message != "" {
-			fmt.Fprintf(w, "  ld.so: %s\n", fr.Message)
+			fmt.Fprintf(w, "  ld.so: %s\n", report.Clean(fr.Message))
 		}
 		for _, m := range fr.MissingLibraries {
-			fmt.Fprintf(w, "  %s => not found\n", m)
+			fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
 		}
 		for _, u := range fr.Unresolved {
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
@@ -141,16 +141,16 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
 		}
 		if fr.Error != "" {
-			fmt.Fprintf(w, "  %s\n", p.Red("error: "+fr.Error))
+			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.Error)))
 		}
 	}
 }
 
 func symName(u bind.Unresolved) string {
 	if u.Version != "" {
-		return u.Name + "@" + u.Version
+		return report.Clean(u.Name + "@" + u.Version)
 	}
-	return u.Name
+	return report.Clean(u.Name)
 }
 
 func refDetail(u bind.Unresolved) string {
@@ -164,7 +164,7 @@ func refDetail(u bind.Unresolved) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return " (" + report.Clean(strings.Join(parts, ", ")) + ")"
 }
 
 func writeBindGitHub(env *cmdEnv, res *bind.Result) {

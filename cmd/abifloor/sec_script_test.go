@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -31,6 +32,38 @@ func init() {
 		real, err := strconv.ParseInt(args[2], 10, 64)
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), hostile.DebugBomb(claim, real), 0o644))
+	}
+	// cpq SRC DEST copies SRC to DEST, a Go-quoted name that may hold
+	// control characters ("evil\n::error::x").
+	scriptCmds["cpq"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: cpq SRC \"DEST\"")
+		}
+		dest, err := strconv.Unquote(args[1])
+		ts.Check(err)
+		b, err := os.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+		ts.Check(os.WriteFile(ts.MkAbs(dest), b, 0o755))
+	}
+	// patchbytes FILE "OLD" "NEW" replaces every OLD in FILE by NEW, both
+	// Go-quoted and of the same length (a symbol renamed in place).
+	scriptCmds["patchbytes"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 3 {
+			ts.Fatalf("usage: patchbytes FILE \"OLD\" \"NEW\"")
+		}
+		old, err := strconv.Unquote(args[1])
+		ts.Check(err)
+		repl, err := strconv.Unquote(args[2])
+		ts.Check(err)
+		if len(old) != len(repl) {
+			ts.Fatalf("patchbytes: %d bytes replaced by %d", len(old), len(repl))
+		}
+		b, err := os.ReadFile(ts.MkAbs(args[0]))
+		ts.Check(err)
+		if !bytes.Contains(b, []byte(old)) {
+			ts.Fatalf("patchbytes: %q not in %s", old, args[0])
+		}
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), bytes.ReplaceAll(b, []byte(old), []byte(repl)), 0o755))
 	}
 	// gone PATTERN fails if a file matches the glob PATTERN.
 	scriptCmds["gone"] = func(ts *testscript.TestScript, neg bool, args []string) {
