@@ -26,8 +26,8 @@ type Options struct {
 	DebugDirs []string
 	// NoDefaultDebugDir skips DefaultDebugDir.
 	NoDefaultDebugDir bool
-	// MaxDebugSize bounds the uncompressed debug sections read from one
-	// file; 0 means DefaultMaxDebugSize.
+	// MaxDebugSize bounds what the compressed sections of one file (debug
+	// info above all) may expand to, together; 0 means DefaultMaxDebugSize.
 	MaxDebugSize int64
 }
 
