@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -42,7 +45,7 @@ func run(t testing.TB, name string, args ...string) {
 
 func read(t testing.TB, path string, dirs ...string) *abi.ABI {
 	t.Helper()
-	a, err := abi.LoadWith(path, abi.Options{DebugDirs: dirs, NoDefaultDebugDir: true})
+	a, err := abi.Load(context.Background(), path, abi.Options{DebugDirs: dirs, NoDefaultDebugDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +63,9 @@ func symbol(a *abi.ABI, name string) *abi.Symbol {
 
 func TestELFTypes(t *testing.T) {
 	for _, tc := range []struct{ cc, dwarf string }{
-		{"gcc", "-gdwarf-5"}, {"gcc", "-gdwarf-4"}, {"aarch64-linux-gnu-gcc", "-g"},
+		{"gcc", "-gdwarf-5"}, {"gcc", "-gdwarf-4"}, {"gcc", "-gdwarf-2"}, {"aarch64-linux-gnu-gcc", "-g"},
+		// Big-endian, where DWARF 2/3 bit offsets count from the other end.
+		{"s390x-linux-gnu-gcc", "-gdwarf-4"}, {"s390x-linux-gnu-gcc", "-gdwarf-2"},
 	} {
 		t.Run(tc.cc+tc.dwarf, func(t *testing.T) {
 			a := read(t, compile(t, tc.cc, tc.dwarf))
@@ -191,7 +196,7 @@ func TestBadInput(t *testing.T) {
 	for name, b := range cases {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, b, 0o644)
-		if _, err := abi.Load(p); err == nil || !strings.Contains(err.Error(), p) {
+		if _, err := abi.Load(context.Background(), p, abi.Options{}); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: err = %v, want an error naming the file", name, err)
 		}
 	}
@@ -251,5 +256,65 @@ func TestHeadersErrors(t *testing.T) {
 	_, err = abi.Headers(context.Background(), abi.HeaderOptions{CC: "gcc", Headers: []string{"missing.h"}, Types: []string{"x"}})
 	if err == nil || !strings.Contains(err.Error(), "missing.h") {
 		t.Errorf("missing header: %v", err)
+	}
+}
+
+// TestSharedTypeBomb: unnamed function types whose two parameters are the
+// previous level's type, nested 40 levels. The DWARF is a few KB and
+// shares each level, but written as a tree it has 2^40 nodes. Reading,
+// fingerprinting, JSON and text must stay bounded by the file's size.
+func TestSharedTypeBomb(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	var src strings.Builder
+	src.WriteString("void (*p0)(int);\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&src, "__typeof__(void (*)(__typeof__(p%d), __typeof__(p%d))) p%d;\n", i-1, i-1, i)
+	}
+	dir := t.TempDir()
+	c, lib := filepath.Join(dir, "bomb.c"), filepath.Join(dir, "libbomb.so")
+	os.WriteFile(c, []byte(src.String()), 0o644)
+	run(t, "gcc", "-shared", "-fPIC", "-g", "-O0", "-o", lib, c)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	a := read(t, lib)
+	js, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.TypeFingerprints()
+	var text bytes.Buffer
+	if err := abi.WriteText(&text, a); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range a.Symbols {
+		abi.Spell(s.Type)
+		s.Type.Refs()
+	}
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+		t.Errorf("allocated %d MB", alloc>>20)
+	}
+	if len(js) > 16<<20 || text.Len() > 16<<20 {
+		t.Errorf("JSON %d bytes, text %d bytes", len(js), text.Len())
+	}
+	if p1 := symbol(a, "p1"); p1 == nil || abi.Spell(p1.Type) != "void (*)(void (*)(int), void (*)(int))" {
+		t.Errorf("p1 = %+v", p1)
+	}
+}
+
+// TestSpellLimit: a graph built in Go that shares nodes 40 levels deep is
+// spelled within the limit, and Refs visits each node once.
+func TestSpellLimit(t *testing.T) {
+	ty := &abi.Type{Ref: "int"}
+	for range 40 {
+		ty = &abi.Type{Kind: abi.Pointer, Size: 8, Elem: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Kind: abi.Void}, Params: []*abi.Type{ty, ty}}}
+	}
+	if s := abi.Spell(ty); len(s) > 1<<20 || !strings.Contains(s, "...") {
+		t.Errorf("spelling of %d bytes, cut: %v", len(s), strings.Contains(s, "..."))
+	}
+	if r := ty.Refs(); !slices.Equal(r, []string{"int"}) {
+		t.Errorf("refs = %v", r)
 	}
 }

@@ -1,6 +1,7 @@
 package abi_test
 
 import (
+	"context"
 	"os"
 	"testing"
 
@@ -14,7 +15,7 @@ func BenchmarkReadELFLibc(b *testing.B) {
 	if _, err := os.Stat(libc); err != nil {
 		b.Skip(err)
 	}
-	a, err := abi.Load(libc)
+	a, err := abi.Load(context.Background(), libc, abi.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func BenchmarkReadELFLibc(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := abi.Load(libc); err != nil {
+		if _, err := abi.Load(context.Background(), libc, abi.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -33,14 +34,14 @@ func BenchmarkReadELFFixture(b *testing.B) {
 	lib := compile(b, "gcc", "-g")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := abi.Load(lib); err != nil {
+		if _, err := abi.Load(context.Background(), lib, abi.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkFingerprintLibc(b *testing.B) {
-	a, err := abi.Load("/lib/x86_64-linux-gnu/libc.so.6")
+	a, err := abi.Load(context.Background(), "/lib/x86_64-linux-gnu/libc.so.6", abi.Options{})
 	if err != nil {
 		b.Skip(err)
 	}

@@ -11,11 +11,16 @@
 // types are written inline. Only types reachable from exported symbols (or
 // from the types asked for with Headers) are kept.
 //
-// To use it: Load a file (ELF or ABI JSON), compare two ABIs with package
-// abidiff, or key caches and range tables with (*ABI).Fingerprint. The JSON
-// form is canonical: the same ABI always encodes to the same bytes, so a
-// fingerprint is a sha256 of it. docs/abi-json.md documents the schema.
+// To use it: Load a file (ELF or ABI JSON) or compile a header tree with
+// Headers, compare two ABIs with package abidiff, or key caches and range
+// tables with (*ABI).Fingerprint. The JSON form is canonical: the same ABI
+// always encodes to the same bytes, so a fingerprint is a sha256 of it.
+// docs/abi-json.md documents the schema. An ABI is plain data that no
+// method changes, so one value may be read from many goroutines.
 //
-// Malformed input is data: every reader returns an error naming the file
-// and the problem, and panics inside debug/dwarf are turned into errors.
+// Dynamic symbols are read with package elfx, by the loader's rule of what
+// a library exports (elfx.Symbol.Exported), the same rule bind uses; DWARF
+// with debug/dwarf or, for the common forms, straight from the section
+// bytes. Malformed input is data: every reader returns an error naming the
+// file and the problem.
 package abi

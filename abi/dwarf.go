@@ -218,19 +218,22 @@ type builder struct {
 	ix     *index
 	a      *ABI
 	inline map[dwarf.Offset]*Type
+	sizes  map[*Type]int // treeSize's memo
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
+	// bigEndian: DW_AT_bit_offset counts from the other end.
+	bigEndian bool
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
-	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, maxNodes: limit}
+	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, sizes: map[*Type]int{}, maxNodes: limit}
 }
 
 // typesOf attaches DWARF types to the exported symbols of a. With section
 // bytes (s) it indexes and reads DIEs itself and builds a dwarf.Data only
 // when it meets DWARF it does not decode; d is used for relocatable objects.
-func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
+func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
 	var ix *index
 	var src dieSource
 	var err error
@@ -259,16 +262,17 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections) error {
 		limit = min(limit, 1024+len(s.info)/4)
 	}
 	b := newBuilder(src, ix, a, limit)
+	b.bigEndian = order == binary.BigEndian
 	for i := range a.Symbols {
 		s := &a.Symbols[i]
 		switch s.Kind {
-		case "func", "ifunc":
+		case SymFunc, SymIFunc:
 			// An ifunc's address is its resolver's: only its name
 			// finds its real signature.
-			if off, ok := ix.lookup(ix.funcs, ix.funcAddr, ix.funcDecls, s.Name, s.addr, s.Kind == "func"); ok {
+			if off, ok := ix.lookup(ix.funcs, ix.funcAddr, ix.funcDecls, s.Name, s.addr, s.Kind == SymFunc); ok {
 				s.Type = b.function(off)
 			}
-		case "object", "tls", "common":
+		case SymObject, SymTLS, SymCommon:
 			if off, ok := ix.lookup(ix.vars, ix.varAddr, ix.varDecls, s.Name, s.addr, true); ok {
 				s.Type = b.variable(off)
 			}
@@ -318,13 +322,25 @@ func (b *builder) variable(off dwarf.Offset) *Type {
 // a type before returning it: every compilation unit has its own copy of
 // struct _IO_FILE, and checking the name first reads each named type once
 // per ABI instead of once per unit.
+//
+// An unnamed type used in many places is one shared node, but every walk
+// of the model (JSON, fingerprints, spelling) sees it once per use: the
+// budget counts it so, and DWARF whose types share parameter types level
+// after level (a tree exponential in the file's size) is cut off when the
+// tree outgrows the file.
 func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if t, ok := b.inline[off]; ok {
+		if b.nodes += b.treeSize(t); b.nodes > b.maxNodes {
+			return &Type{Kind: Unknown, Name: "too large"}
+		}
 		return t
 	}
 	b.nodes++
-	if depth > maxDepth || b.nodes > b.maxNodes {
+	if depth > maxDepth {
 		return &Type{Kind: Unknown, Name: "too deep"}
+	}
+	if b.nodes > b.maxNodes {
+		return &Type{Kind: Unknown, Name: "too large"}
 	}
 	e, kids := b.src.read(off, false)
 	if e == nil {
@@ -353,6 +369,27 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	t := b.node(e, kids, depth+1)
 	b.inline[off] = t
 	return t
+}
+
+// treeSize is the number of nodes of t written as a tree (references
+// count one), memoised by node, saturating above the budget.
+func (b *builder) treeSize(t *Type) int {
+	if t == nil {
+		return 0
+	}
+	if n, ok := b.sizes[t]; ok {
+		return n
+	}
+	n := 1 + b.treeSize(t.Elem)
+	for _, m := range t.Members {
+		n = min(n+b.treeSize(m.Type), b.maxNodes+1)
+	}
+	for _, p := range t.Params {
+		n = min(n+b.treeSize(p), b.maxNodes+1)
+	}
+	n = min(n, b.maxNodes+1)
+	b.sizes[t] = n
+	return n
 }
 
 func namedKind(t dwarf.Tag) Kind {
@@ -448,13 +485,17 @@ func (b *builder) member(c *entry, depth int) Member {
 		m.BitOffset = dbo
 	} else if bo, ok := c.num(dwarf.AttrBitOffset); ok {
 		// DWARF 2/3 count from the most significant bit of the storage
-		// unit; this is the little-endian reading, which every target
-		// abifloor knows is.
-		unit, _ := c.num(dwarf.AttrByteSize)
-		if unit == 0 {
-			unit = b.sizeOf(m.Type)
+		// unit: on a big-endian target (s390x, ppc64) that is the bit at
+		// the lowest address, on a little-endian one the highest.
+		if b.bigEndian {
+			m.BitOffset = m.Offset*8 + bo
+		} else {
+			unit, _ := c.num(dwarf.AttrByteSize)
+			if unit == 0 {
+				unit = b.sizeOf(m.Type)
+			}
+			m.BitOffset = m.Offset*8 + unit*8 - bo - bits
 		}
-		m.BitOffset = m.Offset*8 + unit*8 - bo - bits
 	} else {
 		m.BitOffset = m.Offset * 8
 	}

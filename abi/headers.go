@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // HeaderOptions say what to compile and what to keep.
@@ -93,56 +96,61 @@ func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
 
 // fromObject reads the compiled translation unit.
 func fromObject(obj string, opt HeaderOptions) (*ABI, error) {
+	xf, err := elfx.Open(obj)
+	if err != nil {
+		return nil, err
+	}
+	arch := xf.Arch()
+	xf.Close()
 	f, err := elf.Open(obj)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return guard(obj, func() (*ABI, error) {
-		a := &ABI{Schema: Schema, Arch: archName(f), DebugInfo: DebugHeaders, Symbols: []Symbol{}, Types: map[string]*Type{}}
-		d, err := f.DWARF()
-		if err != nil {
-			return nil, fmt.Errorf("%s: DWARF: %w", obj, err)
+	a := &ABI{Schema: Schema, Arch: arch, DebugInfo: DebugHeaders, Symbols: []Symbol{}, Types: map[string]*Type{}}
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("%s: DWARF: %w", obj, err)
+	}
+	ix, err := scan(d, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: DWARF: %w", obj, err)
+	}
+	b := newBuilder(dwarfSource{r: d.Reader()}, ix, a, 1<<22)
+	b.bigEndian = f.ByteOrder == binary.BigEndian
+	for _, pat := range opt.Types {
+		if _, err := path.Match(pat, ""); err != nil {
+			return nil, fmt.Errorf("type pattern %q: %w", pat, err)
 		}
-		ix, err := scan(d, true)
-		if err != nil {
-			return nil, fmt.Errorf("%s: DWARF: %w", obj, err)
-		}
-		b := newBuilder(dwarfSource{r: d.Reader()}, ix, a, 1<<22)
-		for _, pat := range opt.Types {
-			if _, err := path.Match(pat, ""); err != nil {
-				return nil, fmt.Errorf("--type %q: %w", pat, err)
+		found := false
+		for _, key := range ix.names {
+			if !matchType(pat, key) {
+				continue
 			}
-			found := false
-			for _, key := range ix.names {
-				if !matchType(pat, key) {
-					continue
-				}
-				found = true
-				if !contains(a.Roots, key) {
-					a.Roots = append(a.Roots, key)
-				}
-			}
-			if !found {
-				return nil, fmt.Errorf("no type matches %q in %s", pat, strings.Join(opt.Headers, ", "))
+			found = true
+			if !contains(a.Roots, key) {
+				a.Roots = append(a.Roots, key)
 			}
 		}
-		a.Sort()
-		for _, key := range a.Roots {
-			if off, ok := ix.defs[key]; ok {
-				b.at(off, 0)
-			} else if off, ok := ix.decls[key]; ok {
-				b.at(off, 0)
-			}
+		if !found {
+			return nil, fmt.Errorf("no type matches %q in %s", pat, strings.Join(opt.Headers, ", "))
 		}
-		consts, err := readConsts(f, opt.Consts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", obj, err)
+	}
+	a.Sort()
+	for _, key := range a.Roots {
+		if off, ok := ix.defs[key]; ok {
+			b.at(off, 0)
+		} else if off, ok := ix.decls[key]; ok {
+			b.at(off, 0)
 		}
-		a.Constants = consts
-		a.Sort()
-		return a, nil
-	})
+	}
+	consts, err := readConsts(f, opt.Consts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", obj, err)
+	}
+	a.Constants = consts
+	a.Sort()
+	return a, nil
 }
 
 // matchType matches a pattern against a type key and its bare name.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,12 +32,31 @@ type ABI struct {
 	DebugFile string           `json:"debug_file,omitempty"`
 	Symbols   []Symbol         `json:"symbols"`
 	Types     map[string]*Type `json:"types"`
+	// Versions are the version nodes an ELF file defines (DT_VERDEF, its
+	// own name left out), sorted. The absolute symbol the linker adds for
+	// each (GLIBC_2.34@@GLIBC_2.34) is not listed in Symbols.
+	Versions []string `json:"versions,omitempty"`
 	// Roots are the type keys a header extraction asked for.
 	Roots     []string   `json:"roots,omitempty"`
 	Constants []Constant `json:"constants,omitempty"`
-	// Digest is the fingerprint as written in dumps; Fingerprint() ignores
-	// it.
-	Digest string `json:"fingerprint,omitempty"`
+}
+
+// plainABI is ABI without its MarshalJSON.
+type plainABI ABI
+
+// MarshalJSON writes a as dumps have it: the fields, then "fingerprint",
+// which is a.Fingerprint(). Canonical leaves the fingerprint out.
+func (a *ABI) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		*plainABI
+		Fingerprint string `json:"fingerprint"`
+	}{(*plainABI)(a), a.Fingerprint()})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote; the fingerprint is not kept,
+// since Fingerprint() computes it from the content.
+func (a *ABI) UnmarshalJSON(b []byte) error {
+	return json.Unmarshal(b, (*plainABI)(a))
 }
 
 // Symbol is one exported dynamic symbol.
@@ -44,16 +64,43 @@ type Symbol struct {
 	Name    string `json:"name"`
 	Version string `json:"version,omitempty"`
 	// Default is true for name@@VERSION, the version a new link binds to.
-	Default bool   `json:"default,omitempty"`
-	Kind    string `json:"kind"`    // func, object, tls, ifunc, common, notype
-	Binding string `json:"binding"` // global, weak, unique
-	Size    uint64 `json:"size,omitempty"`
+	Default bool       `json:"default,omitempty"`
+	Kind    SymbolKind `json:"kind"`
+	Binding Binding    `json:"binding"`
+	Size    uint64     `json:"size,omitempty"`
 	// Type is a function's signature (kind func) or a variable's type,
 	// when debug info describes the symbol.
 	Type *Type `json:"type,omitempty"`
 
 	addr uint64 // st_value, to match DWARF by address when names differ
 }
+
+// SymbolKind is what a symbol names (its ELF symbol type).
+type SymbolKind string
+
+// The kinds of Symbol.
+const (
+	SymFunc   SymbolKind = "func"   // STT_FUNC
+	SymIFunc  SymbolKind = "ifunc"  // STT_GNU_IFUNC: a function chosen at load time
+	SymObject SymbolKind = "object" // STT_OBJECT: a variable
+	SymTLS    SymbolKind = "tls"    // STT_TLS: a thread-local variable
+	SymCommon SymbolKind = "common" // STT_COMMON
+	SymNoType SymbolKind = "notype" // STT_NOTYPE
+)
+
+// IsFunc reports whether k is a function (func or ifunc, which callers
+// cannot tell apart).
+func (k SymbolKind) IsFunc() bool { return k == SymFunc || k == SymIFunc }
+
+// Binding is a symbol's ELF binding.
+type Binding string
+
+// The bindings of an exported Symbol.
+const (
+	BindGlobal Binding = "global" // STB_GLOBAL
+	BindWeak   Binding = "weak"   // STB_WEAK
+	BindUnique Binding = "unique" // STB_GNU_UNIQUE: one definition per process
+)
 
 // String writes the symbol as name@@VERSION, name@VERSION or name.
 func (s Symbol) String() string {
@@ -153,13 +200,17 @@ func Key(k Kind, name string) string {
 }
 
 // Canonical returns the canonical JSON of a: symbols and constants sorted,
-// no indentation, no HTML escaping, no Digest or DebugFile. Equal
-// ABIs give equal bytes.
+// no indentation, no HTML escaping, no fingerprint or DebugFile. Equal
+// ABIs give equal bytes. It sorts copies: a is not changed, so one ABI may
+// be encoded from several goroutines at once.
 func (a *ABI) Canonical() []byte {
 	c := *a
-	c.Digest = ""
 	c.DebugFile = ""
 	c.Schema = Schema
+	c.Symbols = slices.Clone(a.Symbols)
+	c.Constants = slices.Clone(a.Constants)
+	c.Roots = slices.Clone(a.Roots)
+	c.Versions = slices.Clone(a.Versions)
 	c.Sort()
 	if c.Types == nil {
 		c.Types = map[string]*Type{}
@@ -167,10 +218,11 @@ func (a *ABI) Canonical() []byte {
 	if c.Symbols == nil {
 		c.Symbols = []Symbol{}
 	}
-	return marshal(&c)
+	return marshal((*plainABI)(&c))
 }
 
-// Sort puts symbols, constants and roots in their canonical order.
+// Sort puts symbols, constants and roots in their canonical order, in
+// place.
 func (a *ABI) Sort() {
 	sort.Slice(a.Symbols, func(i, j int) bool {
 		x, y := a.Symbols[i], a.Symbols[j]
@@ -181,6 +233,7 @@ func (a *ABI) Sort() {
 	})
 	sort.Slice(a.Constants, func(i, j int) bool { return a.Constants[i].Name < a.Constants[j].Name })
 	sort.Strings(a.Roots)
+	sort.Strings(a.Versions)
 }
 
 func marshal(v any) []byte {
@@ -272,14 +325,17 @@ func (h *hasher) hash(key string) (string, int) {
 // in order of first use; nil for a nil type.
 func (t *Type) Refs() []string { return refs(t, nil) }
 
-// refs appends the distinct keys t refers to, in order of first use.
+// refs appends the distinct keys t refers to, in order of first use. It
+// visits each node once, however often the graph shares it.
 func refs(t *Type, out []string) []string {
 	seen := map[string]bool{}
+	visited := map[*Type]bool{}
 	var walk func(t *Type)
 	walk = func(t *Type) {
-		if t == nil {
+		if t == nil || visited[t] {
 			return
 		}
+		visited[t] = true
 		if t.Ref != "" {
 			if !seen[t.Ref] {
 				seen[t.Ref] = true

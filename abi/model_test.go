@@ -2,9 +2,12 @@ package abi
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -59,9 +62,19 @@ func TestCanonicalOrder(t *testing.T) {
 	if !bytes.Equal(x.Canonical(), y.Canonical()) || x.Fingerprint() != y.Fingerprint() {
 		t.Errorf("order changes the canonical form:\n%s\n%s", x.Canonical(), y.Canonical())
 	}
-	x.DebugFile, x.Digest = "/elsewhere", "sha256:old"
+	x.DebugFile = "/elsewhere"
 	if x.Fingerprint() != y.Fingerprint() {
-		t.Error("debug file or digest changes the fingerprint")
+		t.Error("debug file changes the fingerprint")
+	}
+	// The JSON of a dump carries the fingerprint; reading it back drops
+	// it, and the canonical form never has it.
+	js, err := json.Marshal(x)
+	if err != nil || !bytes.HasSuffix(js, []byte(`,"fingerprint":"`+x.Fingerprint()+`"}`)) {
+		t.Errorf("JSON %s, %v", js, err)
+	}
+	var back ABI
+	if err := json.Unmarshal(append(js[:len(js)-len(`"}`)], `x"}`...), &back); err != nil || back.Fingerprint() != x.Fingerprint() {
+		t.Errorf("read back: %v, fingerprint %s", err, back.Fingerprint())
 	}
 }
 
@@ -101,7 +114,7 @@ func FuzzFromELF(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := FromELF("fuzz", bytes.NewReader(data))
+		a, err := fromELF("fuzz", data)
 		if err != nil {
 			return
 		}
@@ -118,5 +131,35 @@ func BenchmarkCanonical(b *testing.B) {
 	a := &ABI{Schema: Schema, Types: list("v")}
 	for range b.N {
 		a.Fingerprint()
+	}
+}
+
+// TestShared encodes one unsorted ABI from several goroutines: Canonical,
+// Fingerprint and WriteText must not sort the caller's slices (run with
+// -race), and must leave them as they were.
+func TestShared(t *testing.T) {
+	a := &ABI{Schema: Schema, Types: list("v"),
+		Symbols:   []Symbol{{Name: "z", Kind: "func"}, {Name: "a", Kind: "func"}, {Name: "m", Kind: "object"}},
+		Constants: []Constant{{Name: "Z"}, {Name: "A"}},
+		Roots:     []string{"struct c", "struct a"},
+	}
+	want := a.Fingerprint()
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if got := a.Fingerprint(); got != want {
+					t.Errorf("fingerprint %s, want %s", got, want)
+				}
+				a.TypeFingerprints()
+				WriteText(io.Discard, a)
+			}
+		}()
+	}
+	wg.Wait()
+	if a.Symbols[0].Name != "z" || a.Constants[0].Name != "Z" || a.Roots[0] != "struct c" {
+		t.Errorf("the caller's slices were sorted: %v %v %v", a.Symbols, a.Constants, a.Roots)
 	}
 }

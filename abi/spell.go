@@ -7,14 +7,35 @@ import (
 
 // Spell writes t as C would declare an unnamed object of that type:
 // "const char *", "int (*)(int, ...)", "struct foo[4]". Anonymous
-// aggregates are written "struct {...}".
+// aggregates are written "struct {...}". A type too large to spell (more
+// than spellNodes nodes, or a declarator past spellLen bytes, which only a
+// hostile input makes) is cut short with "...".
 func Spell(t *Type) string {
-	return strings.TrimSpace(declare(t, ""))
+	return declare(t, "")
 }
+
+// declare writes t around the declarator inner (a name), within the limits.
+func declare(t *Type, inner string) string {
+	sp := speller{}
+	return strings.TrimSpace(sp.declare(t, inner))
+}
+
+// Limits of one spelling: real signatures are a few dozen nodes, and a
+// model built from shared nodes can be exponentially larger as text.
+const (
+	spellNodes = 1 << 14
+	spellLen   = 1 << 16
+)
+
+type speller struct{ nodes int }
 
 // declare writes t around the declarator inner, C style: the base on the
 // left, pointers wrapping inner, arrays and parameter lists on the right.
-func declare(t *Type, inner string) string {
+func (sp *speller) declare(t *Type, inner string) string {
+	if sp.nodes++; sp.nodes > spellNodes || len(inner) > spellLen {
+		return "..." + pad(inner)
+	}
+	declare := sp.declare
 	if t == nil {
 		return "void" + pad(inner)
 	}
@@ -38,8 +59,14 @@ func declare(t *Type, inner string) string {
 		return declare(t.Elem, inner+"["+n+"]")
 	case Func:
 		ps := make([]string, 0, len(t.Params)+1)
+		n := 0
 		for _, p := range t.Params {
-			ps = append(ps, Spell(p))
+			if n > spellLen {
+				ps = append(ps, "...")
+				break
+			}
+			ps = append(ps, strings.TrimSpace(sp.declare(p, "")))
+			n += len(ps[len(ps)-1])
 		}
 		if t.Variadic {
 			ps = append(ps, "...")

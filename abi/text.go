@@ -27,15 +27,18 @@ func WriteText(w io.Writer, a *ABI) error {
 		fmt.Fprintf(bw, " (%s)", q(a.DebugFile))
 	}
 	fmt.Fprintf(bw, "\nfingerprint %s\n", a.Fingerprint())
+	if len(a.Versions) > 0 {
+		fmt.Fprintf(bw, "versions %s\n", q(strings.Join(a.Versions, " ")))
+	}
 	if len(a.Symbols) > 0 {
 		fmt.Fprintf(bw, "\nsymbols (%d):\n", len(a.Symbols))
 	}
 	for _, s := range a.Symbols {
 		decl := ""
 		if s.Type != nil {
-			decl = "  " + strings.TrimSpace(declare(s.Type, s.Name))
+			decl = "  " + declare(s.Type, s.Name)
 		}
-		fmt.Fprintf(bw, "  %-8s %-6s %s%s\n", q(s.Kind), q(s.Binding), q(s.String()), q(decl))
+		fmt.Fprintf(bw, "  %-8s %-6s %s%s\n", s.Kind, s.Binding, q(s.String()), q(decl))
 	}
 	if len(a.Types) > 0 {
 		fmt.Fprintf(bw, "\ntypes (%d):\n", len(a.Types))
@@ -79,7 +82,7 @@ func writeType(w io.Writer, key string, t *Type, indent string) {
 				writeType(w, at+" "+m.Name+" "+string(m.Type.Kind), m.Type, indent+"  ") // cleaned there
 				continue
 			}
-			fmt.Fprintf(w, "%s  %-8s %s\n", indent, at, q(strings.TrimSpace(declare(m.Type, m.Name))))
+			fmt.Fprintf(w, "%s  %-8s %s\n", indent, at, q(declare(m.Type, m.Name)))
 		}
 	case t.Kind == Enum:
 		fmt.Fprintf(w, "%s%s (size %d)\n", indent, key, t.Size)

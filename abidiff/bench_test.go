@@ -1,6 +1,7 @@
 package abidiff_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
@@ -12,11 +13,11 @@ import (
 // a range table pays per pair.
 func BenchmarkCompareGlibc(b *testing.B) {
 	dir := bullseye(b)
-	old, err := abi.LoadWith(filepath.Join(dir, "lib/x86_64-linux-gnu/libc.so.6"), abi.Options{DebugDirs: []string{filepath.Join(dir, "usr/lib/debug")}})
+	old, err := abi.Load(context.Background(), filepath.Join(dir, "lib/x86_64-linux-gnu/libc.so.6"), abi.Options{DebugDirs: []string{filepath.Join(dir, "usr/lib/debug")}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	new, err := abi.Load(hostLibc)
+	new, err := abi.Load(context.Background(), hostLibc, abi.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,13 +6,14 @@
 // program outside the library may bind to them.
 //
 // Compare is a pure function of its two inputs, so a caller can diff
-// hundreds of ABIs (version range tables) without touching files. Changes
-// are written as short paths that people read and tools can match:
-// "member hObjectNew: offset 8 -> 12".
+// hundreds of ABIs (version range tables) without touching files. Each
+// difference is a Change: data (a kind, the symbol or type and the member
+// path, old and new values, compatible or not) that renders as a short
+// line people read: "member hObjectNew: offset 8 -> 12".
 package abidiff
 
 import (
-	"fmt"
+	"encoding/json"
 	"maps"
 	"slices"
 	"sort"
@@ -22,8 +23,8 @@ import (
 	"github.com/abifloor/abifloor/symver"
 )
 
-// Report is the result of Compare. The JSON field names are a contract
-// (DESIGN.md: diff --format json).
+// Report is the result of Compare. Its JSON form is a contract
+// (docs/abi-json.md, "diff --format json").
 type Report struct {
 	Symbols SymbolChanges `json:"symbols"`
 	// Private holds changes to symbols of private version nodes.
@@ -40,37 +41,48 @@ type Report struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// SymbolChanges lists symbols written name@@VERSION, name@VERSION or name.
-type SymbolChanges struct {
-	Removed []string `json:"removed"`
-	Added   []string `json:"added"`
-	// Changed entries read "foo@@GLIBC_2.2.5 -> foo@@GLIBC_2.34" (the
-	// default version moved) or "foo@@V: size 8 -> 16".
-	Changed []string `json:"changed"`
-	// Incompatible lists the Changed entries that break old binaries.
-	Incompatible []string `json:"incompatible_changes,omitempty"`
-}
+type reportJSON Report
 
-// TypeChange is the set of changes to one named type.
-type TypeChange struct {
-	Name         string   `json:"name"`
-	Changes      []string `json:"changes"`
-	Incompatible bool     `json:"incompatible"`
-}
-
-// Change is one difference and its severity.
-type Change struct {
-	What         string `json:"change"`
+// constantJSON keeps the text form earlier readers used ("change",
+// "incompatible") next to the structured fields.
+type constantJSON struct {
+	Change
+	Text         string `json:"change"`
 	Incompatible bool   `json:"incompatible"`
+}
+
+// MarshalJSON writes r; constants carry their text as "change".
+func (r Report) MarshalJSON() ([]byte, error) {
+	j := struct {
+		reportJSON
+		Constants []constantJSON `json:"constants,omitempty"`
+	}{reportJSON: reportJSON(r)}
+	for _, c := range r.Constants {
+		j.Constants = append(j.Constants, constantJSON{Change: c, Text: c.String(), Incompatible: !c.Compatible})
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (r *Report) UnmarshalJSON(b []byte) error {
+	var j struct {
+		reportJSON
+		Constants []constantJSON `json:"constants,omitempty"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*r = Report(j.reportJSON)
+	r.Constants = nil
+	for _, c := range j.Constants {
+		r.Constants = append(r.Constants, c.Change)
+	}
+	return nil
 }
 
 // Changed reports whether the report holds any difference at all.
 func (r *Report) Changed() bool {
 	return r.Symbols.any() || r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants) > 0
-}
-
-func (s *SymbolChanges) any() bool {
-	return len(s.Removed)+len(s.Added)+len(s.Changed) > 0
 }
 
 // Private reports whether a version node is private to the library's own
@@ -83,41 +95,44 @@ func Private(version string) bool {
 // be nil).
 func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	r := Report{
-		Symbols: SymbolChanges{Removed: []string{}, Added: []string{}, Changed: []string{}},
-		Private: SymbolChanges{Removed: []string{}, Added: []string{}, Changed: []string{}},
-		Types:   []TypeChange{},
+		Types: []TypeChange{},
 	}
 	incompatible := false
-	compareSymbols(&r, old, new, sup, &incompatible)
+	cmp := newComparer(old, new)
+	compareSymbols(&r, cmp, sup, &incompatible)
 	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
 		r.Notes = append(r.Notes, "no debug info on one side: types not compared")
 	} else {
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
-		for _, tc := range compareTypes(old, new, sup) {
+		for _, tc := range compareTypes(cmp, sup) {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
 				r.PrivateTypes = append(r.PrivateTypes, tc)
 				continue
 			}
 			r.Types = append(r.Types, tc)
-			incompatible = incompatible || tc.Incompatible
+			incompatible = incompatible || tc.Incompatible()
 		}
 	}
 	r.Constants = compareConstants(old, new)
 	for _, c := range r.Constants {
-		incompatible = incompatible || c.Incompatible
+		incompatible = incompatible || !c.Compatible
 	}
 	r.Compatible = !incompatible
 	return r
 }
 
-func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatible *bool) {
+func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *bool) {
+	old, new := cmp.oa, cmp.na
 	oldBy := byID(old.Symbols)
 	newBy := byID(new.Symbols)
-	part := func(v string) *SymbolChanges {
-		if Private(v) {
-			return &r.Private
+	add := func(version string, c Change) {
+		p := &r.Symbols
+		if Private(version) {
+			p = &r.Private
+		} else {
+			*incompatible = *incompatible || !c.Compatible
 		}
-		return &r.Symbols
+		p.Changes = append(p.Changes, c)
 	}
 	for _, s := range old.Symbols {
 		if sup.symbol(s) {
@@ -125,18 +140,11 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 		}
 		n, ok := newBy[s.ID()]
 		if !ok {
-			p := part(s.Version)
-			p.Removed = append(p.Removed, s.String())
-			*incompatible = *incompatible || p == &r.Symbols
+			add(s.Version, Change{Kind: SymbolRemoved, Symbol: s.String()})
 			continue
 		}
-		for _, c := range symbolChanges(old, new, s, n) {
-			p := part(s.Version)
-			p.Changed = append(p.Changed, c.What)
-			if c.Incompatible {
-				p.Incompatible = append(p.Incompatible, c.What)
-				*incompatible = *incompatible || p == &r.Symbols
-			}
+		for _, c := range symbolChanges(cmp, s, n) {
+			add(s.Version, c)
 		}
 	}
 	for _, s := range new.Symbols {
@@ -144,8 +152,7 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 			continue
 		}
 		if _, ok := oldBy[s.ID()]; !ok {
-			p := part(s.Version)
-			p.Added = append(p.Added, s.String())
+			add(s.Version, Change{Kind: SymbolAdded, Symbol: s.String(), Compatible: true})
 		}
 	}
 	// A default version that moved (foo@@GLIBC_2.2.5 -> foo@@GLIBC_2.34)
@@ -157,13 +164,52 @@ func compareSymbols(r *Report, old, new *abi.ABI, sup *Suppressions, incompatibl
 		if !ok || o.Version == n.Version || sup.symbol(o) {
 			continue
 		}
-		p := part(o.Version)
-		p.Changed = append(p.Changed, o.String()+" -> "+n.String())
+		add(o.Version, Change{Kind: SymbolVersion, Symbol: o.String(), Old: o.String(), New: n.String(), Compatible: true})
+	}
+	oldV, newV := set(old.Versions), set(new.Versions)
+	for _, v := range old.Versions {
+		if !newV[v] {
+			add(v, Change{Kind: VersionRemoved, Version: v})
+		}
+	}
+	for _, v := range new.Versions {
+		if !oldV[v] {
+			add(v, Change{Kind: VersionAdded, Version: v, Compatible: true})
+		}
 	}
 	for _, p := range []*SymbolChanges{&r.Symbols, &r.Private} {
-		sort.Strings(p.Removed)
-		sort.Strings(p.Added)
-		sort.Strings(p.Changed)
+		sortSymbolChanges(p.Changes)
+	}
+}
+
+// sortSymbolChanges puts removals first, then additions, then the rest,
+// each group in the order of its text.
+func sortSymbolChanges(cs []Change) {
+	group := func(k Kind) int {
+		switch k {
+		case SymbolRemoved:
+			return 0
+		case SymbolAdded:
+			return 1
+		}
+		return 2
+	}
+	keyed := make([]struct {
+		g int
+		t string
+		c Change
+	}, len(cs))
+	for i, c := range cs {
+		keyed[i].g, keyed[i].t, keyed[i].c = group(c.Kind), c.String(), c
+	}
+	sort.SliceStable(keyed, func(i, j int) bool {
+		if keyed[i].g != keyed[j].g {
+			return keyed[i].g < keyed[j].g
+		}
+		return keyed[i].t < keyed[j].t
+	})
+	for i := range keyed {
+		cs[i] = keyed[i].c
 	}
 }
 
@@ -196,6 +242,14 @@ func publicTypes(a *abi.ABI) map[string]bool {
 	return seen
 }
 
+func set(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[s] = true
+	}
+	return m
+}
+
 func byID(syms []abi.Symbol) map[string]abi.Symbol {
 	m := make(map[string]abi.Symbol, len(syms))
 	for _, s := range syms {
@@ -214,31 +268,25 @@ func defaults(syms []abi.Symbol) map[string]abi.Symbol {
 	return m
 }
 
-func isFunc(kind string) bool { return kind == "func" || kind == "ifunc" }
-
 // symbolChanges compares one symbol present in both ABIs.
-func symbolChanges(oa, na *abi.ABI, o, n abi.Symbol) []Change {
+func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 	var out []Change
 	id := o.String()
 	if o.Kind != n.Kind {
 		// func <-> ifunc is invisible to callers.
-		out = append(out, Change{id + ": kind " + o.Kind + " -> " + n.Kind, !(isFunc(o.Kind) && isFunc(n.Kind))})
+		out = append(out, Change{Kind: SymbolKind, Symbol: id, Old: string(o.Kind), New: string(n.Kind), Compatible: o.Kind.IsFunc() && n.Kind.IsFunc()})
 	}
-	if !isFunc(o.Kind) && o.Size != n.Size {
+	if !o.Kind.IsFunc() && o.Size != n.Size {
 		// A variable's size is copied into executables (copy
 		// relocations): any change breaks them.
-		out = append(out, Change{fmt.Sprintf("%s: size %d -> %d", id, o.Size, n.Size), true})
+		out = append(out, Change{Kind: SymbolSize, Symbol: id, Old: utoa(o.Size), New: utoa(n.Size)})
 	}
 	if o.Type != nil && n.Type != nil && o.Kind == n.Kind {
 		os, ns := abi.Spell(o.Type), abi.Spell(n.Type)
 		if os != ns {
-			if sameUnderlying(oa, na, o.Type, n.Type) {
-				out = append(out, Change{id + ": type " + os + " -> " + ns + " (typedef names only)", false})
-			} else if sameLayout(oa, na, o.Type, n.Type) {
-				out = append(out, Change{id + ": type " + os + " -> " + ns + " (names only, same layout)", false})
-			} else {
-				out = append(out, Change{id + ": type " + os + " -> " + ns, true})
-			}
+			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
+			c.Note, c.Compatible = cmp.namesOnly(o.Type, n.Type)
+			out = append(out, c)
 		}
 	}
 	return out
@@ -256,17 +304,19 @@ func compareConstants(old, new *abi.ABI) []Change {
 		v, ok := nv[c.Name]
 		switch {
 		case !ok:
-			out = append(out, Change{c.Name + ": removed", true})
+			out = append(out, Change{Kind: ConstantRemoved, Constant: c.Name})
 		case v != c.Value:
-			out = append(out, Change{fmt.Sprintf("%s: value %#x -> %#x", c.Name, c.Value, v), true})
+			out = append(out, Change{Kind: ConstantValue, Constant: c.Name, Old: hex(c.Value), New: hex(v)})
 		}
 	}
 	for _, c := range new.Constants {
 		if !seen[c.Name] {
-			out = append(out, Change{c.Name + ": added", false})
+			out = append(out, Change{Kind: ConstantAdded, Constant: c.Name, Compatible: true})
 		}
 	}
 	return out
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+func itoa(n int64) string  { return strconv.FormatInt(n, 10) }
+func utoa(n uint64) string { return strconv.FormatUint(n, 10) }
+func hex(n uint64) string  { return "0x" + strconv.FormatUint(n, 16) }

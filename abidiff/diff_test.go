@@ -1,9 +1,14 @@
 package abidiff_test
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +35,7 @@ func buildLib(t testing.TB, cc, name string) string {
 
 func load(t testing.TB, path string) *abi.ABI {
 	t.Helper()
-	a, err := abi.LoadWith(path, abi.Options{NoDefaultDebugDir: true})
+	a, err := abi.Load(context.Background(), path, abi.Options{NoDefaultDebugDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,16 +53,14 @@ func TestFixtureChanges(t *testing.T) {
 				t.Fatalf("debug_info = %q, want dwarf", old.DebugInfo)
 			}
 			r := abidiff.Compare(old, new, nil)
-			want := abidiff.SymbolChanges{
-				Removed: []string{"removed_fn@@LIBT_1.0"},
-				Added:   []string{"LIBT_2.0@@LIBT_2.0", "added_fn@@LIBT_2.0", "bumped@@LIBT_2.0"},
-				Changed: []string{"bumped@@LIBT_1.0 -> bumped@@LIBT_2.0"},
+			wantRemoved := []string{"removed_fn@@LIBT_1.0"}
+			wantAdded := []string{"added_fn@@LIBT_2.0", "bumped@@LIBT_2.0"}
+			wantChanged := []string{"bumped@@LIBT_1.0 -> bumped@@LIBT_2.0", "version LIBT_2.0 added"}
+			if !slices.Equal(r.Symbols.Removed(), wantRemoved) || !slices.Equal(r.Symbols.Added(), wantAdded) || !slices.Equal(r.Symbols.Changed(), wantChanged) {
+				t.Errorf("symbols = %q %q %q\nwant %q %q %q", r.Symbols.Removed(), r.Symbols.Added(), r.Symbols.Changed(), wantRemoved, wantAdded, wantChanged)
 			}
-			if !slices.Equal(r.Symbols.Removed, want.Removed) || !slices.Equal(r.Symbols.Added, want.Added) || !slices.Equal(r.Symbols.Changed, want.Changed) {
-				t.Errorf("symbols = %+v\nwant %+v", r.Symbols, want)
-			}
-			if !slices.Equal(r.Private.Removed, []string{"LIBT_PRIVATE@@LIBT_PRIVATE", "private_fn@@LIBT_PRIVATE"}) {
-				t.Errorf("private removed = %v", r.Private.Removed)
+			if !slices.Equal(r.Private.Removed(), []string{"private_fn@@LIBT_PRIVATE"}) || !slices.Equal(r.Private.Changed(), []string{"version LIBT_PRIVATE removed"}) {
+				t.Errorf("private removed = %v, changed %v", r.Private.Removed(), r.Private.Changed())
 			}
 			wantTypes := map[string][]string{
 				"struct point":   {"size 8 -> 12", "member z added at offset 8 (int)"},
@@ -66,13 +69,15 @@ func TestFixtureChanges(t *testing.T) {
 				"enum color":     {"enumerator GREEN: value 1 -> 5", "enumerator BLUE: value 2 -> 6"},
 				"struct flags":   {"member b: bit size 3 -> 5", "member c: bit offset 4 -> 6"},
 				"union val":      {"size 4 -> 8", "member d added at offset 0 (double)"},
-				"struct anon":    {"member pair: size 4 -> 6", "member pair: member s3 added at offset 4 (short int)"},
+				"struct anon":    {"member pair: size 4 -> 6", "member pair.s3 added at offset 4 (short int)"},
 				"PARAMS":         {"size 12 -> 16", "member hObjectNew: offset 8 -> 12", "member pad added at offset 8 (unsigned int)"},
 			}
 			got := map[string][]string{}
 			for _, tc := range r.Types {
-				got[tc.Name] = tc.Changes
-				if !tc.Incompatible {
+				for _, c := range tc.Changes {
+					got[tc.Name] = append(got[tc.Name], c.String())
+				}
+				if !tc.Incompatible() {
 					t.Errorf("%s: classed compatible", tc.Name)
 				}
 			}
@@ -135,8 +140,8 @@ func TestCompatibleAddition(t *testing.T) {
 	if !r.Compatible || !r.Changed() {
 		t.Fatalf("want a compatible change: %+v", r)
 	}
-	if !slices.Equal(r.Symbols.Added, []string{"g@@V_2"}) || !slices.Equal(r.Private.Added, []string{"h@@V_PRIVATE"}) {
-		t.Errorf("added = %v, private added = %v", r.Symbols.Added, r.Private.Added)
+	if !slices.Equal(r.Symbols.Added(), []string{"g@@V_2"}) || !slices.Equal(r.Private.Added(), []string{"h@@V_PRIVATE"}) {
+		t.Errorf("added = %v, private added = %v", r.Symbols.Added(), r.Private.Added())
 	}
 	// Removing it again is incompatible, but removing only the private
 	// symbol is not.
@@ -145,7 +150,7 @@ func TestCompatibleAddition(t *testing.T) {
 	}
 	c := *b
 	c.Symbols = b.Symbols[:2]
-	if r := abidiff.Compare(b, &c, nil); !r.Compatible || !slices.Equal(r.Private.Removed, []string{"h@@V_PRIVATE"}) {
+	if r := abidiff.Compare(b, &c, nil); !r.Compatible || !slices.Equal(r.Private.Removed(), []string{"h@@V_PRIVATE"}) {
 		t.Errorf("private removal: %+v", r)
 	}
 }
@@ -168,8 +173,8 @@ func TestSuppressions(t *testing.T) {
 	}
 	sup, _ := abidiff.ParseSuppressions("sup", strings.NewReader(tests[0].rules))
 	r := abidiff.Compare(load(t, buildLib(t, "gcc", "v1")), load(t, buildLib(t, "gcc", "v2")), sup)
-	if len(r.Symbols.Removed) != 0 {
-		t.Errorf("removed_fn not suppressed: %v", r.Symbols.Removed)
+	if len(r.Symbols.Removed()) != 0 {
+		t.Errorf("removed_fn not suppressed: %v", r.Symbols.Removed())
 	}
 	for _, tc := range r.Types {
 		if tc.Name == "struct point" || tc.Name == "struct widen" {
@@ -195,5 +200,113 @@ func TestPrivateTypes(t *testing.T) {
 	r := abidiff.Compare(mk(8), mk(16), nil)
 	if !r.Compatible || len(r.Types) != 0 || len(r.PrivateTypes) != 1 || r.PrivateTypes[0].Name != "struct priv" {
 		t.Errorf("report: %+v", r)
+	}
+}
+
+// TestChangeData: changes are data, and their text is rendered from it.
+// A change of encoding alone is an encoding change, not "size 4 -> 4".
+func TestChangeData(t *testing.T) {
+	mk := func(enc string, members ...abi.Member) *abi.ABI {
+		return &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugDWARF, Types: map[string]*abi.Type{
+			"wchar": {Kind: abi.Base, Name: "wchar", Size: 4, Encoding: enc},
+			"struct s": {Kind: abi.Struct, Name: "s", Size: 8, Members: []abi.Member{
+				{Name: "a", Type: &abi.Type{Ref: "wchar"}},
+				{Offset: 4, Type: &abi.Type{Kind: abi.Struct, Size: 4, Members: members}},
+			}},
+		}}
+	}
+	old := mk("signed", abi.Member{Name: "x", Type: &abi.Type{Ref: "wchar"}})
+	new := mk("unsigned", abi.Member{Name: "x", Type: &abi.Type{Ref: "wchar"}}, abi.Member{Name: "y", Offset: 2, Type: &abi.Type{Ref: "wchar"}})
+	r := abidiff.Compare(old, new, nil)
+	want := []abidiff.Change{
+		{Kind: abidiff.MemberAdded, Type: "struct s", Path: "(anonymous 1).y", New: "wchar", At: "2", Compatible: true},
+		{Kind: abidiff.Encoding, Type: "wchar", Old: "signed", New: "unsigned"},
+	}
+	var got []abidiff.Change
+	for _, tc := range r.Types {
+		got = append(got, tc.Changes...)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("changes = %+v\nwant %+v", got, want)
+	}
+	for c, text := range map[abidiff.Change]string{
+		want[0]: "member (anonymous 1).y added at offset 2 (wchar)",
+		want[1]: "encoding signed -> unsigned",
+		{Kind: abidiff.EnumeratorValue, Path: "m.GREEN", Old: "1", New: "5"}:           "member m: enumerator GREEN: value 1 -> 5",
+		{Kind: abidiff.SymbolType, Symbol: "f@@V", Old: "int", New: "long", Note: "x"}: "f@@V: type int -> long (x)",
+		{Kind: abidiff.ConstantValue, Constant: "IOC", Old: "0x1", New: "0x2"}:         "IOC: value 0x1 -> 0x2",
+		{Kind: abidiff.Declaration, Path: "p", Old: "defined", New: "declared"}:        "member p: now declared only",
+		{Kind: abidiff.SymbolVersion, Symbol: "f@@V_1", Old: "f@@V_1", New: "f@@V_2"}:  "f@@V_1 -> f@@V_2",
+		{Kind: abidiff.Size, Old: "4", New: "8"}:                                       "size 4 -> 8",
+	} {
+		if c.String() != text {
+			t.Errorf("%+v: %q, want %q", c, c.String(), text)
+		}
+	}
+	// JSON keeps the text lists and carries the data in details; it reads
+	// back to the same report.
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"changes":["member (anonymous 1).y added at offset 2 (wchar)"]`, `"details":[{"kind":"member-added"`, `"removed":[]`} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("JSON lacks %s:\n%s", s, b)
+		}
+	}
+	var back abidiff.Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Types, r.Types) {
+		t.Errorf("round trip: %+v\nwant %+v", back.Types, r.Types)
+	}
+}
+
+// TestTypedefBomb: 24 typedefs in ABI JSON, each a function pointer of the
+// two before it. Expanded as a tree that is 2^23 nodes; each typedef must be
+// expanded once, and the expansions compared pair by pair, not spelled.
+func TestTypedefBomb(t *testing.T) {
+	var types strings.Builder
+	types.WriteString(`"int": {"kind": "base", "name": "int", "size": 4, "encoding": "signed"},
+"t0": {"kind": "typedef", "name": "t0", "elem": {"ref": "int"}},
+"t1": {"kind": "typedef", "name": "t1", "elem": {"ref": "int"}}`)
+	fn := func(a, b string) string {
+		return fmt.Sprintf(`{"kind": "pointer", "size": 8, "elem": {"kind": "func", "elem": {"ref": %q}, "params": [{"ref": %q}, {"ref": %q}]}}`, a, a, b)
+	}
+	for i := 2; i < 24; i++ {
+		fmt.Fprintf(&types, ",\n\"t%d\": {\"kind\": \"typedef\", \"name\": \"t%d\", \"elem\": %s}", i, i, fn(fmt.Sprintf("t%d", i-1), fmt.Sprintf("t%d", i-2)))
+	}
+	abiJSON := func(param string) string {
+		return `{"schema": 1, "debug_info": "dwarf", "types": {` + types.String() + `},
+"symbols": [{"name": "f", "kind": "func", "binding": "global", "type": {"kind": "func", "elem": {"ref": "int"}, "params": [` + param + `]}}]}`
+	}
+	dir := t.TempDir()
+	write := func(name, param string) *abi.ABI {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(abiJSON(param)), 0o644)
+		return load(t, p)
+	}
+	old := write("old.json", `{"ref": "t23"}`)
+	for _, tt := range []struct {
+		param, note string
+	}{
+		{fn("t22", "t21"), "typedef names only"}, // t23 spelled out: names only
+		{fn("t22", "t20"), ""},                   // differs deep inside
+	} {
+		new := write("new.json", tt.param)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r := abidiff.Compare(old, new, nil)
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+			t.Errorf("allocated %d MB", alloc>>20)
+		}
+		if len(r.Symbols.Changes) != 1 || r.Symbols.Changes[0].Note != tt.note || r.Symbols.Changes[0].Compatible != (tt.note != "") {
+			t.Errorf("changes = %+v, want one with note %q", r.Symbols.Changes, tt.note)
+		}
+	}
+	if n := len(abiJSON(`{"ref": "t23"}`)); n > 8<<10 {
+		t.Errorf("input is %d bytes", n)
 	}
 }

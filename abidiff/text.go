@@ -21,9 +21,9 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			fmt.Fprintf(&b, "  %s %s\n", paint(mark), report.Clean(s))
 		}
 	}
-	list("removed symbols", r.Symbols.Removed, "-", p.Red)
-	list("added symbols", r.Symbols.Added, "+", p.Green)
-	list("changed symbols", r.Symbols.Changed, "~", p.Yellow)
+	list("removed symbols", r.Symbols.Removed(), "-", p.Red)
+	list("added symbols", r.Symbols.Added(), "+", p.Green)
+	list("changed symbols", r.Symbols.Changed(), "~", p.Yellow)
 	types := func(title string, list []TypeChange) {
 		if len(list) == 0 {
 			return
@@ -31,12 +31,12 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		fmt.Fprintf(&b, "%s (%d):\n", title, len(list))
 		for _, t := range list {
 			name := report.Clean(t.Name)
-			if t.Incompatible {
+			if t.Incompatible() {
 				name += " " + p.Red("(incompatible)")
 			}
 			fmt.Fprintf(&b, "  %s\n", p.Bold(name))
 			for _, c := range t.Changes {
-				fmt.Fprintf(&b, "    %s\n", report.Clean(c))
+				fmt.Fprintf(&b, "    %s\n", report.Clean(c.String()))
 			}
 		}
 	}
@@ -44,15 +44,16 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 	if len(r.Constants) > 0 {
 		fmt.Fprintf(&b, "changed constants (%d):\n", len(r.Constants))
 		for _, c := range r.Constants {
-			fmt.Fprintf(&b, "  %s\n", report.Clean(c.What))
+			fmt.Fprintf(&b, "  %s\n", report.Clean(c.String()))
 		}
 	}
 	if r.Private.any() {
+		removed, added, changed := r.Private.Removed(), r.Private.Added(), r.Private.Changed()
 		fmt.Fprintf(&b, "private version nodes (not part of the public ABI): %d removed, %d added, %d changed\n",
-			len(r.Private.Removed), len(r.Private.Added), len(r.Private.Changed))
-		list("  removed private symbols", r.Private.Removed, "-", p.Red)
-		list("  added private symbols", r.Private.Added, "+", p.Green)
-		list("  changed private symbols", r.Private.Changed, "~", p.Yellow)
+			len(removed), len(added), len(changed))
+		list("  removed private symbols", removed, "-", p.Red)
+		list("  added private symbols", added, "+", p.Green)
+		list("  changed private symbols", changed, "~", p.Yellow)
 	}
 	types("changed types used only by private symbols", r.PrivateTypes)
 	for _, n := range r.Notes {

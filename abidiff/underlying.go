@@ -2,75 +2,174 @@ package abidiff
 
 import "github.com/abifloor/abifloor/abi"
 
-// underlying rewrites t with every typedef replaced by what it names and
-// restrict dropped: two types with the same underlying spelling have the
-// same layout and calling convention, so a change between them (intmax_t
-// to long int) is a change of name only. Structs, unions and enums stay
-// references, which keeps recursive types finite.
-func underlying(a *abi.ABI, t *abi.Type) *abi.Type {
-	return under(a, t, 0)
+// expander rewrites types of one ABI with every typedef replaced by what it
+// names and restrict dropped: two types with the same underlying type have
+// the same layout and calling convention, so a change between them
+// (intmax_t to long int) is a change of name only. Structs, unions and
+// enums stay references, which keeps recursive types finite.
+//
+// Results are memoised by typedef key and by node, so a typedef used many
+// times (or typedefs built from typedefs, each used twice by the next) is
+// expanded once: the result is a graph that shares nodes, as large as the
+// input, and is compared with sameGraph, never spelled.
+type expander struct {
+	a      *abi.ABI
+	byKey  map[string]*abi.Type
+	byNode map[*abi.Type]*abi.Type
+	busy   map[string]bool // typedefs being expanded: a cycle stops there
 }
 
-func under(a *abi.ABI, t *abi.Type, depth int) *abi.Type {
-	if t == nil || depth > 64 {
-		return t
+func newExpander(a *abi.ABI) *expander {
+	return &expander{a: a, byKey: map[string]*abi.Type{}, byNode: map[*abi.Type]*abi.Type{}, busy: map[string]bool{}}
+}
+
+func (x *expander) under(t *abi.Type) *abi.Type {
+	if t == nil {
+		return nil
 	}
 	if t.Ref != "" {
-		if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
-			return under(a, d.Elem, depth+1)
+		d := x.a.Types[t.Ref]
+		if d == nil || d.Kind != abi.Typedef || x.busy[t.Ref] {
+			return t
 		}
-		return t
+		if u, ok := x.byKey[t.Ref]; ok {
+			return u
+		}
+		x.busy[t.Ref] = true
+		u := x.under(d.Elem)
+		delete(x.busy, t.Ref)
+		x.byKey[t.Ref] = u
+		return u
 	}
+	if u, ok := x.byNode[t]; ok {
+		return u
+	}
+	var u *abi.Type
 	if t.Kind == abi.Restrict || t.Kind == abi.Typedef {
-		return under(a, t.Elem, depth+1)
-	}
-	c := *t
-	c.Elem = under(a, t.Elem, depth+1)
-	if len(t.Params) > 0 {
-		c.Params = make([]*abi.Type, len(t.Params))
-		for i, p := range t.Params {
-			c.Params[i] = under(a, p, depth+1)
+		u = x.under(t.Elem)
+	} else {
+		c := *t
+		c.Elem = x.under(t.Elem)
+		if len(t.Params) > 0 {
+			c.Params = make([]*abi.Type, len(t.Params))
+			for i, p := range t.Params {
+				c.Params[i] = x.under(p)
+			}
 		}
+		u = &c
 	}
-	return &c
+	x.byNode[t] = u
+	return u
 }
 
-// sameUnderlying reports whether o (in oa) and n (in na) differ only in
-// typedef names and restrict.
-func sameUnderlying(oa, na *abi.ABI, o, n *abi.Type) bool {
-	return abi.Spell(underlying(oa, o)) == abi.Spell(underlying(na, n))
+// sameGraph reports whether o and n are the same type, node by node,
+// memoised by pair of nodes so that shared nodes are compared once.
+// References compare by key.
+func sameGraph(o, n *abi.Type, memo map[[2]*abi.Type]bool) bool {
+	if o == nil || n == nil {
+		return o == n
+	}
+	if o == n {
+		return true
+	}
+	pair := [2]*abi.Type{o, n}
+	if same, ok := memo[pair]; ok {
+		return same
+	}
+	same := o.Ref == n.Ref && o.Kind == n.Kind && o.Name == n.Name && o.Size == n.Size &&
+		o.Encoding == n.Encoding && o.Incomplete == n.Incomplete && o.Count == n.Count && o.Variadic == n.Variadic &&
+		len(o.Members) == len(n.Members) && len(o.Params) == len(n.Params) && len(o.Enumerators) == len(n.Enumerators)
+	for i := 0; same && i < len(o.Enumerators); i++ {
+		same = o.Enumerators[i] == n.Enumerators[i]
+	}
+	for i := 0; same && i < len(o.Members); i++ {
+		om, nm := o.Members[i], n.Members[i]
+		same = om.Name == nm.Name && om.Offset == nm.Offset && om.BitOffset == nm.BitOffset && om.BitSize == nm.BitSize &&
+			sameGraph(om.Type, nm.Type, memo)
+	}
+	for i := 0; same && i < len(o.Params); i++ {
+		same = sameGraph(o.Params[i], n.Params[i], memo)
+	}
+	same = same && sameGraph(o.Elem, n.Elem, memo)
+	memo[pair] = same
+	return same
 }
 
-// sameLayout reports whether o (in oa) and n (in na) have the same layout
-// even though their names differ: struct stat and struct stat64 on a
-// 64-bit target, long and long long where both are 8 bytes. Aggregates
-// match when their sizes and their members' names, offsets and layouts
-// match; base types when size and encoding do. Qualifiers and kinds must
-// agree. Such a change is invisible to compiled code: a caller passing the
-// old type passes the same bytes. Recursive types end through seen.
-func sameLayout(oa, na *abi.ABI, o, n *abi.Type) bool {
-	return layoutEq(oa, na, o, n, map[[2]string]bool{}, 0)
+// comparer holds what one Compare learns about both ABIs: their typedef
+// expansions.
+type comparer struct {
+	oa, na *abi.ABI
+	ox, nx *expander
 }
 
-func layoutEq(oa, na *abi.ABI, o, n *abi.Type, seen map[[2]string]bool, depth int) bool {
+func newComparer(oa, na *abi.ABI) *comparer {
+	return &comparer{oa: oa, na: na, ox: newExpander(oa), nx: newExpander(na)}
+}
+
+// namesOnly says whether a change of type from o to n is one of names only,
+// which is compatible, and of what names.
+func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
+	if c.sameUnderlying(o, n) {
+		return "typedef names only", true
+	}
+	if c.sameLayout(o, n) {
+		return "names only, same layout", true
+	}
+	return "", false
+}
+
+// sameUnderlying reports whether o (in the old ABI) and n (in the new)
+// differ only in typedef names and restrict.
+func (c *comparer) sameUnderlying(o, n *abi.Type) bool {
+	return sameGraph(c.ox.under(o), c.nx.under(n), map[[2]*abi.Type]bool{})
+}
+
+// sameLayout reports whether o (old) and n (new) have the same layout even
+// though their names differ: struct stat and struct stat64 on a 64-bit
+// target, long and long long where both are 8 bytes. Aggregates match when
+// their sizes and their members' names, offsets and layouts match; base
+// types when size and encoding do. Qualifiers and kinds must agree. Such a
+// change is invisible to compiled code: a caller passing the old type
+// passes the same bytes. Recursive types end through the pairs already on
+// the way; pairs are memoised, so shared nodes are compared once.
+func (c *comparer) sameLayout(o, n *abi.Type) bool {
+	return c.layoutEq(o, n, map[[2]*abi.Type]bool{}, map[[2]string]bool{}, 0)
+}
+
+func (c *comparer) layoutEq(o, n *abi.Type, memo map[[2]*abi.Type]bool, seen map[[2]string]bool, depth int) bool {
 	if o == nil || n == nil {
 		return o == n
 	}
 	if depth > 64 {
 		return false
 	}
-	o, n = underlying(oa, o), underlying(na, n)
+	o, n = c.ox.under(o), c.nx.under(n)
+	if o == nil || n == nil {
+		return o == n
+	}
+	pair := [2]*abi.Type{o, n}
+	if same, ok := memo[pair]; ok {
+		// A false anywhere makes the whole comparison false, so a true
+		// found while assuming a pair further up is never misused.
+		return same
+	}
 	if o.Ref != "" && n.Ref != "" {
-		pair := [2]string{o.Ref, n.Ref}
-		if seen[pair] {
+		refs := [2]string{o.Ref, n.Ref}
+		if seen[refs] {
 			return true // already being compared further up
 		}
-		seen[pair] = true
+		seen[refs] = true
 	}
-	od, nd := resolve(oa, o), resolve(na, n)
+	same := c.layoutNodes(resolve(c.oa, o), resolve(c.na, n), o, n, memo, seen, depth)
+	memo[pair] = same
+	return same
+}
+
+func (c *comparer) layoutNodes(od, nd, o, n *abi.Type, memo map[[2]*abi.Type]bool, seen map[[2]string]bool, depth int) bool {
 	if od == nil || nd == nil || od.Kind != nd.Kind {
 		return false
 	}
+	eq := func(x, y *abi.Type) bool { return c.layoutEq(x, y, memo, seen, depth+1) }
 	switch od.Kind {
 	case abi.Base:
 		return od.Size == nd.Size && od.Encoding == nd.Encoding
@@ -86,7 +185,7 @@ func layoutEq(oa, na *abi.ABI, o, n *abi.Type, seen map[[2]string]bool, depth in
 		for i, om := range od.Members {
 			nm := nd.Members[i]
 			if om.Name != nm.Name || om.Offset != nm.Offset || om.BitOffset != nm.BitOffset || om.BitSize != nm.BitSize ||
-				!layoutEq(oa, na, om.Type, nm.Type, seen, depth+1) {
+				!eq(om.Type, nm.Type) {
 				return false
 			}
 		}
@@ -102,19 +201,19 @@ func layoutEq(oa, na *abi.ABI, o, n *abi.Type, seen map[[2]string]bool, depth in
 		}
 		return true
 	case abi.Array:
-		return od.Count == nd.Count && layoutEq(oa, na, od.Elem, nd.Elem, seen, depth+1)
+		return od.Count == nd.Count && eq(od.Elem, nd.Elem)
 	case abi.Func:
 		if len(od.Params) != len(nd.Params) || od.Variadic != nd.Variadic {
 			return false
 		}
 		for i := range od.Params {
-			if !layoutEq(oa, na, od.Params[i], nd.Params[i], seen, depth+1) {
+			if !eq(od.Params[i], nd.Params[i]) {
 				return false
 			}
 		}
-		return layoutEq(oa, na, od.Elem, nd.Elem, seen, depth+1)
+		return eq(od.Elem, nd.Elem)
 	case abi.Pointer, abi.Const, abi.Volatile:
-		return od.Size == nd.Size && layoutEq(oa, na, od.Elem, nd.Elem, seen, depth+1)
+		return od.Size == nd.Size && eq(od.Elem, nd.Elem)
 	}
 	return false
 }

@@ -30,7 +30,7 @@ func TestSameUnderlying(t *testing.T) {
 		{&abi.Type{Kind: abi.Const, Elem: ref("int")}, ref("int"), false},
 	}
 	for _, tt := range tests {
-		if got := sameUnderlying(a, a, tt.o, tt.n); got != tt.same {
+		if got := newComparer(a, a).sameUnderlying(tt.o, tt.n); got != tt.same {
 			t.Errorf("%s vs %s: %v, want %v", abi.Spell(tt.o), abi.Spell(tt.n), got, tt.same)
 		}
 	}
@@ -67,7 +67,7 @@ func TestSameLayout(t *testing.T) {
 		{ref("struct list"), ref("struct list2"), true}, // recursive, ends
 		{&abi.Type{Kind: abi.Const, Elem: ref("long int")}, ref("long int"), false},
 	} {
-		if got := sameLayout(a, a, tt.o, tt.n); got != tt.same {
+		if got := newComparer(a, a).sameLayout(tt.o, tt.n); got != tt.same {
 			t.Errorf("%s vs %s: %v, want %v", abi.Spell(tt.o), abi.Spell(tt.n), got, tt.same)
 		}
 	}

@@ -2,7 +2,6 @@ package bind
 
 import (
 	"context"
-	"debug/elf"
 	"errors"
 	"fmt"
 	"os"
@@ -14,8 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/errjson"
 	"github.com/abifloor/abifloor/walk"
-	"golang.org/x/sys/unix"
 )
 
 // Options configure an Auditor.
@@ -51,17 +50,17 @@ type Auditor struct {
 
 	objs      objects
 	cacheOnce sync.Once
-	ldcache   *Cache
+	ldcache   *ldCache
 	cacheErr  error
 
 	selfMu sync.Mutex
-	self   map[*Object]*selfEntry
+	self   map[*object]*selfEntry
 }
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
 	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress,
-		objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*Object{}}, self: map[*Object]*selfEntry{}}
+		objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
 	}
@@ -100,12 +99,13 @@ type Result struct {
 // FileReport is the verdict on one binary.
 type FileReport struct {
 	Path string `json:"path"`
-	// Kind is executable (it has a program interpreter), library (loaded
-	// on its own for the audit; a plugin's host may provide what it lacks)
-	// or static.
-	Kind   string `json:"kind,omitempty"`
-	Arch   string `json:"arch,omitempty"`
-	Interp string `json:"interp,omitempty"`
+	// Kind is what the file is, in elfx's words. A shared library is
+	// audited as if loaded on its own (a plugin's host may provide what it
+	// lacks); a static program loads nothing; a separate debug file
+	// (debug-info) is reported and not audited.
+	Kind   elfx.Kind `json:"kind,omitempty"`
+	Arch   string    `json:"arch,omitempty"`
+	Interp string    `json:"interp,omitempty"`
 	// BindNow: every relocation is resolved before main (DT_BIND_NOW,
 	// DF_BIND_NOW, DF_1_NOW).
 	BindNow bool `json:"bind_now"`
@@ -134,8 +134,27 @@ type FileReport struct {
 	// --unresolved-symbols=ignore-in-object-files without exporting the
 	// symbol: fatal under lazy binding, a crash at the first call under
 	// BIND_NOW.
-	PLTNone int    `json:"plt_none,omitempty"`
-	Error   string `json:"error,omitempty"`
+	PLTNone int `json:"plt_none,omitempty"`
+	// Skipped are library candidates the search passed over, with why
+	// ("/x/libfoo.so: wrong architecture aarch64"): what lies behind a
+	// "not found" that is not simply absent.
+	Skipped []string `json:"skipped,omitempty"`
+	// Error is why the file (or the image's ld.so.cache, or a library to
+	// dlopen) could not be read; nil when all went well. It unwraps to
+	// an *os.PathError or an *elfx.FormatError; the JSON carries
+	// ErrorMessage.
+	Error error `json:"-"`
+}
+
+// ErrorMessage is the text of Error without the path the report shows
+// beside it ("" when there is no error).
+func (r FileReport) ErrorMessage() string { return elfx.Message(r.Path, r.Error) }
+
+// MarshalJSON writes the report with "error" as ErrorMessage, so the JSON
+// names the file once, in "path" (docs/bind-json.md).
+func (r FileReport) MarshalJSON() ([]byte, error) {
+	type plain FileReport
+	return errjson.Marshal(plain(r), r.ErrorMessage(), true)
 }
 
 // Unresolved is a reference no loaded object defines.
@@ -152,10 +171,13 @@ type Unresolved struct {
 // Audit audits every ELF file under paths, in parallel, results in the
 // order of the paths (files of a directory sorted by path).
 func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
-	// The walker drops files that are not ELF before they reach a worker.
-	files := walk.Walk(ctx, paths, walk.Options{Follow: a.follow, Keep: elfx.IsELF, HeadSize: 64}, nil)
+	// The walker drops files that are not ELF before they reach a worker,
+	// and hands on the head it read, which holds the ELF header and
+	// usually the program headers.
+	files := walk.Walk(ctx, paths, walk.Options{Follow: a.follow, Keep: elfx.IsELF, HeadSize: headSize}, nil)
 	var seen atomic.Int64
 	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
+		buf := make([]byte, headSize)
 		return func(wf walk.File) (FileReport, bool) {
 			if ctx.Err() != nil {
 				return FileReport{}, false
@@ -164,10 +186,10 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 				a.progress(n)
 			}
 			if wf.Err != nil {
-				return FileReport{Path: wf.Path, Error: wf.Err.Error(), Unresolved: []Unresolved{}, MissingLibraries: []string{}}, true
+				return FileReport{Path: wf.Path, Error: wf.Err, Unresolved: []Unresolved{}, MissingLibraries: []string{}}, true
 			}
-			explicit := filepath.Clean(wf.Path) == filepath.Clean(paths[wf.Root])
-			return a.File(wf.Path, explicit)
+			named := filepath.Clean(wf.Path) == filepath.Clean(paths[wf.Root])
+			return a.file(wf.Path, FileOptions{Named: named, Head: wf.Head}, buf)
 		}
 	})
 	res := &Result{Files: make([]FileReport, 0, len(items))}
@@ -177,31 +199,50 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 	return res
 }
 
-// File audits one file. Files that are not ELF are skipped (ok false)
-// unless explicit, when they are an error.
-func (a *Auditor) File(p string, explicit bool) (rep FileReport, ok bool) {
+// headSize is how much of a file is read first: the ELF header and, in
+// nearly every file, the program headers.
+const headSize = 4096
+
+// FileOptions tell File how a file was found.
+type FileOptions struct {
+	// Named is set for a path the user named: a file that is not an ELF
+	// program or library is then an error, where inside a tree it is
+	// skipped.
+	Named bool
+	// Head, when set, is the start of the file already read (by a tree
+	// walker), which saves reading it again.
+	Head []byte
+}
+
+// File audits one file. Files that are not ELF programs or libraries are
+// skipped (ok false) unless opt.Named.
+func (a *Auditor) File(p string, opt FileOptions) (rep FileReport, ok bool) {
+	return a.file(p, opt, make([]byte, headSize))
+}
+
+func (a *Auditor) file(p string, opt FileOptions, buf []byte) (rep FileReport, ok bool) {
 	rep = FileReport{Path: p, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
 	defer func() {
 		if r := recover(); r != nil { // a bug must not take the run down
-			rep.Error = fmt.Sprintf("%s: internal error: %v", p, r)
+			rep.Error = fmt.Errorf("%s: internal error: %v", p, r)
 			ok = true
 		}
 	}()
-	o, err := a.target(p)
+	o, err := a.target(p, opt.Head, buf)
 	if err != nil {
-		if errors.Is(err, elfx.ErrNotELF) && !explicit {
+		if errors.Is(err, elfx.ErrNotELF) && !opt.Named {
 			return rep, false
 		}
-		var fe *elfx.FormatError
-		if errors.As(err, &fe) || errors.Is(err, elfx.ErrNotELF) {
-			err = fmt.Errorf("%s: %w", p, err)
-		}
-		rep.Error = err.Error()
+		rep.Error = err
 		return rep, true
 	}
-	if o.Type != elf.ET_EXEC && o.Type != elf.ET_DYN {
-		if explicit {
-			rep.Error = fmt.Sprintf("%s: %v is neither an executable nor a shared object", p, o.Type)
+	if o.Kind == elfx.DebugInfo {
+		rep.Kind, rep.Arch = o.Kind, o.Arch // never run, so never audited
+		return rep, true
+	}
+	if !o.Kind.Program() {
+		if opt.Named {
+			rep.Error = fmt.Errorf("%s: %s file: neither a program nor a shared library", p, o.Kind)
 			return rep, true
 		}
 		return rep, false
@@ -210,7 +251,31 @@ func (a *Auditor) File(p string, explicit bool) (rep FileReport, ok bool) {
 	return rep, true
 }
 
-func (a *Auditor) analyze(rep *FileReport, o *Object) {
+// target reads a file named on this machine. Trees hold far more files
+// that are not ELF than files that are, so nothing but the head is read
+// for those.
+func (a *Auditor) target(p string, head, buf []byte) (*object, error) {
+	in, err := elfx.OpenInput(p, head, buf)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	if !in.IsELF() {
+		return nil, fmt.Errorf("%s: %w", p, elfx.ErrNotELF)
+	}
+	o, err := a.objs.parse(in)
+	if err != nil && !errors.As(err, new(*os.PathError)) {
+		err = fmt.Errorf("%s: %w", p, err)
+	}
+	return o, err
+}
+
+// verdict is the first error the loader would stop at: the end of its
+// message (reason) and the whole line it prints.
+type verdict struct{ reason, message string }
+
+// analyze audits the program or library o as the loader would load it.
+func (a *Auditor) analyze(rep *FileReport, o *object) {
 	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.PLTNone
 	switch {
 	case o.Relro && o.BindNow:
@@ -218,96 +283,36 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 	case o.Relro:
 		rep.Relro = "partial"
 	}
-	switch {
-	case o.Static:
-		rep.Kind = "static"
+	rep.Kind = o.Kind
+	if o.Kind.Static() {
 		return
-	case o.Interp != "":
-		rep.Kind = "executable"
-	default:
-		rep.Kind = "library"
-		rep.Plugin = o.Soname == ""
 	}
+	rep.Plugin = o.Kind == elfx.SharedLibrary && o.Soname == ""
 	if err := a.CacheError(); err != nil {
-		rep.Error = err.Error()
+		rep.Error = err
 	}
-	abs, err := filepath.Abs(rep.Path)
-	if err != nil {
-		abs = rep.Path
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = r // the executable's $ORIGIN is its real directory
-	}
-	if a.sysroot != "" {
-		if rel, err := filepath.Rel(a.sysroot, abs); err == nil && !strings.HasPrefix(rel, "..") {
-			abs = "/" + rel
-		}
-	}
-	root := &loaded{obj: o, name: rep.Path, origin: filepath.Dir(abs)}
+	root := &loaded{obj: o, name: rep.Path, origin: a.origin(rep.Path)}
 	sc := a.loadOrder(root)
 	for _, m := range sc.missing {
 		rep.MissingLibraries = append(rep.MissingLibraries, m.name)
+		rep.Skipped = append(rep.Skipped, m.skipped...)
 	}
 	for _, l := range sc.list[1:] {
 		rep.Libraries = append(rep.Libraries, l.name)
 	}
-	var fatal []string  // reason, message
-	var hostEager []Ref // a plugin's eager references its host must satisfy
-	if len(sc.missing) > 0 {
-		m := sc.missing[0]
-		reason := m.name + ": cannot open shared object file: No such file or directory"
-		fatal = []string{reason, rep.Path + ": error while loading shared libraries: " + reason}
-	}
+	fatal := a.missingVerdict(rep.Path, sc)
 	// Versions are checked for every object before any relocation.
 	if fatal == nil {
 		fatal = a.checkVersions(rep.Path, sc)
 	}
-	// Relocation runs from the last object loaded back to the executable.
-	for i := len(sc.list) - 1; i >= 0; i-- {
-		l := sc.list[i]
-		obj := ""
-		if i > 0 {
-			obj = l.name
-		}
-		display := rep.Path
-		if i > 0 {
-			display = l.name
-		}
-		if l.obj.PLTNone > 0 && !l.obj.BindNow && fatal == nil {
-			reason := "unexpected PLT reloc type 0x00"
-			fatal = []string{reason, rep.Path + ": error while loading shared libraries: " + display + ": " + reason}
-		}
-		refs := l.obj.refs
-		if i > 0 {
-			refs = a.selfUnresolved(l)
-		}
-		var eager []Ref
-		for _, r := range refs {
-			if sc.resolves(r, l.obj) {
-				continue
-			}
-			rep.Unresolved = append(rep.Unresolved, Unresolved{Name: r.Name, Version: r.Version, Relocation: r.Reloc,
-				Eager: r.Binding == "eager", Binding: r.Binding, Object: obj})
-			if r.Binding == "eager" {
-				eager = append(eager, r)
-			}
-		}
-		if rep.Plugin && i == 0 {
-			hostEager, eager = eager, nil
-		}
-		if len(eager) > 0 && fatal == nil {
-			sort.SliceStable(eager, func(i, j int) bool { return eager[i].order < eager[j].order })
-			reason := "undefined symbol: " + eager[0].Name
-			if eager[0].Version != "" {
-				reason += ", version " + eager[0].Version
-			}
-			fatal = []string{reason, rep.Path + ": symbol lookup error: " + display + ": " + reason}
-		}
+	hostEager, relocFatal := a.resolve(rep, sc)
+	if fatal == nil {
+		fatal = relocFatal
 	}
-	if fatal != nil {
-		rep.DiesAtStart, rep.Reason, rep.Message = true, fatal[0], fatal[1]
-	} else if len(hostEager) > 0 {
-		sort.SliceStable(hostEager, func(i, j int) bool { return hostEager[i].order < hostEager[j].order })
+	switch {
+	case fatal != nil:
+		rep.DiesAtStart, rep.Reason, rep.Message = true, fatal.reason, fatal.message
+	case len(hostEager) > 0:
 		rep.HostSymbols = len(hostEager)
 		rep.Reason = "plugin: loads only into a program that provides " + hostEager[0].Name
 		if len(hostEager) > 1 {
@@ -319,14 +324,84 @@ func (a *Auditor) analyze(rep *FileReport, o *Object) {
 	}
 }
 
-// checkDlopen adds the --dlopen libraries (and what they need) to the
-// global scope and lists the lazily bound symbols still unresolved.
+// origin is $ORIGIN of a file named p on this machine: its real
+// directory, inside the image when there is one.
+func (a *Auditor) origin(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = p
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	if a.sysroot != "" {
+		if rel, err := filepath.Rel(a.sysroot, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			abs = "/" + rel
+		}
+	}
+	return filepath.Dir(abs)
+}
+
+// missingVerdict is ld.so's message for the first library no search
+// found.
+func (a *Auditor) missingVerdict(exe string, sc *scope) *verdict {
+	if len(sc.missing) == 0 {
+		return nil
+	}
+	reason := sc.missing[0].name + ": cannot open shared object file: No such file or directory"
+	return &verdict{reason, exe + ": error while loading shared libraries: " + reason}
+}
+
+// resolve looks up every object's references in the scope, relocating
+// from the last object loaded back to the executable as ld.so does. It
+// fills rep.Unresolved, and returns a plugin's eager references (its
+// host's to satisfy) and the first fatal relocation.
+func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fatal *verdict) {
+	for i := len(sc.list) - 1; i >= 0; i-- {
+		l := sc.list[i]
+		obj, display, refs := "", rep.Path, l.obj.refs
+		if i > 0 {
+			obj, display, refs = l.name, l.name, a.selfUnresolved(l)
+		}
+		if l.obj.PLTNone > 0 && !l.obj.BindNow && fatal == nil {
+			reason := "unexpected PLT reloc type 0x00"
+			fatal = &verdict{reason, rep.Path + ": error while loading shared libraries: " + display + ": " + reason}
+		}
+		var eager []reference
+		for _, r := range refs {
+			if sc.resolves(r, l.obj) {
+				continue
+			}
+			rep.Unresolved = append(rep.Unresolved, Unresolved{Name: r.Name, Version: r.Version, Relocation: r.Reloc,
+				Eager: r.Binding == "eager", Binding: r.Binding, Object: obj})
+			if r.Binding == "eager" {
+				eager = append(eager, r)
+			}
+		}
+		sort.SliceStable(eager, func(i, j int) bool { return eager[i].order < eager[j].order })
+		if rep.Plugin && i == 0 {
+			hostEager, eager = eager, nil
+		}
+		if len(eager) > 0 && fatal == nil {
+			reason := "undefined symbol: " + eager[0].Name
+			if eager[0].Version != "" {
+				reason += ", version " + eager[0].Version
+			}
+			fatal = &verdict{reason, rep.Path + ": symbol lookup error: " + display + ": " + reason}
+		}
+	}
+	return hostEager, fatal
+}
+
+// checkDlopen adds the libraries the program loads itself (and what they
+// need) to the global scope and lists the lazily bound symbols still
+// unresolved.
 func (a *Auditor) checkDlopen(rep *FileReport, root *loaded, sc *scope) {
 	for _, name := range a.dlopen {
 		p, o, err := a.find(name, root, root.obj)
 		if err != nil {
-			if rep.Error == "" {
-				rep.Error = fmt.Sprintf("--dlopen %s: %v", name, err)
+			if rep.Error == nil {
+				rep.Error = fmt.Errorf("library to dlopen: %w", err)
 			}
 			continue
 		}
@@ -342,7 +417,7 @@ func (a *Auditor) checkDlopen(rep *FileReport, root *loaded, sc *scope) {
 
 // checkVersions is ld.so's _dl_check_all_versions: every version an
 // object needs from a loaded library must be defined there, unless weak.
-func (a *Auditor) checkVersions(exe string, sc *scope) []string {
+func (a *Auditor) checkVersions(exe string, sc *scope) *verdict {
 	for i, l := range sc.list {
 		user := exe
 		if i > 0 {
@@ -356,34 +431,10 @@ func (a *Auditor) checkVersions(exe string, sc *scope) []string {
 			for _, v := range vn.Versions {
 				if !v.Weak() && !dep.obj.verdefs[v.Name] {
 					reason := fmt.Sprintf("%s: version `%s' not found (required by %s)", dep.name, v.Name, user)
-					return []string{reason, exe + ": " + reason}
+					return &verdict{reason, exe + ": " + reason}
 				}
 			}
 		}
 	}
 	return nil
-}
-
-// target reads a file named on this machine. Trees hold far more files
-// that are not ELF than files that are, so the magic is read with the
-// first pread and nothing else is done for them.
-func (a *Auditor) target(p string) (*Object, error) {
-	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: p, Err: err}
-	}
-	f := &file{fd: fd, path: p}
-	defer f.close()
-	head := make([]byte, 4096)
-	n, err := unix.Pread(fd, head, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "read", Path: p, Err: err}
-	}
-	if !elfx.IsELF(head[:n]) {
-		return nil, elfx.ErrNotELF
-	}
-	if err := f.stat(); err != nil {
-		return nil, err
-	}
-	return a.objs.parse(f, head[:n])
 }

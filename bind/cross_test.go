@@ -27,7 +27,7 @@ func TestAarch64(t *testing.T) {
 	cc(t, gcc, append([]string{"-o", now, "-Wl,-z,now"}, common...)...)
 
 	rep := audit1(t, Options{Sysroot: root}, lazy)
-	if rep.Arch != "aarch64" || rep.DiesAtStart || len(rep.MissingLibraries) > 0 || rep.Error != "" {
+	if rep.Arch != "aarch64" || rep.DiesAtStart || len(rep.MissingLibraries) > 0 || rep.Error != nil {
 		t.Fatalf("lazy: %+v", rep)
 	}
 	if len(rep.Unresolved) == 0 || rep.Unresolved[0].Relocation != "R_AARCH64_JUMP_SLOT" || rep.Unresolved[0].Binding != "lazy" {

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/elfgen"
 )
 
 // smallELFs are real files small enough to seed fuzzing.
@@ -48,7 +53,7 @@ func FuzzParseCache(f *testing.F) {
 	f.Add(cacheImage([][2]string{{"libfoo.so.1", "/opt/lib/libfoo.so.1"}}, 0x0303))
 	f.Add([]byte(oldCacheMagic + "\x00\x01\x00\x00\x00\x03\x03\x00\x00\x00\x00\x00\x00\x08\x00\x00\x00libx.so\x00/l/libx.so\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		c, err := ParseCache(b)
+		c, err := parseCache(b)
 		if err != nil {
 			return
 		}
@@ -104,14 +109,39 @@ func TestMalformedRelocations(t *testing.T) {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".so")
 		os.WriteFile(p, b, 0o644)
 		rep := audit1(t, Options{}, p)
-		if rep.Error == "" || !strings.Contains(rep.Error, p) {
-			t.Errorf("%s: error %q does not name the file", name, rep.Error)
+		var fe *elfx.FormatError
+		if !errors.As(rep.Error, &fe) || !strings.Contains(rep.Error.Error(), p) {
+			t.Errorf("%s: error %v does not name the file or is no *elfx.FormatError", name, rep.Error)
+		}
+		if msg := rep.ErrorMessage(); strings.Contains(msg, p) {
+			t.Errorf("%s: message %q repeats the path", name, msg)
 		}
 		t.Logf("%s: %s", name, rep.Error)
 	}
 	// The intact library reads cleanly: a plugin (no soname) whose host
 	// must provide the eagerly bound ext_data.
-	if rep := audit1(t, Options{}, lib); rep.Error != "" || rep.DiesAtStart || rep.HostSymbols != 1 || rep.Unresolved[0].Relocation != "R_X86_64_GLOB_DAT" {
+	if rep := audit1(t, Options{}, lib); rep.Error != nil || rep.DiesAtStart || rep.HostSymbols != 1 || rep.Unresolved[0].Relocation != "R_X86_64_GLOB_DAT" {
 		t.Errorf("intact: %+v", rep)
+	}
+}
+
+// TestNameBomb (issue 10, item 4): a small library whose symbol names all
+// point at one long string costs what the file costs, and is reported as
+// malformed.
+func TestNameBomb(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb.so")
+	if err := os.WriteFile(p, elfgen.NameBomb(10000, 128<<10), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep := audit1(t, Options{}, p)
+	runtime.ReadMemStats(&after)
+	var fe *elfx.FormatError
+	if !errors.As(rep.Error, &fe) {
+		t.Errorf("error %v, want an *elfx.FormatError", rep.Error)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("bind of a 400 KB file allocated %d MB", n>>20)
 	}
 }

@@ -24,31 +24,33 @@ const (
 	cacheArchMask = 0xff00
 )
 
-// CacheEntry is one library of ld.so.cache.
-type CacheEntry struct {
+// cacheEntry is one library of ld.so.cache.
+type cacheEntry struct {
 	Name  string // the soname looked up (libc.so.6)
 	Path  string // where it is (/lib/x86_64-linux-gnu/libc.so.6)
 	Flags uint32
 	HWCap uint64 // non-zero for glibc-hwcaps subdirectory entries
 }
 
-// Cache is a parsed ld.so.cache: entries by name, in file order.
-type Cache struct {
-	byName map[string][]CacheEntry
+// ldCache is a parsed ld.so.cache, indexed by name. The entries of one
+// name keep their order in the file, which is the loader's preference.
+type ldCache struct {
+	byName map[string][]cacheEntry
 	n      int
 }
 
 // Len is the number of entries.
-func (c *Cache) Len() int {
+func (c *ldCache) Len() int {
 	if c == nil {
 		return 0
 	}
 	return c.n
 }
 
-// Entries returns every entry (for tests and listings).
-func (c *Cache) Entries() []CacheEntry {
-	var out []CacheEntry
+// Entries returns every entry (for tests), grouped by name in no
+// particular order of names.
+func (c *ldCache) Entries() []cacheEntry {
+	var out []cacheEntry
 	if c == nil {
 		return nil
 	}
@@ -63,7 +65,7 @@ func (c *Cache) Entries() []CacheEntry {
 // glibc-hwcaps subdirectory are taken only when no baseline entry exists:
 // they hold the same library built for a newer CPU, so for symbol
 // resolution either will do.
-func (c *Cache) Lookup(name string, m elf.Machine, class elf.Class) string {
+func (c *ldCache) Lookup(name string, m elf.Machine, class elf.Class) string {
 	if c == nil {
 		return ""
 	}
@@ -121,9 +123,9 @@ func cacheArchFlags(m elf.Machine, class elf.Class) map[uint32]bool {
 	return nil
 }
 
-// ParseCache decodes an ld.so.cache image. Every count and string offset
+// parseCache decodes an ld.so.cache image. Every count and string offset
 // is checked against len(b); a malformed cache is an error, never a panic.
-func ParseCache(b []byte) (*Cache, error) {
+func parseCache(b []byte) (*ldCache, error) {
 	if bytes.HasPrefix(b, []byte(newCacheMagic)) {
 		return parseNewCache(b, 0)
 	}
@@ -144,7 +146,7 @@ func ParseCache(b []byte) (*Cache, error) {
 		return parseNewCache(b, int(next))
 	}
 	// Old-format strings are relative to the end of the entry array.
-	c := &Cache{byName: map[string][]CacheEntry{}}
+	c := &ldCache{byName: map[string][]cacheEntry{}}
 	strs := b[end:]
 	for i := uint64(0); i < nlibs; i++ {
 		e := b[16+i*12:]
@@ -155,14 +157,14 @@ func ParseCache(b []byte) (*Cache, error) {
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("ld.so.cache: old entry %d: string offset outside the file", i)
 		}
-		c.add(CacheEntry{Name: name, Path: path, Flags: flags})
+		c.add(cacheEntry{Name: name, Path: path, Flags: flags})
 	}
 	return c, nil
 }
 
 // parseNewCache decodes the glibc 2.x format starting at off. Its string
 // offsets are relative to its own header.
-func parseNewCache(b []byte, off int) (*Cache, error) {
+func parseNewCache(b []byte, off int) (*ldCache, error) {
 	const hdr, ent = 48, 24
 	h := b[off:]
 	if len(h) < hdr {
@@ -179,7 +181,7 @@ func parseNewCache(b []byte, off int) (*Cache, error) {
 	if nlibs > uint64(len(h)-hdr)/ent {
 		return nil, fmt.Errorf("ld.so.cache: %d entries cannot fit in %d bytes", nlibs, len(h))
 	}
-	c := &Cache{byName: make(map[string][]CacheEntry, nlibs)}
+	c := &ldCache{byName: make(map[string][]cacheEntry, nlibs)}
 	for i := uint64(0); i < nlibs; i++ {
 		e := h[hdr+i*ent:]
 		flags := bo.Uint32(e)
@@ -188,12 +190,12 @@ func parseNewCache(b []byte, off int) (*Cache, error) {
 		if err1 != nil || err2 != nil {
 			return nil, fmt.Errorf("ld.so.cache: entry %d: string offset outside the file", i)
 		}
-		c.add(CacheEntry{Name: name, Path: path, Flags: flags, HWCap: bo.Uint64(e[16:])})
+		c.add(cacheEntry{Name: name, Path: path, Flags: flags, HWCap: bo.Uint64(e[16:])})
 	}
 	return c, nil
 }
 
-func (c *Cache) add(e CacheEntry) {
+func (c *ldCache) add(e cacheEntry) {
 	c.byName[e.Name] = append(c.byName[e.Name], e)
 	c.n++
 }

@@ -2,24 +2,22 @@ package bind
 
 import (
 	"debug/elf"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
-	"golang.org/x/sys/unix"
 )
 
-// Object is what the audit keeps of one ELF file: enough to search for its
+// object is what the audit keeps of one ELF file: enough to search for its
 // dependencies, to answer symbol lookups and to know its own references.
-// It is immutable once built, so one Object serves every binary of a run.
-type Object struct {
+// It is immutable once built, so one object serves every binary of a run.
+type object struct {
 	Machine elf.Machine
 	Class   elf.Class
 	Data    elf.Data
 	Type    elf.Type
+	Kind    elfx.Kind
 	Arch    string
 	Interp  string
 	Soname  string
@@ -30,7 +28,6 @@ type Object struct {
 	NoDef   bool // DF_1_NODEFLIB: skip ld.so.cache and the default directories
 	BindNow bool
 	Relro   bool // PT_GNU_RELRO present
-	Static  bool // no dynamic section
 	Go      bool // built by the Go linker
 	// PLTNone counts PLT relocations of type NONE: the lazy-binding setup
 	// rejects them ("unexpected PLT reloc type 0x00").
@@ -41,7 +38,7 @@ type Object struct {
 	versioned bool             // has DT_VERSYM: version rules apply to lookups in it
 	verdefs   map[string]bool
 	verneeds  []elfx.VerNeed
-	refs      []Ref
+	refs      []reference
 	key       fileKey
 }
 
@@ -55,7 +52,7 @@ type def struct {
 	next    int32
 }
 
-func (o *Object) indexDefs(syms []elfx.Symbol) {
+func (o *object) indexDefs(syms []elfx.Symbol) {
 	n := 0
 	for i := 1; i < len(syms); i++ {
 		if syms[i].Exported() {
@@ -78,9 +75,9 @@ func (o *Object) indexDefs(syms []elfx.Symbol) {
 	}
 }
 
-// Ref is an undefined, non-weak symbol of an object and how the loader
+// reference is an undefined, non-weak symbol of an object and how the loader
 // would bind it, judged from the relocations that use it.
-type Ref struct {
+type reference struct {
 	Name    string
 	Version string
 	File    string // the verneed file that must provide Version
@@ -96,86 +93,43 @@ type Ref struct {
 
 type fileKey struct{ dev, ino uint64 }
 
-// errWrongArch marks a candidate library of another machine or class; the
-// loader skips it and keeps searching.
-var errWrongArch = errors.New("wrong ELF class or machine")
-
 // openObject opens and parses path. The file must be regular.
-func openObject(path string) (*Object, error) {
-	f, err := openFile(path)
+func openObject(path string) (*object, error) {
+	in, err := elfx.OpenInput(path, nil, make([]byte, 4096))
 	if err != nil {
 		return nil, err
 	}
-	defer f.close()
-	return f.parse(nil)
+	defer in.Close()
+	return parseInput(in)
 }
 
-// file is an open descriptor with what fstat said of it.
-type file struct {
-	fd   int
-	path string
-	size int64
-	key  fileKey
-}
-
-// openFile opens path for reading, refusing anything but a regular file
-// (O_NONBLOCK keeps a FIFO swapped in meanwhile from blocking the open).
-// Three system calls: open, fstat, and close later.
-func openFile(path string) (*file, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	f := &file{fd: fd, path: path}
-	if err := f.stat(); err != nil {
-		unix.Close(fd)
-		return nil, err
-	}
-	return f, nil
-}
-
-// stat fills in size and identity, and refuses anything but a regular file.
-func (f *file) stat() error {
-	var st unix.Stat_t
-	if err := unix.Fstat(f.fd, &st); err != nil {
-		return &os.PathError{Op: "stat", Path: f.path, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return &os.PathError{Op: "open", Path: f.path, Err: errors.New("not a regular file")}
-	}
-	f.size, f.key = st.Size, fileKey{uint64(st.Dev), uint64(st.Ino)}
-	return nil
-}
-
-func (f *file) close() { unix.Close(f.fd) }
-
-// parse reads the object; head, when given, holds the file's first bytes.
-func (f *file) parse(head []byte) (*Object, error) {
-	o, err := parseObjectHead(elfx.FD(f.fd), f.size, head)
+// parseInput parses an open file, which is known by its identity from
+// then on.
+func parseInput(in elfx.Input) (*object, error) {
+	o, err := parseObjectHead(in.FD, in.Size, in.Head)
 	if err != nil {
 		return nil, err
 	}
-	o.key = f.key
+	o.key = fileKey{in.Dev, in.Ino}
 	return o, nil
 }
 
 // parseObject reads everything the audit needs from an ELF image.
-func parseObject(r io.ReaderAt, size int64) (*Object, error) {
+func parseObject(r io.ReaderAt, size int64) (*object, error) {
 	return parseObjectHead(r, size, nil)
 }
 
-func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
+func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*object, error) {
 	f, err := elfx.NewFileHead(r, size, head)
 	if err != nil {
 		return nil, err
 	}
-	o := &Object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Arch: f.Arch(), Interp: f.Interp}
+	o := &object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Kind: f.Kind(), Arch: f.Arch(), Interp: f.Interp}
 	o.Relro = f.Prog(elf.PT_GNU_RELRO) != nil
 	o.Go = isGo(f)
 	d := f.Dynamic
 	if d == nil {
-		o.Static = true
-		return o, nil
+		return o, nil // static, or a separate debug file: nothing to bind
 	}
 	o.Soname, o.Needed, o.BindNow = d.Soname, d.Needed, d.BindNow
 	o.HasRun = d.Has(elf.DT_RUNPATH)
@@ -215,7 +169,7 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*Object, error) {
 }
 
 // classify records the undefined non-weak symbols and how each is bound.
-func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
+func (o *object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 	k := kindsFor(o.Machine)
 	type use struct {
 		eager, lazy string
@@ -262,7 +216,7 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 		if i == 0 || !s.Undefined() && !copied || s.Bind == elf.STB_WEAK || s.Name == "" {
 			continue
 		}
-		ref := Ref{Name: s.Name, Version: s.Version, File: s.Library, Binding: "never", order: len(relocs) + i, copy: copied}
+		ref := reference{Name: s.Name, Version: s.Version, File: s.Library, Binding: "never", order: len(relocs) + i, copy: copied}
 		if u != nil {
 			ref.order = u.order
 			switch {
@@ -282,7 +236,7 @@ func (o *Object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 // takes the definition of that version (hidden or not), or an unversioned
 // (base) one; an unversioned reference takes an unversioned or base
 // definition, or the only non-hidden versioned one.
-func (o *Object) provides(name, version string) bool {
+func (o *object) provides(name, version string) bool {
 	h, ok := o.defHead[name]
 	if !ok {
 		return false
@@ -311,7 +265,7 @@ func (o *Object) provides(name, version string) bool {
 
 // names lists the names a loaded object answers to when a DT_NEEDED entry
 // is matched against what is already loaded.
-func (o *Object) names(loadedAs string) []string {
+func (o *object) names(loadedAs string) []string {
 	ns := []string{loadedAs}
 	if o.Soname != "" {
 		ns = append(ns, o.Soname)
@@ -326,9 +280,10 @@ func splitPath(s string) []string {
 	return strings.Split(s, ":")
 }
 
-// isGo reports whether f was linked by the Go linker: it writes a
-// .go.buildinfo section and a "Go" build-ID note. Reading section headers
-// costs one read; the program-header note is checked first.
+// isGo reports whether f was linked by the Go linker, which writes a
+// .go.buildinfo section and a .note.go.buildid note. It reads the section
+// headers (usually one read more); a stripped file that lost them is not
+// recognised.
 func isGo(f *elfx.File) bool {
 	secs, err := f.Sections()
 	if err != nil {

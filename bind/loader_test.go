@@ -164,7 +164,7 @@ func TestNvmlPatternMatchesLoader(t *testing.T) {
 func checkAgainstLoader(t *testing.T, exe, drv, old string) {
 	t.Helper()
 	rep := audit1(t, Options{}, exe)
-	if rep.Error != "" {
+	if rep.Error != nil {
 		t.Fatalf("audit error: %s", rep.Error)
 	}
 	with := runReal(t, nil, exe, drv)

@@ -19,18 +19,26 @@ type relocKinds struct {
 
 var machineKinds = map[elf.Machine]relocKinds{
 	elf.EM_X86_64: {uint32(elf.R_X86_64_NONE), map[uint32]bool{
-		uint32(elf.R_X86_64_JMP_SLOT): true, uint32(elf.R_X86_64_IRELATIVE): true, 36 /* TLSDESC */ : true}},
+		uint32(elf.R_X86_64_JMP_SLOT): true, uint32(elf.R_X86_64_IRELATIVE): true, uint32(elf.R_X86_64_TLSDESC): true}},
 	elf.EM_AARCH64: {uint32(elf.R_AARCH64_NONE), map[uint32]bool{
 		uint32(elf.R_AARCH64_JUMP_SLOT): true, uint32(elf.R_AARCH64_TLSDESC): true, uint32(elf.R_AARCH64_IRELATIVE): true}},
 	elf.EM_386: {uint32(elf.R_386_NONE), map[uint32]bool{
 		uint32(elf.R_386_JMP_SLOT): true, uint32(elf.R_386_IRELATIVE): true, uint32(elf.R_386_TLS_DESC): true}},
 	elf.EM_ARM: {uint32(elf.R_ARM_NONE), map[uint32]bool{
-		uint32(elf.R_ARM_JUMP_SLOT): true, uint32(elf.R_ARM_IRELATIVE): true, 13 /* TLS_DESC */ : true}},
+		uint32(elf.R_ARM_JUMP_SLOT): true, uint32(elf.R_ARM_IRELATIVE): true, uint32(rARMTLSDesc): true}},
 	elf.EM_PPC64:   {uint32(elf.R_PPC64_NONE), map[uint32]bool{uint32(elf.R_PPC64_JMP_SLOT): true}},
-	elf.EM_S390:    {uint32(elf.R_390_NONE), map[uint32]bool{uint32(elf.R_390_JMP_SLOT): true, 61 /* IRELATIVE */ : true}},
-	elf.EM_RISCV:   {uint32(elf.R_RISCV_NONE), map[uint32]bool{uint32(elf.R_RISCV_JUMP_SLOT): true, 58 /* IRELATIVE */ : true}},
+	elf.EM_S390:    {uint32(elf.R_390_NONE), map[uint32]bool{uint32(elf.R_390_JMP_SLOT): true, uint32(r390IRelative): true}},
+	elf.EM_RISCV:   {uint32(elf.R_RISCV_NONE), map[uint32]bool{uint32(elf.R_RISCV_JUMP_SLOT): true, uint32(rRISCVIRelative): true}},
 	elf.EM_SPARCV9: {uint32(elf.R_SPARC_NONE), map[uint32]bool{uint32(elf.R_SPARC_JMP_SLOT): true}},
 }
+
+// Relocation types the psABIs define and debug/elf does not name (it
+// calls ARM's 13 by its obsolete name R_ARM_THM_SWI8).
+const (
+	rARMTLSDesc     elf.R_ARM   = 13 // R_ARM_TLS_DESC
+	r390IRelative   elf.R_390   = 61 // R_390_IRELATIVE
+	rRISCVIRelative elf.R_RISCV = 58 // R_RISCV_IRELATIVE
+)
 
 // copyTypes are the COPY relocations: the executable holds a copy of a
 // library's data object, and the loader looks the symbol up in every
@@ -53,6 +61,14 @@ func kindsFor(m elf.Machine) relocKinds {
 
 // relocName names relocation type t of machine m as readelf does.
 func relocName(m elf.Machine, t uint32) string {
+	switch {
+	case m == elf.EM_ARM && t == uint32(rARMTLSDesc):
+		return "R_ARM_TLS_DESC"
+	case m == elf.EM_S390 && t == uint32(r390IRelative):
+		return "R_390_IRELATIVE"
+	case m == elf.EM_RISCV && t == uint32(rRISCVIRelative):
+		return "R_RISCV_IRELATIVE"
+	}
 	var s fmt.Stringer
 	switch m {
 	case elf.EM_X86_64:

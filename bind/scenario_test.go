@@ -108,7 +108,7 @@ func TestSearchOrderMatchesLoader(t *testing.T) {
 			rep := audit1(t, opt, exe)
 			t.Logf("%s LD_LIBRARY_PATH=%q: loader libsel.so => %s; audit %v missing %v", tc.name, lp, real["libsel.so"], rep.Libraries, rep.MissingLibraries)
 			sameLibraries(t, rep, real)
-			if rep.Error != "" {
+			if rep.Error != nil {
 				t.Errorf("error: %s", rep.Error)
 			}
 		}
@@ -133,7 +133,7 @@ func TestOriginCycleMissingMatchLoader(t *testing.T) {
 		t.Fatalf("fixture does not run: %d %s", r.code, r.stderr)
 	}
 	rep := audit1(t, Options{}, exe)
-	if rep.DiesAtStart || len(rep.MissingLibraries) > 0 || rep.Error != "" {
+	if rep.DiesAtStart || len(rep.MissingLibraries) > 0 || rep.Error != nil {
 		t.Fatalf("audit: %+v", rep)
 	}
 	sameLibraries(t, rep, traceLoader(t, exe))
@@ -214,8 +214,8 @@ func TestSysroot(t *testing.T) {
 	// A malformed cache is an error naming it; the audit goes on.
 	os.WriteFile(filepath.Join(root, "etc/ld.so.cache"), []byte(newCacheMagic+"\xff\xff\xff\xff"), 0o644)
 	rep = audit1(t, Options{Sysroot: root}, exe)
-	if !strings.Contains(rep.Error, "ld.so.cache") {
-		t.Errorf("malformed cache: error %q", rep.Error)
+	if !strings.Contains(rep.ErrorMessage(), "ld.so.cache") {
+		t.Errorf("malformed cache: error %v", rep.Error)
 	}
 }
 
@@ -251,5 +251,43 @@ func TestCopyRelocation(t *testing.T) {
 	}
 	if len(rep.Unresolved) != 1 || !strings.HasSuffix(rep.Unresolved[0].Relocation, "_COPY") {
 		t.Errorf("unresolved: %+v", rep.Unresolved)
+	}
+}
+
+// TestSkippedCandidates: a library the search finds but cannot take is
+// "not found" as ld.so says, and the report keeps why it was passed over.
+func TestSkippedCandidates(t *testing.T) {
+	gcc := needCC(t)
+	dir := t.TempDir()
+	foo := write(t, dir, "foo.c", "int foo(void){return 0;}\n")
+	lib := filepath.Join(dir, "lib", "libfoo.so")
+	os.MkdirAll(filepath.Dir(lib), 0o755)
+	cc(t, gcc, "-shared", "-fPIC", "-o", lib, foo)
+	exe := filepath.Join(dir, "app")
+	cc(t, gcc, "-o", exe, write(t, dir, "m.c", "int foo(void);\nint main(void){return foo();}\n"), "-L"+filepath.Dir(lib), "-lfoo", "-Wl,-rpath,$ORIGIN/lib")
+
+	os.WriteFile(lib, []byte("\x7fELF\x02\x01\x01"), 0o644)
+	rep := audit1(t, Options{}, exe)
+	if !rep.DiesAtStart || len(rep.Skipped) != 1 || !strings.HasPrefix(rep.Skipped[0], lib+": malformed ELF") {
+		t.Errorf("truncated candidate: dies %v, skipped %q", rep.DiesAtStart, rep.Skipped)
+	}
+
+	cross, err := exec.LookPath("aarch64-linux-gnu-gcc")
+	if err != nil {
+		t.Skip("aarch64-linux-gnu-gcc is not installed: no library of another architecture to skip")
+	}
+	cc(t, cross, "-shared", "-fPIC", "-o", lib, foo)
+	r := runReal(t, nil, exe)
+	rep = audit1(t, Options{}, exe)
+	if !rep.DiesAtStart || !strings.Contains(r.stderr, rep.Reason) {
+		t.Errorf("wrong architecture: audit %v %q; loader %q", rep.DiesAtStart, rep.Reason, r.stderr)
+	}
+	if want := lib + ": wrong architecture aarch64"; len(rep.Skipped) != 1 || rep.Skipped[0] != want {
+		t.Errorf("skipped %q, want %q", rep.Skipped, want)
+	}
+	// A library to dlopen that is not found says why, naming no flag.
+	rep = audit1(t, Options{Dlopen: []string{lib}}, exe)
+	if msg := rep.ErrorMessage(); !strings.Contains(msg, "skipped "+lib+": wrong architecture aarch64") || strings.Contains(msg, "--") {
+		t.Errorf("dlopen error %q", msg)
 	}
 }

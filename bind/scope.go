@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"errors"
 	"path"
 	"sync"
 )
@@ -17,8 +18,9 @@ type scope struct {
 }
 
 type missingLib struct {
-	name   string
-	needer *loaded
+	name    string
+	needer  *loaded
+	skipped []string // candidates passed over, with why
 }
 
 func newScope(root *loaded) *scope {
@@ -74,8 +76,12 @@ func (a *Auditor) fill(sc *scope) {
 			}
 			p, o, err := a.find(n, l, sc.list[0].obj)
 			if err != nil {
-				sc.missing = append(sc.missing, missingLib{n, l})
-				sc.byName[n] = &loaded{obj: &Object{}, name: n} // report once
+				var skipped []string
+				if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
+					skipped = nf.Skipped
+				}
+				sc.missing = append(sc.missing, missingLib{n, l, skipped})
+				sc.byName[n] = &loaded{obj: &object{}, name: n} // report once
 				continue
 			}
 			sc.add(&loaded{obj: o, name: p, origin: path.Dir(p), loader: l}, n)
@@ -89,14 +95,14 @@ func (sc *scope) provides(name, version string) bool {
 }
 
 // resolves reports whether the reference r of object self is resolved.
-func (sc *scope) resolves(r Ref, self *Object) bool {
+func (sc *scope) resolves(r reference, self *object) bool {
 	if r.copy {
 		return sc.providesExcept(r.Name, r.Version, self)
 	}
 	return sc.providesExcept(r.Name, r.Version, nil)
 }
 
-func (sc *scope) providesExcept(name, version string, skip *Object) bool {
+func (sc *scope) providesExcept(name, version string, skip *object) bool {
 	for _, l := range sc.list {
 		if l.obj != skip && l.obj.provides(name, version) {
 			return true
@@ -113,10 +119,10 @@ func (sc *scope) providesExcept(name, version string, skip *Object) bool {
 // run, not once per binary.
 type selfEntry struct {
 	once sync.Once
-	refs []Ref
+	refs []reference
 }
 
-func (a *Auditor) selfUnresolved(l *loaded) []Ref {
+func (a *Auditor) selfUnresolved(l *loaded) []reference {
 	a.selfMu.Lock()
 	e := a.self[l.obj]
 	if e == nil {

@@ -22,17 +22,17 @@ import (
 type objects struct {
 	mu     sync.Mutex
 	byPath map[string]*pathEntry
-	byKey  map[fileKey]*Object
+	byKey  map[fileKey]*object
 	parsed int // objects parsed, for tests and benchmarks
 }
 
 type pathEntry struct {
 	once sync.Once
-	obj  *Object
+	obj  *object
 	err  error
 }
 
-func (c *objects) get(host string) (*Object, error) {
+func (c *objects) get(host string) (*object, error) {
 	c.mu.Lock()
 	e := c.byPath[host]
 	if e == nil {
@@ -41,27 +41,28 @@ func (c *objects) get(host string) (*Object, error) {
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		f, err := openFile(host)
+		in, err := elfx.OpenInput(host, nil, make([]byte, 4096))
 		if err != nil {
 			e.err = err
 			return
 		}
-		defer f.close()
-		e.obj, e.err = c.parse(f, nil)
+		defer in.Close()
+		e.obj, e.err = c.parse(in)
 	})
 	return e.obj, e.err
 }
 
-// parse returns the object of the open file f, parsing it only when no
+// parse returns the object of the open file in, parsing it only when no
 // other path to the same file was parsed before.
-func (c *objects) parse(f *file, head []byte) (*Object, error) {
+func (c *objects) parse(in elfx.Input) (*object, error) {
+	key := fileKey{in.Dev, in.Ino}
 	c.mu.Lock()
-	o := c.byKey[f.key]
+	o := c.byKey[key]
 	c.mu.Unlock()
 	if o != nil {
 		return o, nil
 	}
-	o, err := f.parse(head)
+	o, err := parseInput(in)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +162,7 @@ func moreNames(todo []string) bool {
 
 // loaded is one object in a binary's load order.
 type loaded struct {
-	obj    *Object
+	obj    *object
 	name   string  // the path it was found at, inside the image
 	origin string  // $ORIGIN of the object
 	loader *loaded // the object whose DT_NEEDED brought it in
@@ -169,22 +170,23 @@ type loaded struct {
 
 // find searches for a DT_NEEDED name of l as ld.so's _dl_map_object does,
 // returning the path inside the image and the object. Candidates of another
-// machine or class are skipped.
-func (a *Auditor) find(name string, l *loaded, want *Object) (string, *Object, error) {
+// machine or class, and files that are not ELF libraries, are skipped; a
+// failed search is a *NotFoundError that says what was skipped and why.
+func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, error) {
+	nf := &NotFoundError{Name: name}
 	if strings.Contains(name, "$") {
 		// ld.so expands dynamic string tokens in DT_NEEDED too.
 		e, ok := expandTokens(name, l.origin, libDir(l.obj, a.multiarch), platform(l.obj))
 		if !ok {
-			return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+			return "", nil, nf
 		}
 		name = e
 	}
 	if strings.Contains(name, "/") {
-		o, err := a.open(name, want)
-		if err != nil {
-			return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+		if o, ok := a.try(name, want, nf); ok {
+			return name, o, nil
 		}
-		return name, o, nil
+		return "", nil, nf
 	}
 	var dirs []string
 	if !l.obj.HasRun {
@@ -195,40 +197,73 @@ func (a *Auditor) find(name string, l *loaded, want *Object) (string, *Object, e
 	}
 	dirs = append(dirs, a.libPath...)
 	dirs = append(dirs, a.expand(l.obj.Runpath, l)...)
-	if p, o, ok := a.probe(dirs, name, want); ok {
+	if p, o, ok := a.probe(dirs, name, want, nf); ok {
 		return p, o, nil
 	}
 	if !l.obj.NoDef {
 		if c := a.cache(); c != nil {
 			if p := c.Lookup(name, want.Machine, want.Class); p != "" {
-				if o, err := a.open(p, want); err == nil {
+				if o, ok := a.try(p, want, nf); ok {
 					return p, o, nil
 				}
 			}
 		}
-		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want); ok {
+		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want, nf); ok {
 			return p, o, nil
 		}
 	}
-	return "", nil, fmt.Errorf("%s: cannot open shared object file: No such file or directory", name)
+	return "", nil, nf
 }
 
-func (a *Auditor) probe(dirs []string, name string, want *Object) (string, *Object, bool) {
+// NotFoundError is a library no search found. Skipped lists the
+// candidates that exist but were passed over, with why, which ld.so
+// keeps to itself.
+type NotFoundError struct {
+	Name    string
+	Skipped []string // "/x/libfoo.so: wrong architecture aarch64"
+}
+
+func (e *NotFoundError) Error() string {
+	msg := e.Name + ": cannot open shared object file"
+	if len(e.Skipped) == 0 {
+		return msg + ": No such file or directory"
+	}
+	return msg + ": skipped " + strings.Join(e.Skipped, "; skipped ")
+}
+
+func (a *Auditor) probe(dirs []string, name string, want *object, nf *NotFoundError) (string, *object, bool) {
 	for _, d := range dirs {
 		if d == "" {
 			d = "." // an empty entry means the working directory
 		}
 		p := path.Join(d, name)
-		if o, err := a.open(p, want); err == nil {
+		if o, ok := a.try(p, want, nf); ok {
 			return p, o, true
 		}
 	}
 	return "", nil, false
 }
 
-// open loads the object at p (inside the image) when it matches want's
-// machine, class and byte order.
-func (a *Auditor) open(p string, want *Object) (*Object, error) {
+// try opens the candidate p; a candidate that exists but is not taken is
+// added to nf.Skipped with the reason.
+func (a *Auditor) try(p string, want *object, nf *NotFoundError) (*object, bool) {
+	o, err := a.open(p, want)
+	if err == nil {
+		return o, true
+	}
+	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+		h, herr := a.host(p)
+		if herr != nil {
+			h = p
+		}
+		nf.Skipped = append(nf.Skipped, p+": "+elfx.Message(h, err))
+	}
+	return nil, false
+}
+
+// open loads the object at p (inside the image) when it is a library of
+// want's machine, class and byte order (any, when want is nil).
+func (a *Auditor) open(p string, want *object) (*object, error) {
 	h, err := a.host(p)
 	if err != nil {
 		return nil, err
@@ -237,8 +272,11 @@ func (a *Auditor) open(p string, want *Object) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Kind == elfx.DebugInfo {
+		return nil, errors.New("a separate debug file, with no code")
+	}
 	if want != nil && (o.Machine != want.Machine || o.Class != want.Class || o.Data != want.Data) {
-		return nil, errWrongArch
+		return nil, fmt.Errorf("wrong architecture %s", o.Arch)
 	}
 	return o, nil
 }
@@ -300,33 +338,10 @@ func isNameByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// multiarchTriplet is the Debian directory name of a machine's libraries.
-func multiarchTriplet(o *Object) string {
-	switch o.Arch {
-	case "x86_64":
-		return "x86_64-linux-gnu"
-	case "i386":
-		return "i386-linux-gnu"
-	case "aarch64":
-		return "aarch64-linux-gnu"
-	case "arm":
-		return "arm-linux-gnueabihf"
-	case "ppc64le":
-		return "powerpc64le-linux-gnu"
-	case "s390x":
-		return "s390x-linux-gnu"
-	case "riscv64":
-		return "riscv64-linux-gnu"
-	case "x32":
-		return "x86_64-linux-gnux32"
-	}
-	return ""
-}
-
 // libDir is what $LIB expands to: the multiarch directory on Debian-style
 // images, lib64 or lib elsewhere.
-func libDir(o *Object, multiarch bool) string {
-	if t := multiarchTriplet(o); multiarch && t != "" {
+func libDir(o *object, multiarch bool) string {
+	if t := elfx.Multiarch(o.Machine, o.Class, o.Data); multiarch && t != "" {
 		return "lib/" + t
 	}
 	if o.Class == elf.ELFCLASS64 && o.Arch != "aarch64" && o.Arch != "riscv64" {
@@ -336,7 +351,7 @@ func libDir(o *Object, multiarch bool) string {
 }
 
 // platform is AT_PLATFORM, what $PLATFORM expands to.
-func platform(o *Object) string {
+func platform(o *object) string {
 	switch o.Arch {
 	case "i386":
 		return "i686"
@@ -350,9 +365,9 @@ func platform(o *Object) string {
 // the multiarch directories on Debian-style images, then the lib64 (or
 // lib) directories other distributions use. Candidates of another class in
 // the extra directories are skipped like any other mismatch.
-func defaultDirs(o *Object, multiarch bool) []string {
+func defaultDirs(o *object, multiarch bool) []string {
 	var dirs []string
-	if t := multiarchTriplet(o); multiarch && t != "" {
+	if t := elfx.Multiarch(o.Machine, o.Class, o.Data); multiarch && t != "" {
 		dirs = append(dirs, "/lib/"+t, "/usr/lib/"+t)
 	}
 	if o.Class == elf.ELFCLASS64 {
@@ -363,9 +378,10 @@ func defaultDirs(o *Object, multiarch bool) []string {
 	return append(dirs, "/lib", "/usr/lib")
 }
 
-// loadCache reads the image's ld.so.cache once. A missing cache is normal
+// cache reads the image's ld.so.cache once (or the file Options.CacheFile
+// names) and returns it, nil when there is none. A missing cache is normal
 // (the search goes on without it); a malformed one is an error.
-func (a *Auditor) cache() *Cache {
+func (a *Auditor) cache() *ldCache {
 	a.cacheOnce.Do(func() {
 		p := a.cachePath
 		var err error
@@ -382,7 +398,7 @@ func (a *Auditor) cache() *Cache {
 			}
 			return
 		}
-		a.ldcache, a.cacheErr = ParseCache(b)
+		a.ldcache, a.cacheErr = parseCache(b)
 		if a.cacheErr != nil {
 			a.cacheErr = fmt.Errorf("%s: %w", p, a.cacheErr)
 		}
@@ -392,17 +408,17 @@ func (a *Auditor) cache() *Cache {
 
 // readBounded reads a whole small file, refusing anything larger than max.
 func readBounded(p string, max int64) ([]byte, error) {
-	f, err := openFile(p)
+	in, err := elfx.OpenInput(p, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer f.close()
-	if f.size > max {
+	defer in.Close()
+	if in.Size > max {
 		return nil, fmt.Errorf("%s: larger than %d bytes", p, max)
 	}
-	b := make([]byte, f.size)
-	if _, err := elfx.FD(f.fd).ReadAt(b, 0); err != nil {
-		return nil, err
+	b := make([]byte, in.Size)
+	if _, err := in.FD.ReadAt(b, 0); err != nil {
+		return nil, &os.PathError{Op: "read", Path: p, Err: err}
 	}
 	return b, nil
 }

@@ -36,7 +36,7 @@ func TestExpandTokens(t *testing.T) {
 }
 
 func TestDefaultDirsOrder(t *testing.T) {
-	o := &Object{Arch: "x86_64", Class: elf.ELFCLASS64}
+	o := &object{Arch: "x86_64", Machine: elf.EM_X86_64, Class: elf.ELFCLASS64, Data: elf.ELFDATA2LSB}
 	got := strings.Join(defaultDirs(o, true), ":")
 	// ld.so --help on Debian: multiarch first, then /lib, /usr/lib.
 	want := "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:/lib:/usr/lib"
@@ -53,7 +53,7 @@ func TestSystemCache(t *testing.T) {
 	if err != nil {
 		t.Skipf("no /etc/ld.so.cache here: %v", err)
 	}
-	c, err := ParseCache(b)
+	c, err := parseCache(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func cacheImage(entries [][2]string, flags uint32) []byte {
 
 func TestParseCacheSynthetic(t *testing.T) {
 	img := cacheImage([][2]string{{"libfoo.so.1", "/opt/lib/libfoo.so.1"}, {"libbar.so.2", "/lib/libbar.so.2"}}, 0x0303)
-	c, err := ParseCache(img)
+	c, err := parseCache(img)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestParseCacheSynthetic(t *testing.T) {
 	}
 	// Old format alone: strings after the 12-byte entries.
 	old := []byte(oldCacheMagic + "\x00" + "\x01\x00\x00\x00" + "\x03\x03\x00\x00" + "\x00\x00\x00\x00" + "\x08\x00\x00\x00" + "libx.so\x00/l/libx.so\x00")
-	c, err = ParseCache(old)
+	c, err = parseCache(old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestParseCacheMalformed(t *testing.T) {
 		if strings.HasPrefix(name, "truncated") && len(b) >= 48+24 && b[len(b)-1] == 0 {
 			continue // may be a valid prefix
 		}
-		if _, err := ParseCache(b); err == nil {
+		if _, err := parseCache(b); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
@@ -158,4 +158,24 @@ func patch(b []byte, off int, v uint32) []byte {
 func runtimeIsAmd64() bool {
 	b, err := os.ReadFile("/proc/sys/kernel/arch")
 	return err == nil && strings.TrimSpace(string(b)) == "x86_64"
+}
+
+// TestRelocNames: types debug/elf lacks or misnames get the psABI name.
+func TestRelocNames(t *testing.T) {
+	for _, tc := range []struct {
+		m    elf.Machine
+		t    uint32
+		want string
+	}{
+		{elf.EM_X86_64, uint32(elf.R_X86_64_JMP_SLOT), "R_X86_64_JUMP_SLOT"},
+		{elf.EM_X86_64, uint32(elf.R_X86_64_TLSDESC), "R_X86_64_TLSDESC"},
+		{elf.EM_ARM, uint32(rARMTLSDesc), "R_ARM_TLS_DESC"},
+		{elf.EM_S390, uint32(r390IRelative), "R_390_IRELATIVE"},
+		{elf.EM_RISCV, uint32(rRISCVIRelative), "R_RISCV_IRELATIVE"},
+		{elf.EM_68K, 5, "type 5"},
+	} {
+		if got := relocName(tc.m, tc.t); got != tc.want {
+			t.Errorf("relocName(%v, %d) = %s, want %s", tc.m, tc.t, got, tc.want)
+		}
+	}
 }

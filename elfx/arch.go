@@ -61,3 +61,49 @@ func ArchName(m elf.Machine, class elf.Class, data elf.Data) string {
 	}
 	return m.String()
 }
+
+// gnuTriples maps Arch names to GNU target triples as Debian names its
+// cross compilers (arm-linux-gnueabihf-gcc). 32-bit arm is taken to be
+// the hard-float ABI, the one every current distribution ships.
+var gnuTriples = map[string]string{
+	"x86_64":      "x86_64-linux-gnu",
+	"x32":         "x86_64-linux-gnux32",
+	"i386":        "i686-linux-gnu",
+	"aarch64":     "aarch64-linux-gnu",
+	"aarch64_be":  "aarch64_be-linux-gnu",
+	"arm":         "arm-linux-gnueabihf",
+	"armeb":       "armeb-linux-gnueabihf",
+	"ppc64le":     "powerpc64le-linux-gnu",
+	"ppc64":       "powerpc64-linux-gnu",
+	"ppc":         "powerpc-linux-gnu",
+	"s390x":       "s390x-linux-gnu",
+	"s390":        "s390-linux-gnu",
+	"riscv64":     "riscv64-linux-gnu",
+	"riscv32":     "riscv32-linux-gnu",
+	"mips":        "mips-linux-gnu",
+	"mipsel":      "mipsel-linux-gnu",
+	"mips64":      "mips64-linux-gnuabi64",
+	"mips64el":    "mips64el-linux-gnuabi64",
+	"loongarch64": "loongarch64-linux-gnu",
+	"sparc64":     "sparc64-linux-gnu",
+}
+
+// Triple is the GNU target triple of a machine, class and byte order: the
+// prefix of its cross compiler and binutils (x86_64-linux-gnu,
+// aarch64-linux-gnu, arm-linux-gnueabihf, i686-linux-gnu,
+// powerpc64le-linux-gnu, s390x-linux-gnu, riscv64-linux-gnu), or "" for a
+// machine without a Linux GNU toolchain name here.
+func Triple(m elf.Machine, class elf.Class, data elf.Data) string {
+	return gnuTriples[ArchName(m, class, data)]
+}
+
+// Multiarch is the Debian multiarch name of a machine, class and byte
+// order: the directory its libraries live in (/usr/lib/<Multiarch>). It
+// is the Triple, except on 32-bit x86, whose libraries live in
+// i386-linux-gnu while its compiler is i686-linux-gnu-gcc.
+func Multiarch(m elf.Machine, class elf.Class, data elf.Data) string {
+	if m == elf.EM_386 {
+		return "i386-linux-gnu"
+	}
+	return Triple(m, class, data)
+}

@@ -3,6 +3,7 @@ package elfx
 import (
 	"debug/elf"
 	"strings"
+	"unsafe"
 )
 
 // Dynamic is the decoded dynamic section. Address-valued tags are kept as
@@ -163,12 +164,9 @@ func (f *File) DynString(i uint64) (string, error) {
 	if i >= uint64(size) {
 		return "", formatErr(off, "string offset %d outside the %d-byte dynamic string table", i, size)
 	}
-	if f.dynstr != nil {
-		b := f.dynstr[i:]
-		for j, c := range b {
-			if c == 0 {
-				return string(b[:j]), nil
-			}
+	if f.dynstrSet {
+		if j := strings.IndexByte(f.dynstr[i:], 0); j >= 0 {
+			return f.dynstr[i : i+uint64(j)], nil
 		}
 		return "", formatErr(off+int64(i), "string not terminated inside its table")
 	}
@@ -178,13 +176,18 @@ func (f *File) DynString(i uint64) (string, error) {
 // loadDynstr reads the whole dynamic string table once, for callers that
 // look up thousands of names (symbols).
 func (f *File) loadDynstr() error {
-	if f.dynstr != nil {
+	if f.dynstrSet {
 		return nil
 	}
 	off, size, err := f.strtab()
 	if err != nil {
 		return err
 	}
-	f.dynstr, err = f.rd.fresh(off, size)
-	return err
+	b, err := f.rd.fresh(off, size)
+	if err != nil {
+		return err
+	}
+	// b is fresh and never written again: the string may share it.
+	f.dynstr, f.dynstrSet = unsafe.String(unsafe.SliceData(b), len(b)), true
+	return nil
 }

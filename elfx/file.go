@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"io"
-	"os"
 )
 
 // File is an ELF file opened for lazy reading. It is not safe for
@@ -44,7 +43,10 @@ type File struct {
 	defsErr  error
 	defsOK   bool
 	nsyms    int64
-	dynstr   []byte
+	// dynstr is the whole dynamic string table once symbols are read;
+	// every name is a substring of it, so names cost no copies.
+	dynstr    string
+	dynstrSet bool
 }
 
 // Prog is one program header.
@@ -77,25 +79,16 @@ func IsELF(b []byte) bool { return len(b) >= 4 && bytes.Equal(b[:4], []byte(elf.
 // Open opens the named file. It refuses anything but a regular file, so a
 // FIFO or device named on the command line is never read.
 func Open(path string) (*File, error) {
-	fd, err := os.OpenFile(path, os.O_RDONLY|syscallNonblock, 0)
+	in, err := OpenInput(path, nil, make([]byte, chunkSize))
 	if err != nil {
 		return nil, err
 	}
-	st, err := fd.Stat()
+	f, err := NewFileHead(in.FD, in.Size, in.Head)
 	if err != nil {
-		fd.Close()
+		in.Close()
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		fd.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: errNotRegular}
-	}
-	f, err := NewFile(fd, st.Size())
-	if err != nil {
-		fd.Close()
-		return nil, err
-	}
-	f.closer = fd
+	f.closer = in
 	return f, nil
 }
 

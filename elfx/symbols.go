@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"debug/elf"
+	"strings"
 )
 
 // Symbol is one dynamic symbol with its version resolved.
@@ -59,6 +60,10 @@ func (s Symbol) Exported() bool {
 func (s Symbol) VersionNode() bool {
 	return s.Section == elf.SHN_ABS && s.Value == 0 && s.Version != "" && s.Name == s.Version
 }
+
+// versymHidden is the VERSYM_HIDDEN bit of a versym entry (and of a
+// vna_other): the symbol is not its name's default version.
+const versymHidden = 0x8000
 
 // STB_GNU_UNIQUE is the GNU binding for a C++ symbol that must have one
 // definition per process; debug/elf calls it only STB_LOOS.
@@ -226,6 +231,12 @@ func (f *File) Symbols() ([]Symbol, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Names are substrings of the string table, but whatever a caller
+	// builds from them (name@VERSION) costs their total length, which a
+	// hostile file can make quadratic: every symbol naming the start of
+	// one long string. Linkers share only suffixes and the names of
+	// several versions of one symbol, so real files stay near 1×.
+	budget := nameAmplification*int64(len(f.dynstr)) + 1<<20
 	syms := make([]Symbol, n)
 	for i := range syms {
 		e := raw[int64(i)*es:]
@@ -247,10 +258,13 @@ func (f *File) Symbols() ([]Symbol, error) {
 			return nil, formatErr(off+int64(i)*es, "symbol %d name offset %d outside the string table", i, name)
 		}
 		s.Name = cstr(f.dynstr[name:])
+		if budget -= int64(len(s.Name)); budget < 0 {
+			return nil, formatErr(off+int64(i)*es, "symbol names overlap: %d symbols' names add up to more than %d× their %d-byte string table", n, nameAmplification, len(f.dynstr))
+		}
 		if versym != nil {
 			v := versym[i]
-			s.VersionIndex = v & 0x7fff
-			s.Default = v&0x8000 == 0 && s.VersionIndex >= 2 && !s.Undefined()
+			s.VersionIndex = v &^ versymHidden
+			s.Default = v&versymHidden == 0 && s.VersionIndex >= 2 && !s.Undefined()
 			if vn, ok := names[s.VersionIndex]; ok {
 				s.Version, s.Library = vn.name, vn.lib
 			}
@@ -259,14 +273,18 @@ func (f *File) Symbols() ([]Symbol, error) {
 	return syms, nil
 }
 
-func cstr(b []byte) string {
-	for i, c := range b {
-		if c == 0 {
-			return string(b[:i])
-		}
+// cstr is s up to its first NUL (all of s when there is none).
+func cstr(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
 	}
-	return string(b)
+	return s
 }
+
+// nameAmplification bounds the total length of all symbol names against
+// the size of the string table they are read from (plus 1 MiB, for small
+// tables): real files stay under 2×.
+const nameAmplification = 4
 
 type verName struct{ name, lib string }
 
@@ -279,7 +297,7 @@ func (f *File) versionNames() (map[uint16]verName, error) {
 	}
 	for _, n := range needs {
 		for _, v := range n.Versions {
-			m[v.Index&0x7fff] = verName{v.Name, n.File}
+			m[v.Index&^versymHidden] = verName{v.Name, n.File}
 		}
 	}
 	defs, err := f.VersionDefs()

@@ -1,20 +1,21 @@
 package floor
 
 import (
-	"debug/elf"
+	"fmt"
 	"sort"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/errjson"
 	"github.com/abifloor/abifloor/symver"
 )
 
 // FileReport is what Scan says about one file. Field names are part of
 // the JSON contract (docs/json.md).
 type FileReport struct {
-	Path   string `json:"path"`
-	Arch   string `json:"arch,omitempty"`
-	Kind   string `json:"kind,omitempty"`
-	Soname string `json:"soname,omitempty"`
+	Path   string    `json:"path"`
+	Arch   string    `json:"arch,omitempty"`
+	Kind   elfx.Kind `json:"kind,omitempty"`
+	Soname string    `json:"soname,omitempty"`
 	// Needed is DT_NEEDED, in load order.
 	Needed []string `json:"needed,omitempty"`
 	// Floors maps a namespace to the highest version required; nil when
@@ -28,8 +29,22 @@ type FileReport struct {
 	Notes []string `json:"notes,omitempty"`
 	// Why maps a namespace to the symbols that require its floor; only
 	// filled when asked for.
-	Why   map[string][]string `json:"why,omitempty"`
-	Error string              `json:"error"`
+	Why map[string][]string `json:"why,omitempty"`
+	// Error is why the file could not be read (nil when it was). It
+	// unwraps to an *os.PathError or an *elfx.FormatError; the JSON
+	// carries ErrorMessage.
+	Error error `json:"-"`
+}
+
+// ErrorMessage is the text of Error without the path the report shows
+// beside it ("" when there is no error).
+func (r FileReport) ErrorMessage() string { return elfx.Message(r.Path, r.Error) }
+
+// MarshalJSON writes the report with "error" as ErrorMessage, so the JSON
+// names the file once, in "path" (docs/json.md).
+func (r FileReport) MarshalJSON() ([]byte, error) {
+	type plain FileReport
+	return errjson.Marshal(plain(r), r.ErrorMessage(), false)
 }
 
 // Need is the set of versions required from one library.
@@ -47,41 +62,26 @@ type Violation struct {
 	Symbols   []string `json:"symbols"`
 }
 
-// Kind names what an ELF file is.
-func Kind(f *elfx.File) string {
-	switch f.Type {
-	case elf.ET_EXEC:
-		if f.Dynamic == nil {
-			return "static-executable"
-		}
-		return "executable"
-	case elf.ET_DYN:
-		if f.Interp != "" {
-			return "pie-executable"
-		}
-		if f.Dynamic == nil {
-			return "static-pie"
-		}
-		return "shared-library"
-	case elf.ET_REL:
-		return "object"
-	case elf.ET_CORE:
-		return "core"
-	}
-	return f.Type.String()
+// FileOptions say what Analyze reads besides the version tables.
+type FileOptions struct {
+	// Why names the symbols behind every floor (reads the symbol table).
+	Why bool
+	// Limits, when set, make Analyze return the floors above them as
+	// violations, each naming its symbols.
+	Limits Limits
 }
 
-// Analyze computes the floors of f. With why set it also reads the
-// symbols behind each floor; with limits set, it returns the violations,
-// each naming its symbols.
-func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []Violation) {
-	r := FileReport{Path: path, Arch: f.Arch(), Kind: Kind(f)}
+// Analyze computes the floors of f, the file at path, and what opt asks
+// for besides.
+func Analyze(f *elfx.File, path string, opt FileOptions) (FileReport, []Violation) {
+	why, limits := opt.Why, opt.Limits
+	r := FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind()}
 	if f.Dynamic != nil {
 		r.Soname, r.Needed = f.Dynamic.Soname, f.Dynamic.Needed
 	}
 	needs, err := f.VersionNeeds()
 	if err != nil {
-		r.Error = err.Error()
+		r.Error = fmt.Errorf("%s: %w", path, err)
 		return r, nil
 	}
 	r.Floors = map[string]string{}
@@ -97,7 +97,7 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 				raise(r.Floors, ns, ver)
 			} else if symver.IsPrivate(v.Name) {
 				r.Notes = append(r.Notes, "needs "+v.Name+" from "+n.File+": private interfaces change between builds, so this file loads only with the exact library it was built against")
-			} else if m, ok := LookupMarker(v.Name); ok && m.Namespace != "" {
+			} else if m, ok := markers[v.Name]; ok && m.Namespace != "" {
 				raise(r.Floors, m.Namespace, m.Version)
 				implied = append(implied, implication{v.Name, m.Namespace, m.Version})
 				r.Notes = append(r.Notes, v.Name+" raises "+m.Namespace+" to "+m.Version+": "+m.Why)
@@ -133,7 +133,7 @@ func Analyze(f *elfx.File, path string, why bool, limits Limits) (FileReport, []
 	syms, err := f.Symbols()
 	if err != nil {
 		// The floors stand; only the explanation is missing.
-		r.Error = "reading symbols: " + err.Error()
+		r.Error = fmt.Errorf("%s: reading symbols: %w", path, err)
 		return r, viol
 	}
 	if why {
@@ -220,8 +220,8 @@ func sortVersions(vs []string) {
 	})
 }
 
-// Merge raises the tree-wide floors dst to cover src.
-func Merge(dst, src map[string]string) {
+// merge raises the tree-wide floors dst to cover src.
+func merge(dst, src map[string]string) {
 	for ns, v := range src {
 		raise(dst, ns, v)
 	}

@@ -2,14 +2,18 @@ package floor
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/symver"
 )
@@ -21,7 +25,7 @@ func analyzeFile(t *testing.T, path string, why bool, limits Limits) (FileReport
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return Analyze(f, path, why, limits)
+	return Analyze(f, path, FileOptions{Why: why, Limits: limits})
 }
 
 const pinnedC = `
@@ -57,8 +61,8 @@ func TestPinnedFloors(t *testing.T) {
 			}
 			lib := fixture.Build(t, tc.cc, t.TempDir(), "pin.c", pinnedC, "libpin.so", args...)
 			r, viol := analyzeFile(t, lib, true, nil)
-			if r.Error != "" || r.Floors["GLIBC"] != tc.floor {
-				t.Fatalf("floors %v (error %q), want GLIBC %s", r.Floors, r.Error, tc.floor)
+			if r.Error != nil || r.Floors["GLIBC"] != tc.floor {
+				t.Fatalf("floors %v (error %v), want GLIBC %s", r.Floors, r.Error, tc.floor)
 			}
 			if len(viol) != 0 {
 				t.Fatalf("violations without limits: %v", viol)
@@ -95,7 +99,7 @@ func TestCxxFloors(t *testing.T) {
 		t.Run(cc, func(t *testing.T) {
 			lib := fixture.Build(t, cc, t.TempDir(), "greet.cc", cxxSrc, "libgreet.so", "-shared", "-fPIC", "-O1")
 			r, _ := analyzeFile(t, lib, true, nil)
-			if r.Error != "" {
+			if r.Error != nil {
 				t.Fatal(r.Error)
 			}
 			if symver.Compare(r.Floors["GLIBCXX"], "3.4.21") < 0 || symver.Compare(r.Floors["CXXABI"], "1.3") < 0 {
@@ -151,8 +155,18 @@ func TestScanTree(t *testing.T) {
 	if len(paths) != 2 || paths[0] != "broken.so" || (paths[1] != "liba.so" && paths[1] != "libb.so") {
 		t.Fatalf("files %v", paths)
 	}
-	if res.Files[0].Error == "" || res.Files[0].Floors != nil {
-		t.Errorf("broken.so: error %q floors %v", res.Files[0].Error, res.Files[0].Floors)
+	broken := res.Files[0]
+	var fe *elfx.FormatError
+	if !errors.As(broken.Error, &fe) || broken.Floors != nil {
+		t.Errorf("broken.so: error %v (want an *elfx.FormatError), floors %v", broken.Error, broken.Floors)
+	}
+	// The JSON names the file once, in "path".
+	b, err := json.Marshal(broken)
+	must(t, err)
+	var back struct{ Path, Error string }
+	must(t, json.Unmarshal(b, &back))
+	if back.Path != broken.Path || !strings.HasPrefix(back.Error, "malformed ELF: ") {
+		t.Errorf("JSON %s", b)
 	}
 	if res.Stats.Errors != 1 || res.Stats.Symlinks != 1 || res.Stats.HardDups != 1 {
 		t.Errorf("stats %+v", res.Stats)
@@ -166,5 +180,24 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestNameBomb (issue 10, item 4): scan --why of a small file whose
+// symbol names all point at one long string costs what the file costs,
+// and reports it as malformed.
+func TestNameBomb(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb.so")
+	must(t, os.WriteFile(p, elfgen.NameBomb(10000, 128<<10), 0o644))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := Scan(context.Background(), []string{p}, Options{Why: true})
+	runtime.ReadMemStats(&after)
+	var fe *elfx.FormatError
+	if len(res.Files) != 1 || !errors.As(res.Files[0].Error, &fe) {
+		t.Fatalf("files %+v", res.Files)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<20 {
+		t.Errorf("scan --why of a 400 KB file allocated %d MB", n>>20)
 	}
 }

@@ -1,23 +1,16 @@
 package floor
 
-// Marker is a non-numeric version name with a documented effect on a floor.
-type Marker struct {
-	Name      string
+// marker is a non-numeric version name with a documented effect on a floor.
+type marker struct {
 	Namespace string // the floor it raises, or ""
 	Version   string // the version it implies
 	Why       string
 }
 
 // markers lists non-numeric version names that imply a numeric floor.
-var markers = map[string]Marker{
+var markers = map[string]marker{
 	"GLIBC_ABI_DT_RELR": {
-		Name: "GLIBC_ABI_DT_RELR", Namespace: "GLIBC", Version: "2.36",
+		Namespace: "GLIBC", Version: "2.36",
 		Why: "DT_RELR relocations: the dynamic loader learned them in glibc 2.36",
 	},
-}
-
-// LookupMarker returns the effect of a non-numeric version name.
-func LookupMarker(name string) (Marker, bool) {
-	m, ok := markers[name]
-	return m, ok
 }

@@ -26,7 +26,7 @@ func TestAgreesWithObjdump(t *testing.T) {
 	var paths []string
 	byPath := map[string]FileReport{}
 	for _, f := range res.Files {
-		if f.Error == "" {
+		if f.Error == nil {
 			paths = append(paths, f.Path)
 			byPath[f.Path] = f
 		}
@@ -43,7 +43,7 @@ func TestAgreesWithObjdump(t *testing.T) {
 			for _, v := range versions {
 				if ns, ver, ok := symver.Split(v); ok {
 					raise(want, ns, ver)
-				} else if m, ok := LookupMarker(v); ok {
+				} else if m, ok := markers[v]; ok {
 					raise(want, m.Namespace, m.Version)
 				}
 			}

@@ -2,13 +2,9 @@ package floor
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/walk"
@@ -92,13 +88,13 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		}
 		res.Files = append(res.Files, it.rep)
 		res.Violations = append(res.Violations, it.viol...)
-		if it.rep.Error != "" {
+		if it.rep.Error != nil {
 			res.Stats.Errors++
 		}
 		if it.rep.Floors != nil {
-			Merge(res.Floors, it.rep.Floors)
+			merge(res.Floors, it.rep.Floors)
 		}
-		if it.rep.Arch != "" || it.rep.Error == "" {
+		if it.rep.Arch != "" || it.rep.Error == nil {
 			res.Stats.ELF++
 		}
 	}
@@ -113,57 +109,31 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 // scanOne reads one file. Walk errors and read errors of files that might
 // be ELF are reported (isELF true, so they are listed); files that are not
 // ELF are dropped.
-func scanOne(wf walk.File, head []byte, opt Options) (item, bool) {
+func scanOne(wf walk.File, buf []byte, opt Options) (item, bool) {
 	it := item{rep: FileReport{Path: wf.Path}}
 	if wf.Err != nil {
-		it.rep.Error = wf.Err.Error()
+		it.rep.Error = wf.Err
 		return it, true
 	}
-	fd, err := unix.Open(wf.Path, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-	if err != nil {
-		it.rep.Error = (&os.PathError{Op: "open", Path: wf.Path, Err: err}).Error()
-		return it, true
-	}
-	defer unix.Close(fd)
 	// The walker has read the head of files inside trees; a path named
 	// on the command line is read here.
-	if wf.Head != nil {
-		head = wf.Head
-	} else {
-		n, err := unix.Pread(fd, head, 0)
-		if err != nil {
-			it.rep.Error = (&os.PathError{Op: "read", Path: wf.Path, Err: err}).Error()
-			return it, true
-		}
-		head = head[:max(n, 0)]
+	in, err := elfx.OpenInput(wf.Path, wf.Head, buf)
+	if err != nil {
+		it.rep.Error = err
+		return it, true
 	}
-	if !elfx.IsELF(head) {
+	defer in.Close()
+	if !in.IsELF() {
 		return it, false
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		it.rep.Error = (&os.PathError{Op: "stat", Path: wf.Path, Err: err}).Error()
-		return it, true
+	if in.Links > 1 {
+		it.link = hardLink{in.Dev, in.Ino}
 	}
-	if st.Nlink > 1 {
-		it.link = hardLink{uint64(st.Dev), st.Ino}
-	}
-	f, err := elfx.NewFileHead(elfx.FD(fd), st.Size, head)
+	f, err := in.ELF()
 	if err != nil {
-		it.rep.Error = fileErr(wf.Path, err)
+		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true
 	}
-	it.rep, it.viol = Analyze(f, wf.Path, opt.Why, opt.Limits)
-	if it.rep.Error != "" {
-		it.rep.Error = wf.Path + ": " + it.rep.Error
-	}
+	it.rep, it.viol = Analyze(f, wf.Path, FileOptions{Why: opt.Why, Limits: opt.Limits})
 	return it, true
-}
-
-func fileErr(path string, err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return err.Error()
-	}
-	return fmt.Sprintf("%s: %v", path, err)
 }

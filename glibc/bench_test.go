@@ -17,3 +17,13 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadArch is what every abifloor cc run pays: one architecture,
+// with its symbols, from the embedded database.
+func BenchmarkLoadArch(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		if _, err := LoadArch("x86_64", true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

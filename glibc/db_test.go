@@ -2,6 +2,7 @@ package glibc
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -11,36 +12,26 @@ func TestSelectLib(t *testing.T) {
 		Soname:   "libc.so.6",
 		Versions: []string{"GLIBC_2.2.5", "GLIBC_2.14", "GLIBC_2.34"},
 		Defs: []Def{
-			{Name: "memcpy", Version: "GLIBC_2.2.5", Kind: Func},
-			{Name: "memcpy", Version: "GLIBC_2.14", Kind: Func, Default: true},
-			{Name: "matherr", Version: "GLIBC_2.2.5", Kind: Func}, // compat only
-			{Name: "pthread_create", Version: "GLIBC_2.2.5", Kind: Func, Since: "2.34"},
-			{Name: "pthread_create", Version: "GLIBC_2.34", Kind: Func, Default: true},
-			{Name: "old", Version: "GLIBC_2.2.5", Kind: Func, Default: true, Until: "2.14"},
+			{Name: "memcpy", Version: "GLIBC_2.2.5", Kind: Func, DefaultIn: Span{Until: "2.14"}},
+			{Name: "memcpy", Version: "GLIBC_2.14", Kind: Func},
+			{Name: "matherr", Version: "GLIBC_2.2.5", Kind: Func, DefaultIn: Span{Until: "2.27"}},
+			{Name: "pthread_create", Version: "GLIBC_2.2.5", Kind: Func, In: Span{From: "2.34"}, DefaultIn: Never},
+			{Name: "pthread_create", Version: "GLIBC_2.34", Kind: Func},
+			{Name: "old", Version: "GLIBC_2.2.5", Kind: Func, In: Span{Until: "2.14"}, DefaultIn: Span{Until: "2.14"}},
 		},
 	}
 	tests := []struct {
 		target string
 		want   string // sorted name@VER / name@@VER
 	}{
-		{"2.2.5", "matherr@GLIBC_2.2.5 memcpy@@GLIBC_2.2.5 old@@GLIBC_2.2.5"},
-		{"2.13", "matherr@GLIBC_2.2.5 memcpy@@GLIBC_2.2.5 old@@GLIBC_2.2.5"},
-		{"2.14", "matherr@GLIBC_2.2.5 memcpy@@GLIBC_2.14 memcpy@GLIBC_2.2.5"},
-		{"2.17", "matherr@GLIBC_2.2.5 memcpy@@GLIBC_2.14 memcpy@GLIBC_2.2.5"},
+		{"2.2.5", "matherr@@GLIBC_2.2.5 memcpy@@GLIBC_2.2.5 old@@GLIBC_2.2.5"},
+		{"2.13", "matherr@@GLIBC_2.2.5 memcpy@@GLIBC_2.2.5 old@@GLIBC_2.2.5"},
+		{"2.14", "matherr@@GLIBC_2.2.5 memcpy@@GLIBC_2.14 memcpy@GLIBC_2.2.5"},
+		{"2.27", "matherr@GLIBC_2.2.5 memcpy@@GLIBC_2.14 memcpy@GLIBC_2.2.5"},
 		{"2.34", "matherr@GLIBC_2.2.5 memcpy@@GLIBC_2.14 memcpy@GLIBC_2.2.5 pthread_create@@GLIBC_2.34 pthread_create@GLIBC_2.2.5"},
 	}
 	for _, tt := range tests {
-		s := SelectLib(lib, tt.target)
-		var got []string
-		for _, sym := range s.Syms {
-			at := "@"
-			if sym.IsDefault {
-				at = "@@"
-			}
-			got = append(got, sym.Name+at+sym.Version)
-		}
-		sortStrings(got)
-		if g := strings.Join(got, " "); g != tt.want {
+		if g := strings.Join(stubStrings(SelectLib(lib, tt.target)), " "); g != tt.want {
 			t.Errorf("target %s:\n got %s\nwant %s", tt.target, g, tt.want)
 		}
 	}
@@ -49,14 +40,43 @@ func TestSelectLib(t *testing.T) {
 	}
 }
 
-func sortStrings(s []string) {
-	for i := range s {
-		for j := i + 1; j < len(s); j++ {
-			if s[j] < s[i] {
-				s[i], s[j] = s[j], s[i]
+func TestSpan(t *testing.T) {
+	for _, tt := range []struct {
+		s     Span
+		in    []string
+		notIn []string
+	}{
+		{Span{}, []string{"2.0", "2.41"}, nil},
+		{Span{Until: "2.34"}, []string{"2.17", "2.33"}, []string{"2.34", "2.41"}},
+		{Span{From: "2.17", Until: "2.34"}, []string{"2.17", "2.33"}, []string{"2.16", "2.2.5", "2.34"}},
+		{Never, nil, []string{"0", "2.17", "2.41"}},
+	} {
+		for _, r := range tt.in {
+			if !tt.s.Has(r) {
+				t.Errorf("%+v lacks %s", tt.s, r)
+			}
+		}
+		for _, r := range tt.notIn {
+			if tt.s.Has(r) {
+				t.Errorf("%+v has %s", tt.s, r)
 			}
 		}
 	}
+}
+
+// stubStrings writes a stub's symbols as lib-less name@VER / name@@VER,
+// sorted.
+func stubStrings(s StubLib) []string {
+	var out []string
+	for _, sym := range s.Syms {
+		at := "@"
+		if sym.Default {
+			at = "@@"
+		}
+		out = append(out, sym.Name+at+sym.Version)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func TestEmbedded(t *testing.T) {
@@ -72,8 +92,10 @@ func TestEmbedded(t *testing.T) {
 		if a.First != first {
 			t.Errorf("%s: first version %s, want %s", arch, a.First, first)
 		}
-		if _, err := a.Check("2.36"); err != nil {
-			t.Errorf("%s: %v", arch, err)
+		for _, r := range []string{"2.17", "2.36"} {
+			if _, err := a.Check(r); err != nil {
+				t.Errorf("%s: %v", arch, err)
+			}
 		}
 	}
 	a, _ := db.Arch("aarch64")
@@ -88,32 +110,56 @@ func TestEmbedded(t *testing.T) {
 	if _, err := db.Arch("mips"); err == nil || !strings.Contains(err.Error(), "x86_64") {
 		t.Errorf("unknown arch: %v", err)
 	}
+	// Each Load is a copy of its own: changing one changes no other.
+	a.Libs = nil
+	db2, _ := Load()
+	if a2, _ := db2.Arch("aarch64"); len(a2.Libs) == 0 {
+		t.Error("a change to one loaded database shows in the next")
+	}
+	// LoadArch names every architecture in its error.
+	if _, err := LoadArch("mips", false); err == nil || !strings.Contains(err.Error(), "s390x") {
+		t.Errorf("LoadArch(mips): %v", err)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
+	const head = "A\tx\tt\tld\t2.41\nL\tx\tlibc.so.6\tGLIBC_2.2.5\n"
 	for _, in := range []string{
 		"",
 		"X\tfoo\n",
 		"A\tx86_64\tt\n",
+		"A\tx86_64\tt\tld\n",
+		"A\tx\tt\tld\tnew\n",
 		"L\tx86_64\tlibc.so.6\tGLIBC_2.2.5\n",
-		"A\tx\tt\tld\nL\tx\tlibc.so.6\tGLIBC_PRIVATE\n",
-		"A\tx\tt\tld\nL\tx\tlibc.so.6\tGLIBC_2.2.5\nS\tx\tlibc.so.6\tm\tGLIBC_2.2.5\td\tQ\t0\t-\t-\t-\n",
-		"A\tx\tt\tld\nL\tx\tlibc.so.6\tGLIBC_2.2.5\nS\tx\tlibc.so.6\tm\tGLIBC_2.2.5\td\tF\t-1\t-\t-\t-\n",
-		"A\tx\tt\tld\nL\tx\tlibm.so.6\tGLIBC_2.2.5\n",
+		"A\tx\tt\tld\t2.41\nL\tx\tlibc.so.6\tGLIBC_PRIVATE\n",
+		head + "S\tx\tlibc.so.6\tm\tGLIBC_2.2.5\t-\tQ\t0\t-\t-\t-\n",
+		head + "S\tx\tlibc.so.6\tm\tGLIBC_2.2.5\t-\tF\t-1\t-\t-\t-\n",
+		head + "S\tx\tlibc.so.6\tm\tGLIBC_2.2.5\tz\tF\t0\t-\t-\t-\n",
+		head + "S\tx\tlibc.so.6\tm\tGLIBC_2.2.5\t-\tF\t0\t2.34-2.17\t-\t-\n",
+		head + "S\tx\tlibc.so.6\tm\tGLIBC_2.2.5\t-\tF\t0\t-\tx-\t-\n",
+		head + "S\tx\tlibc.so.6\tm\tGLIBC_2.2.5\t-\tF\t0\t2.34\t-\t-\n",
+		"A\tx\tt\tld\t2.41\nL\tx\tlibm.so.6\tGLIBC_2.2.5\n",
 	} {
 		if _, err := Parse(strings.NewReader(in)); err == nil {
 			t.Errorf("Parse(%q) accepted", in)
+		} else if in != "" && !strings.Contains(err.Error(), "line ") && !strings.Contains(err.Error(), "has no libc") {
+			t.Errorf("Parse(%q): error names no line: %v", in, err)
 		}
 	}
-	ok := "A\tx\tt\tld\nL\tx\tlibc.so.6\tGLIBC_2.2.5\nS\tx\tlibc.so.6\tm\tGLIBC_2.2.5\td\tF\t0\t-\t2.34\t-\n"
-	if _, err := Parse(strings.NewReader(ok)); err != nil {
-		t.Errorf("Parse(ok): %v", err)
+	ok := head + "S\tx\tlibc.so.6\tm\tGLIBC_2.2.5\tw\tF\t0\t-2.34\tn\t-\n"
+	db, err := Parse(strings.NewReader(ok))
+	if err != nil {
+		t.Fatalf("Parse(ok): %v", err)
+	}
+	d := db.Arches["x"].Libs[0].Defs[0]
+	if d.In != (Span{Until: "2.34"}) || !d.DefaultIn.Empty() || !d.Weak {
+		t.Errorf("parsed %+v", d)
 	}
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add([]byte("A\tx\tt\tld\nL\tx\tlibc.so.6\tGLIBC_2.2.5\nS\tx\tlibc.so.6\tm\tGLIBC_2.2.5\td\tF\t0\t-\t2.34\t1.10\n"))
-	f.Add([]byte("# c\nA\tx\tt\tld\n"))
+	f.Add([]byte("A\tx\tt\tld\t2.41\nL\tx\tlibc.so.6\tGLIBC_2.2.5\nS\tx\tlibc.so.6\tm\tGLIBC_2.2.5\t-\tF\t0\t-2.34\tn\t1.10\n"))
+	f.Add([]byte("# c\nA\tx\tt\tld\t2.17\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		db, err := Parse(bytes.NewReader(b))
 		if err != nil {

@@ -201,7 +201,7 @@ func (b *builder) lib(work, dir string, s *StubLib) error {
 			fmt.Fprintf(&asm, "\t.weak %s\n", label)
 		}
 		at := "@"
-		if sym.IsDefault {
+		if sym.Default {
 			at = "@@"
 		}
 		fmt.Fprintf(&asm, "\t.symver %s, %s%s%s, remove\n", label, sym.Name, at, sym.Version)

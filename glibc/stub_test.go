@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
 func floorOf(t *testing.T, path string) string {
 	t.Helper()
 	res := floor.Scan(context.Background(), []string{path}, floor.Options{Why: true})
-	if len(res.Files) != 1 || res.Files[0].Error != "" {
+	if len(res.Files) != 1 || res.Files[0].Error != nil {
 		t.Fatalf("scan %s: %+v", path, res.Files)
 	}
 	return res.Files[0].Floors["GLIBC"]

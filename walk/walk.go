@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // File is one regular file found, or an error about a path.
@@ -154,7 +156,8 @@ func (w *walker) root(path string, idx int) {
 		w.send(File{Path: path, Root: idx})
 	default:
 		w.stats.Special.Add(1)
-		w.send(File{Path: path, Root: idx, Err: fmt.Errorf("%s: %s, not a regular file; not read", path, kindName(st.Mode))})
+		// Never opened: a FIFO would block, a device may never end.
+		w.send(File{Path: path, Root: idx, Err: &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%s: %w", kindName(st.Mode), elfx.ErrNotRegular)}})
 	}
 }
 

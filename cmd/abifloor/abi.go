@@ -25,7 +25,7 @@ func runABI(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitError
 	}
 	if args[0] == "dump" {
-		return runABIDump(env, args[1:])
+		return runABIDump(ctx, env, args[1:])
 	}
 	return runABIHeaders(ctx, env, args[1:])
 }
@@ -35,7 +35,7 @@ func abiUsage(w io.Writer) {
 	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--timeout D] [--max-memory N] [--format text|json]")
 }
 
-func runABIDump(env *cmdEnv, args []string) int {
+func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "abi dump", "FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
 	var dirs multiFlag
 	fs.Var(&dirs, "debug-dir", "look for separate debug info under `DIR` (by build ID and .gnu_debuglink); repeatable")
@@ -54,7 +54,7 @@ func runABIDump(env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	a, err := abi.LoadWith(pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)})
+	a, err := abi.Load(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)})
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor abi dump:", report.Clean(err.Error()))
 		return exitError
@@ -66,7 +66,6 @@ func runABIDump(env *cmdEnv, args []string) int {
 }
 
 func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
-	a.Digest = a.Fingerprint()
 	var err error
 	if f == report.JSON {
 		err = report.WriteJSON(env.stdout, a)

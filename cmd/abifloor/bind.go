@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/bind"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -90,7 +91,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 	}
 	for _, fr := range res.Files {
-		if fr.Error != "" {
+		if fr.Error != nil {
 			code = exitError
 		}
 	}
@@ -101,8 +102,17 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	for _, fr := range res.Files {
-		if fr.Error != "" && fr.Arch == "" {
-			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.Error)))
+		if fr.Error != nil && fr.Arch == "" {
+			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.ErrorMessage())))
+			continue
+		}
+		if fr.Kind == elfx.DebugInfo {
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), "debug info (a separate debug file): never run, not audited")
+			continue
+		}
+		if fr.Kind.Static() {
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), p.Green("loads"))
+			fmt.Fprintf(w, "  %s: no dynamic loader, nothing to bind\n", fr.Kind)
 			continue
 		}
 		verdict := p.Green("loads")
@@ -131,6 +141,9 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 		for _, m := range fr.MissingLibraries {
 			fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
 		}
+		for _, sk := range fr.Skipped {
+			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
+		}
 		for _, u := range fr.Unresolved {
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
 		}
@@ -140,8 +153,8 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 		for _, u := range fr.DlopenMissing {
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
 		}
-		if fr.Error != "" {
-			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.Error)))
+		if fr.Error != nil {
+			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.ErrorMessage())))
 		}
 	}
 }
@@ -170,8 +183,8 @@ func refDetail(u bind.Unresolved) string {
 func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 	for _, fr := range res.Files {
 		switch {
-		case fr.Error != "":
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.Error})
+		case fr.Error != nil:
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.ErrorMessage()})
 		case fr.DiesAtStart:
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}

@@ -78,8 +78,8 @@ func runCC(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	res := floor.Scan(ctx, []string{out}, floor.Options{Limits: floor.Limits{"GLIBC": o.Target}})
 	for _, f := range res.Files {
-		if f.Error != "" {
-			return fail(fmt.Errorf("%s: %s", f.Path, f.Error))
+		if f.Error != nil {
+			return fail(fmt.Errorf("%s: %s", f.Path, f.ErrorMessage()))
 		}
 	}
 	if len(res.Violations) > 0 {

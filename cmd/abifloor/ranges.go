@@ -1,0 +1,409 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/ranges"
+	"github.com/abifloor/abifloor/report"
+	"github.com/abifloor/abifloor/symver"
+)
+
+func init() {
+	register(&command{name: "ranges", summary: "version→ABI range tables (build, lookup, add, show)", run: runRanges})
+}
+
+func rangesUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: abifloor ranges build [--abi VER=FILE]... [--dir VER=DIR]... [--git REPO --tags REGEX] [-I DIR]... [--header FILE]... [--type NAME]... [--format text|json|go|html] [-o FILE]")
+	fmt.Fprintln(w, "       abifloor ranges lookup TABLE VERSION")
+	fmt.Fprintln(w, "       abifloor ranges add TABLE VERSION INPUT")
+	fmt.Fprintln(w, "       abifloor ranges show TABLE [--format text|json|go|html]")
+}
+
+func runRanges(ctx context.Context, env *cmdEnv, args []string) int {
+	if len(args) == 0 {
+		rangesUsage(env.stderr)
+		return exitError
+	}
+	switch args[0] {
+	case "build":
+		return runRangesBuild(ctx, env, args[1:])
+	case "lookup":
+		return runRangesLookup(env, args[1:])
+	case "add":
+		return runRangesAdd(ctx, env, args[1:])
+	case "show":
+		return runRangesShow(env, args[1:])
+	case "-h", "--help", "help":
+		rangesUsage(env.stderr)
+		return exitOK
+	}
+	fmt.Fprintf(env.stderr, "abifloor ranges: unknown sub-command %q\n", args[0])
+	rangesUsage(env.stderr)
+	return exitError
+}
+
+// headerFlags are the abi headers options, shared by build and add.
+type headerFlags struct {
+	inc, hdr, typ, cst, def multiFlag
+	cc, arch                string
+}
+
+func (h *headerFlags) register(fs *flag.FlagSet) {
+	fs.Var(&h.inc, "I", "include `DIR`, relative to each version's tree; repeatable")
+	fs.Var(&h.hdr, "header", "include `FILE`; repeatable, in order")
+	fs.Var(&h.typ, "type", "keep the type `NAME` or glob; repeatable")
+	fs.Var(&h.cst, "const", "evaluate the integer macro or constant `NAME`; repeatable")
+	fs.Var(&h.def, "D", "define a macro (`NAME[=VALUE]`); repeatable")
+	fs.StringVar(&h.cc, "cc", "", "C compiler (default cc)")
+	fs.StringVar(&h.arch, "target-arch", "", "target `ARCH` for a cross compiler")
+}
+
+func (h *headerFlags) options() ranges.Options {
+	return ranges.Options{Includes: h.inc, Headers: h.hdr, Types: h.typ, Consts: h.cst, Defines: h.def, CC: h.cc, Arch: h.arch}
+}
+
+func (h *headerFlags) set() bool {
+	return len(h.inc)+len(h.hdr)+len(h.typ)+len(h.cst)+len(h.def) > 0 || h.cc != "" || h.arch != ""
+}
+
+func rangesFormat(s string) (report.Format, error) {
+	return report.ParseFormat(s, report.Text, report.JSON, "go", "html")
+}
+
+// rangesBuilder returns a builder with the user's cache (ranges/ under
+// $ABIFLOOR_CACHE or ~/.cache/abifloor) unless noCache.
+func rangesBuilder(env *cmdEnv, opt ranges.Options, noCache bool) *ranges.Builder {
+	b := &ranges.Builder{Options: opt}
+	if !noCache {
+		if dir, err := cache.DefaultDir(env.getenv); err == nil {
+			b.CacheDir = filepath.Join(dir, "ranges")
+		} else {
+			fmt.Fprintln(env.stderr, "abifloor ranges: no cache:", err)
+		}
+	}
+	return b
+}
+
+func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "ranges build", "[--abi VER=FILE]... [--dir VER=DIR]... [--git REPO --tags REGEX] [header options] [--format text|json|go|html]")
+	var hf headerFlags
+	hf.register(fs)
+	var abis, dirs multiFlag
+	fs.Var(&abis, "abi", "the ABI of version `VER=FILE` (ABI JSON or ELF); repeatable")
+	fs.Var(&dirs, "dir", "the header tree of version `VER=DIR`; repeatable")
+	repo := fs.String("git", "", "git repository `REPO` whose tags are the versions")
+	tags := fs.String("tags", "", "tags of --git to build: a `REGEX`")
+	format := fs.String("format", "text", "output `format`: text, json, go or html")
+	goPkg := fs.String("go-package", "abiranges", "package `NAME` of --format go")
+	title := fs.String("title", "", "page `TITLE` of --format html")
+	out := fs.String("o", "", "write the table to `FILE` instead of stdout")
+	jobs := fs.Int("j", 0, "versions built at once (default: one per CPU)")
+	noCache := fs.Bool("no-cache", false, "neither read nor write the ABI cache")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	f, ferr := rangesFormat(*format)
+	usageErr := func(msg string) int {
+		fmt.Fprintln(env.stderr, "abifloor ranges build:", msg)
+		fs.Usage()
+		return exitError
+	}
+	switch {
+	case ferr != nil:
+		return usageErr(ferr.Error())
+	case len(pos) != 0:
+		return usageErr(fmt.Sprintf("unexpected argument %q", pos[0]))
+	case (*repo == "") != (*tags == ""):
+		return usageErr("--git and --tags go together")
+	case len(abis)+len(dirs) == 0 && *repo == "":
+		return usageErr("nothing to build: give --abi, --dir or --git with --tags")
+	case (len(dirs) > 0 || *repo != "") && (len(hf.hdr) == 0 || len(hf.typ)+len(hf.cst) == 0):
+		return usageErr("header trees need --header and at least one --type or --const")
+	}
+	var ins []ranges.Input
+	for _, kv := range abis {
+		v, p, ok := strings.Cut(kv, "=")
+		if !ok || p == "" {
+			return usageErr(fmt.Sprintf("--abi %q: want VERSION=FILE", kv))
+		}
+		ins = append(ins, ranges.Input{Version: v, File: p})
+	}
+	for _, kv := range dirs {
+		v, p, ok := strings.Cut(kv, "=")
+		if !ok || p == "" {
+			return usageErr(fmt.Sprintf("--dir %q: want VERSION=DIR", kv))
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			fmt.Fprintf(env.stderr, "abifloor ranges build: --dir %s: not a directory\n", p)
+			return exitError
+		}
+		ins = append(ins, ranges.Input{Version: v, Dir: p})
+	}
+	if *repo != "" {
+		g, err := ranges.GitTags(ctx, *repo, *tags)
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
+			return exitError
+		}
+		ins = append(ins, g...)
+	}
+	if err := ranges.CheckInputs(ins); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
+		return exitError
+	}
+	ranges.SortInputs(ins)
+	opt := hf.options()
+	b := rangesBuilder(env, opt, *noCache)
+	b.Jobs = *jobs
+	show, done := progress(env)
+	b.Progress = func(n, total int) { show("building %d/%d versions", n, total) }
+	res := b.Build(ctx, ins)
+	done()
+	code := exitOK
+	for _, r := range res {
+		if r.Warning != "" {
+			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Warning)
+			code = exitError
+		}
+		if r.Err != nil {
+			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, strings.TrimSpace(r.Err.Error()))
+			code = exitError
+		}
+	}
+	if ctx.Err() != nil {
+		return exitError
+	}
+	t, err := opt.Table(res)
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
+		return exitError
+	}
+	if *title == "" {
+		*title = "ABI ranges"
+		if len(opt.Types) > 0 {
+			*title += " of " + strings.Join(opt.Types, ", ")
+		}
+	}
+	if c := writeTable(env, t, f, *out, *goPkg, *title); c != exitOK {
+		return c
+	}
+	return code
+}
+
+// writeTable writes t in format f to path (stdout when empty), atomically
+// for a file.
+func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, title string) int {
+	write := func(w io.Writer) error {
+		switch f {
+		case report.JSON:
+			return t.WriteJSON(w)
+		case "go":
+			return t.WriteGo(w, goPkg)
+		case "html":
+			return t.WriteHTML(w, title)
+		}
+		return t.WriteText(w)
+	}
+	var err error
+	if path == "" {
+		err = write(env.stdout)
+	} else {
+		err = writeFileAtomic(path, write)
+	}
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".abifloor-*")
+	if err != nil {
+		return err
+	}
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
+	fail := func(err error) (*ranges.Table, bool) {
+		fmt.Fprintf(env.stderr, "abifloor ranges %s: %v\n", cmd, err)
+		return nil, false
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fail(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return fail(fmt.Errorf("%s: not a regular file", path))
+	}
+	if fi.Size() > ranges.MaxTableSize {
+		return fail(fmt.Errorf("%s: table larger than %d bytes", path, ranges.MaxTableSize))
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fail(err)
+	}
+	t, err := ranges.ReadJSON(path, b)
+	if err != nil {
+		return fail(err)
+	}
+	return t, true
+}
+
+func runRangesLookup(env *cmdEnv, args []string) int {
+	fs := newFlags(env, "ranges lookup", "TABLE VERSION [--format text|json]")
+	format := fs.String("format", "text", "output `format`: text or json")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	f, ferr := report.ParseFormat(*format, report.Text, report.JSON)
+	if ferr != nil || len(pos) != 2 {
+		if ferr != nil {
+			fmt.Fprintln(env.stderr, "abifloor ranges lookup:", ferr)
+		}
+		fs.Usage()
+		return exitError
+	}
+	t, ok := readTable(env, "lookup", pos[0])
+	if !ok {
+		return exitError
+	}
+	a, err := t.Lookup(pos[1])
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges lookup:", err)
+		return exitError
+	}
+	msg := t.Describe(a)
+	if f == report.JSON {
+		out := struct {
+			ranges.Answer
+			Message string        `json:"message"`
+			R       *ranges.Range `json:"covered_by,omitempty"`
+		}{Answer: a, Message: msg}
+		if a.Covered {
+			out.R = &t.Ranges[a.Range]
+		}
+		if err := report.WriteJSON(env.stdout, out); err != nil {
+			return exitError
+		}
+	} else if a.Covered {
+		fmt.Fprintln(env.stdout, msg)
+	}
+	if !a.Covered {
+		if f != report.JSON {
+			fmt.Fprintln(env.stderr, msg)
+		}
+		return exitViolation
+	}
+	return exitOK
+}
+
+func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
+	fs := newFlags(env, "ranges add", "TABLE VERSION INPUT  (INPUT: ABI JSON, ELF or a header tree; the table's header options unless given)")
+	var hf headerFlags
+	hf.register(fs)
+	noCache := fs.Bool("no-cache", false, "neither read nor write the ABI cache")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(pos) != 3 {
+		fs.Usage()
+		return exitError
+	}
+	path, version, input := pos[0], pos[1], pos[2]
+	if err := symver.Check(version); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
+		return exitError
+	}
+	t, ok := readTable(env, "add", path)
+	if !ok {
+		return exitError
+	}
+	in := ranges.Input{Version: version, File: input}
+	fi, err := os.Stat(input)
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
+		return exitError
+	}
+	var opt ranges.Options
+	if fi.IsDir() {
+		in = ranges.Input{Version: version, Dir: input}
+		switch {
+		case hf.set():
+			opt = hf.options()
+		case t.Options != nil:
+			opt = *t.Options
+		default:
+			fmt.Fprintf(env.stderr, "abifloor ranges add: %s is a header tree, and neither the table nor the flags say which headers and types to read\n", input)
+			return exitError
+		}
+	}
+	res := rangesBuilder(env, opt, *noCache).Build(ctx, []ranges.Input{in})[0]
+	if res.Err != nil {
+		fmt.Fprintf(env.stderr, "abifloor ranges add: version %s: %s\n", version, strings.TrimSpace(res.Err.Error()))
+		return exitError
+	}
+	if err := t.Add(ranges.Version{Name: version, ABI: res.ABI}); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
+		return exitError
+	}
+	if c := writeTable(env, t, report.JSON, path, "", ""); c != exitOK {
+		return c
+	}
+	a, _ := t.Lookup(version)
+	fmt.Fprintf(env.stdout, "added %s: %d ranges\n", t.Describe(a), len(t.Ranges))
+	if res.Warning != "" {
+		fmt.Fprintf(env.stderr, "abifloor ranges add: version %s: %s\n", version, res.Warning)
+		return exitError
+	}
+	return exitOK
+}
+
+func runRangesShow(env *cmdEnv, args []string) int {
+	fs := newFlags(env, "ranges show", "TABLE [--format text|json|go|html]")
+	format := fs.String("format", "text", "output `format`: text, json, go or html")
+	goPkg := fs.String("go-package", "abiranges", "package `NAME` of --format go")
+	title := fs.String("title", "ABI ranges", "page `TITLE` of --format html")
+	out := fs.String("o", "", "write to `FILE` instead of stdout")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	f, ferr := rangesFormat(*format)
+	if ferr != nil || len(pos) != 1 {
+		if ferr != nil {
+			fmt.Fprintln(env.stderr, "abifloor ranges show:", ferr)
+		}
+		fs.Usage()
+		return exitError
+	}
+	t, ok := readTable(env, "show", pos[0])
+	if !ok {
+		return exitError
+	}
+	return writeTable(env, t, f, *out, *goPkg, *title)
+}

@@ -1,0 +1,61 @@
+package elfx
+
+import (
+	"bytes"
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/abifloor/abifloor/internal/elfgen"
+)
+
+// allocated is how many bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestNameAmplification (issue 10, item 4): 10,000 symbols whose names all
+// point at one 128 KiB string used to cost 1.3 GB in copies. Names are now
+// substrings of the table, and names that add up to far more than the
+// table are a *FormatError, so the cost follows the file's size.
+func TestNameAmplification(t *testing.T) {
+	img := elfgen.NameBomb(10000, 128<<10)
+	var err error
+	n := allocated(func() {
+		var f *File
+		if f, err = NewFile(bytes.NewReader(img), int64(len(img))); err == nil {
+			_, err = f.Symbols()
+		}
+	})
+	var fe *FormatError
+	if !errors.As(err, &fe) {
+		t.Errorf("Symbols of a %d-byte name bomb: %v, want a *FormatError", len(img), err)
+	}
+	if n > 16<<20 {
+		t.Errorf("reading a %d-byte file allocated %d MB", len(img), n>>20)
+	}
+	t.Logf("%d-byte file: %v (%d KB allocated)", len(img), err, n>>10)
+
+	// Shared names within the bound read fine, without a copy each.
+	img = elfgen.NameBomb(1000, 1000)
+	var syms []Symbol
+	n = allocated(func() {
+		f, err := NewFile(bytes.NewReader(img), int64(len(img)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if syms, err = f.Symbols(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if len(syms) != 1001 || len(syms[1000].Name) != 1000 || !syms[1000].Exported() {
+		t.Fatalf("%d symbols, last %q", len(syms), syms[len(syms)-1].Name)
+	}
+	if n > 1<<20 {
+		t.Errorf("1000 shared names of 1000 bytes allocated %d KB", n>>10)
+	}
+}

@@ -1,0 +1,605 @@
+package ranges
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/symver"
+)
+
+// Input is where one version's ABI comes from: an ABI file (ABI JSON or
+// ELF), a header tree in a directory, or a revision of a git repository.
+type Input struct {
+	Version string
+	File    string // ABI JSON or ELF
+	Dir     string // header tree
+	Repo    string // git repository (with Rev)
+	Rev     string // tag or commit
+}
+
+func (in Input) String() string {
+	switch {
+	case in.File != "":
+		return in.File
+	case in.Dir != "":
+		return in.Dir
+	}
+	return in.Repo + "@" + in.Rev
+}
+
+// Result is the outcome for one input.
+type Result struct {
+	Version string
+	ABI     *abi.ABI
+	Cached  bool // read from the cache or shared with an identical input
+	Err     error
+	// Warning says the cache entry for this input was corrupt and was
+	// rebuilt.
+	Warning string
+}
+
+// Builder computes one ABI per input, in parallel, with a cache.
+type Builder struct {
+	Options Options
+	// CacheDir is the directory of cached ABIs (the "ranges" subdirectory
+	// of the user's cache); empty disables the cache.
+	CacheDir string
+	// Jobs is the number of versions built at once; 0 means one per CPU.
+	Jobs int
+	// Progress, if set, is called after each input with the count done.
+	Progress func(done, total int)
+
+	ccOnce sync.Once
+	ccID   string
+
+	mu    sync.Mutex
+	calls map[string]*call
+}
+
+// call shares the work of one cache key between inputs of one build: two
+// tags with the same include trees compile once.
+type call struct {
+	done chan struct{}
+	abi  *abi.ABI
+	warn string
+	err  error
+}
+
+// Build returns one result per input, in input order. It stops early, with
+// ctx's error in the remaining results, when ctx is cancelled.
+func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
+	res := make([]Result, len(inputs))
+	jobs := b.Jobs
+	if jobs <= 0 {
+		jobs = runtime.NumCPU()
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < jobs; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				res[i] = b.one(ctx, inputs[i])
+				if b.Progress != nil {
+					mu.Lock()
+					done++
+					b.Progress(done, len(inputs))
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range inputs {
+		if ctx.Err() != nil {
+			res[i] = Result{Version: inputs[i].Version, Err: ctx.Err()}
+			continue
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return res
+}
+
+func (b *Builder) one(ctx context.Context, in Input) (r Result) {
+	r.Version = in.Version
+	defer func() {
+		if p := recover(); p != nil {
+			r.ABI, r.Err = nil, fmt.Errorf("%s: internal error: %v", in, p)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		r.Err = err
+		return r
+	}
+	if in.File != "" {
+		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
+		return r
+	}
+	key, err := b.key(ctx, in)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	b.mu.Lock()
+	if b.calls == nil {
+		b.calls = map[string]*call{}
+	}
+	c, shared := b.calls[key]
+	if !shared {
+		c = &call{done: make(chan struct{})}
+		b.calls[key] = c
+	}
+	b.mu.Unlock()
+	if shared {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			r.Err = ctx.Err()
+			return r
+		}
+		r.ABI, r.Err, r.Cached = c.abi, c.err, true
+		return r
+	}
+	defer close(c.done)
+	if a, warn := b.readCache(key); a != nil {
+		c.abi, r.ABI, r.Cached = a, a, true
+		return r
+	} else {
+		r.Warning, c.warn = warn, warn
+	}
+	c.abi, c.err = b.extract(ctx, in)
+	r.ABI, r.Err = c.abi, c.err
+	if r.Err == nil {
+		if err := b.writeCache(key, r.ABI); err != nil && r.Warning == "" {
+			r.Warning = err.Error()
+		}
+	}
+	return r
+}
+
+// key identifies the ABI an input yields: the content of its include
+// trees, the options and the compiler.
+func (b *Builder) key(ctx context.Context, in Input) (string, error) {
+	var ids []string
+	var err error
+	if in.Dir != "" {
+		ids, err = dirIDs(in.Dir, b.includes())
+	} else {
+		ids, err = gitTreeIDs(ctx, in.Repo, in.Rev, b.includes())
+	}
+	if err != nil {
+		return "", err
+	}
+	b.ccOnce.Do(func() { b.ccID = compilerID(b.Options) })
+	k, _ := json.Marshal(struct {
+		Format  int
+		IDs     []string
+		Options Options
+		CC      string
+	}{1, ids, b.Options, b.ccID})
+	s := sha256.Sum256(k)
+	return hex.EncodeToString(s[:]), nil
+}
+
+// includes are the include paths relative to a version's root; none means
+// the root.
+func (b *Builder) includes() []string {
+	if len(b.Options.Includes) == 0 {
+		return []string{"."}
+	}
+	return b.Options.Includes
+}
+
+// compilerID is the compiler's path and its --version output: a new
+// compiler may lay types out differently, so it is part of every key.
+func compilerID(o Options) string {
+	cc := o.CC
+	if cc == "" {
+		cc = "cc"
+		if o.Arch != "" {
+			cc = o.Arch + "-linux-gnu-gcc"
+		}
+	}
+	p, err := exec.LookPath(cc)
+	if err != nil {
+		return "missing " + cc
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	out, _ := exec.Command(p, "--version").Output()
+	return p + "\n" + string(out)
+}
+
+// dirIDs hashes every file under each include directory of dir.
+func dirIDs(dir string, incs []string) ([]string, error) {
+	var ids []string
+	for _, inc := range incs {
+		root := filepath.Join(dir, inc)
+		h := sha256.New()
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.Type().IsRegular() {
+				if d.Type()&fs.ModeSymlink != 0 {
+					t, _ := os.Readlink(p)
+					fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
+				}
+				return nil
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			fh := sha256.New()
+			if _, err := io.Copy(fh, f); err != nil {
+				return err
+			}
+			fmt.Fprintf(h, "F %s %x\n", filepath.ToSlash(rel(root, p)), fh.Sum(nil))
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, inc+" "+hex.EncodeToString(h.Sum(nil)))
+	}
+	return ids, nil
+}
+
+func rel(root, p string) string {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return p
+	}
+	return r
+}
+
+// gitTreeIDs returns the object id of each include path at rev, without a
+// checkout: git's tree ids are already hashes of the content.
+func gitTreeIDs(ctx context.Context, repo, rev string, incs []string) ([]string, error) {
+	var q bytes.Buffer
+	for _, inc := range incs {
+		p := path.Clean(filepath.ToSlash(inc))
+		if p == "." {
+			p = ""
+		}
+		fmt.Fprintf(&q, "%s^{commit}:%s\n", rev, p)
+	}
+	out, err := git(ctx, repo, &q, "cat-file", "--batch-check")
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != len(incs) {
+		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d paths", repo, len(lines), len(incs))
+	}
+	for i, l := range lines {
+		if strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") {
+			return nil, fmt.Errorf("%s has no %s", rev, incs[i])
+		}
+		id, _, _ := strings.Cut(l, " ")
+		lines[i] = incs[i] + " " + id
+	}
+	return lines, nil
+}
+
+// git runs git in repo and returns its standard output; the error carries
+// git's standard error.
+func git(ctx context.Context, repo string, stdin io.Reader, args ...string) ([]byte, error) {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return nil, errors.New("git not found on PATH")
+	}
+	cmd := exec.CommandContext(ctx, gitPath, append([]string{"-C", repo}, args...)...)
+	cmd.Stdin = stdin
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+	}
+	return stdout.Bytes(), nil
+}
+
+// extract compiles the headers of one version.
+func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, error) {
+	root := in.Dir
+	if in.Repo != "" {
+		tmp, err := os.MkdirTemp("", "abifloor-ranges-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := gitExport(ctx, in.Repo, in.Rev, b.includes(), tmp); err != nil {
+			return nil, err
+		}
+		root = tmp
+	}
+	o := b.Options
+	opt := abi.HeaderOptions{Headers: o.Headers, Types: o.Types, Consts: o.Consts, CC: o.CC, Arch: o.Arch}
+	for _, inc := range b.includes() {
+		opt.Includes = append(opt.Includes, filepath.Join(root, inc))
+	}
+	for _, d := range o.Defines {
+		opt.Flags = append(opt.Flags, "-D"+d)
+	}
+	a, err := abi.Headers(ctx, opt)
+	if err != nil {
+		// The compiler names files in the temporary tree; say them as
+		// paths of the repository.
+		msg := err.Error()
+		if in.Repo != "" {
+			msg = strings.ReplaceAll(msg, root+"/", "")
+		}
+		return nil, errors.New(msg)
+	}
+	return a, nil
+}
+
+// maxExport bounds what one version's include paths may unpack to.
+const maxExport = 1 << 30
+
+// gitExport writes the files under the include paths at rev into dir,
+// straight from git's objects (git archive): no work tree is checked out.
+func gitExport(ctx context.Context, repo, rev string, incs []string, dir string) error {
+	gitPath, err := exec.LookPath("git")
+	if err != nil {
+		return errors.New("git not found on PATH")
+	}
+	args := []string{"-C", repo, "archive", "--format=tar", rev + "^{commit}", "--"}
+	for _, inc := range incs {
+		args = append(args, path.Clean(filepath.ToSlash(inc)))
+	}
+	cmd := exec.CommandContext(ctx, gitPath, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	terr := untar(out, dir)
+	io.Copy(io.Discard, out)
+	if err := cmd.Wait(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return fmt.Errorf("git archive %s: %s", rev, msg)
+	}
+	return terr
+}
+
+// untar writes regular files, directories and symlinks of a tar stream
+// under dir; names that would leave dir are refused.
+func untar(r io.Reader, dir string) error {
+	tr := tar.NewReader(r)
+	var total int64
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading git archive: %w", err)
+		}
+		name := path.Clean(h.Name)
+		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return fmt.Errorf("git archive: member %q leaves the tree", h.Name)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			total += h.Size
+			if total > maxExport {
+				return fmt.Errorf("git archive: include paths larger than %d bytes", maxExport)
+			}
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, io.LimitReader(tr, h.Size))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		case tar.TypeSymlink:
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(h.Linkname, p); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// cacheEntry is one cached ABI. Fingerprint is checked against the ABI on
+// every read, so a truncated or edited entry is rebuilt, never trusted.
+type cacheEntry struct {
+	Key         string   `json:"key"`
+	Fingerprint string   `json:"fingerprint"`
+	ABI         *abi.ABI `json:"abi"`
+}
+
+// maxEntry bounds a cache entry read back.
+const maxEntry = 64 << 20
+
+func (b *Builder) entryPath(key string) string {
+	return filepath.Join(b.CacheDir, key[:2], key+".json")
+}
+
+// readCache returns the cached ABI of key, or nil and, when an entry was
+// there but is not sound, a warning.
+func (b *Builder) readCache(key string) (*abi.ABI, string) {
+	if b.CacheDir == "" {
+		return nil, ""
+	}
+	p := b.entryPath(key)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEntry+1))
+	bad := func(why string) (*abi.ABI, string) {
+		return nil, fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", p, why)
+	}
+	if err != nil {
+		return bad(err.Error())
+	}
+	if len(data) > maxEntry {
+		return bad("too large")
+	}
+	var e cacheEntry
+	if err := json.Unmarshal(data, &e); err != nil {
+		return bad(err.Error())
+	}
+	if e.Key != key || e.ABI == nil {
+		return bad("wrong key")
+	}
+	if fp := e.ABI.Fingerprint(); fp != e.Fingerprint {
+		return bad("hash mismatch")
+	}
+	return e.ABI, ""
+}
+
+// writeCache stores an entry atomically: a temporary file in the same
+// directory, renamed into place.
+func (b *Builder) writeCache(key string, a *abi.ABI) error {
+	if b.CacheDir == "" {
+		return nil
+	}
+	p := b.entryPath(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	data, err := json.Marshal(cacheEntry{Key: key, Fingerprint: a.Fingerprint(), ABI: a})
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
+}
+
+// GitTags lists the tags of repo that match pattern as inputs, ordered by
+// version. A matching tag that is not a version is an error, as is a
+// pattern that matches nothing.
+func GitTags(ctx context.Context, repo, pattern string) ([]Input, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("--tags '%s': %v", pattern, err)
+	}
+	out, err := git(ctx, repo, nil, "tag", "--list")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", repo, err)
+	}
+	var ins []Input
+	for _, tag := range strings.Fields(string(out)) {
+		if !re.MatchString(tag) {
+			continue
+		}
+		if err := symver.Check(tag); err != nil {
+			return nil, fmt.Errorf("%s: tag %s matches --tags '%s' but is not a version: %v", repo, tag, pattern, err)
+		}
+		ins = append(ins, Input{Version: tag, Repo: repo, Rev: tag})
+	}
+	if len(ins) == 0 {
+		return nil, fmt.Errorf("%s: no tag matches --tags '%s'", repo, pattern)
+	}
+	SortInputs(ins)
+	return ins, nil
+}
+
+// SortInputs orders inputs by version.
+func SortInputs(ins []Input) {
+	sort.SliceStable(ins, func(i, j int) bool { return symver.Compare(ins[i].Version, ins[j].Version) < 0 })
+}
+
+// Table builds the table from results, leaving out the failed ones.
+func (o Options) Table(rs []Result) (*Table, error) {
+	var vs []Version
+	for _, r := range rs {
+		if r.Err == nil && r.ABI != nil {
+			vs = append(vs, Version{Name: r.Version, ABI: r.ABI})
+		}
+	}
+	t, err := New(o.Types, vs)
+	if err != nil {
+		return nil, err
+	}
+	if len(o.Headers) > 0 {
+		oc := o
+		t.Options = &oc
+	}
+	return t, nil
+}
+
+// CheckInputs reports an unparsable version or one given twice.
+func CheckInputs(ins []Input) error {
+	for _, in := range ins {
+		if err := symver.Check(in.Version); err != nil {
+			return fmt.Errorf("%s: %v", in, err)
+		}
+	}
+	s := append([]Input(nil), ins...)
+	SortInputs(s)
+	for i := 1; i < len(s); i++ {
+		if symver.Compare(s[i-1].Version, s[i].Version) == 0 {
+			return fmt.Errorf("version %s given twice (%s and %s)", s[i].Version, s[i-1], s[i])
+		}
+	}
+	return nil
+}

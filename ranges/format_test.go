@@ -1,0 +1,130 @@
+package ranges
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+)
+
+func sampleTable(t testing.TB) *Table {
+	t.Helper()
+	i := &abi.Type{Ref: "int"}
+	l := &abi.Type{Ref: "long"}
+	a := structABI(8, abi.Member{Name: "x", Type: i}, abi.Member{Name: "y", Offset: 4, Type: i})
+	b := structABI(16, abi.Member{Name: "x", Type: i}, abi.Member{Name: "y", Offset: 8, Type: l})
+	tab, err := New([]string{"struct s"}, []Version{
+		{Name: "535.104.05", ABI: a}, {Name: "535.113.01", ABI: a}, {Name: "545.23.06", ABI: b},
+		{Name: "550.54.14", ABI: a}, {Name: "550.90.07", ABI: a}, {Name: "v1.0.0-rc1\"</script>", ABI: b},
+	})
+	if err == nil {
+		t.Fatal("a version with a quote and a tag was accepted")
+	}
+	tab, err = New([]string{"struct s"}, []Version{
+		{Name: "535.104.05", ABI: a}, {Name: "535.113.01", ABI: a}, {Name: "545.23.06", ABI: b},
+		{Name: "550.54.14", ABI: a}, {Name: "550.90.07", ABI: a}, {Name: "555.42.02", ABI: b},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+func TestWriteText(t *testing.T) {
+	var b strings.Builder
+	if err := sampleTable(t).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("%d lines, want a header and one per range:\n%s", len(lines), b.String())
+	}
+	for i, want := range []string{
+		"range  first       last        versions  fingerprint   changes",
+		"0      535.104.05  535.113.01  2 ",
+		"1      545.23.06   545.23.06   1 ",
+		"2      550.54.14   550.90.07   2 ",
+		"3      555.42.02   555.42.02   1 ",
+	} {
+		if !strings.HasPrefix(lines[i], want) {
+			t.Errorf("line %d: %q, want prefix %q", i, lines[i], want)
+		}
+	}
+	if !strings.Contains(lines[2], "struct s: size 8 -> 16; struct s: y.offset 4 -> 8; struct s: y.type int -> long") {
+		t.Errorf("range 1 changes: %q", lines[2])
+	}
+	if !strings.Contains(lines[3], "same as range 0 (reverted)") || !strings.Contains(lines[4], "same as range 1") {
+		t.Errorf("same_as marks missing:\n%s", b.String())
+	}
+}
+
+// TestWriteGo compiles the Go table in a module of its own, with a program
+// that searches it, and runs go vet on it.
+func TestWriteGo(t *testing.T) {
+	needTools(t, "go")
+	dir := t.TempDir()
+	var b strings.Builder
+	if err := sampleTable(t).WriteGo(&b, "nvranges"); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod":            "module example.com/m\n\ngo 1.21\n",
+		"nvranges/table.go": b.String(),
+		"nvranges/table_test.go": `package nvranges
+
+import "testing"
+
+func TestTable(t *testing.T) {
+	if len(ABIRanges) != 4 || ABIRanges[2].SameAs != 0 || ABIRanges[0].SameAs != -1 || ABIRanges[3].Versions[0] != "555.42.02" {
+		t.Fatalf("%+v", ABIRanges)
+	}
+	if len(ABITypes) != 1 || ABITypes[0] != "struct s" {
+		t.Fatal(ABITypes)
+	}
+}
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"vet", "./..."}, {"test", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %v: %v\n%s\n%s", args, err, out, b.String())
+		}
+	}
+	if out, err := exec.Command("gofmt", "-l", dir).CombinedOutput(); err == nil && len(out) > 0 {
+		t.Errorf("generated Go is not gofmt'ed: %s", out)
+	}
+	if err := sampleTable(t).WriteGo(&b, "not a name"); err == nil {
+		t.Error("a package name with spaces was accepted")
+	}
+}
+
+func TestWriteHTML(t *testing.T) {
+	var b strings.Builder
+	if err := sampleTable(t).WriteHTML(&b, "ranges of <struct s> & co"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{"<title>ranges of &lt;struct s&gt; &amp; co</title>", `"First":"535.104.05"`, `"SameAs":0`, "data-rendered"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// Self-contained: nothing is fetched.
+	for _, bad := range []string{"src=", "href=", "http://", "https://", "@import", "url("} {
+		if strings.Contains(strings.ReplaceAll(page, `"http://www.w3.org/2000/svg"`, ""), bad) {
+			t.Errorf("page refers outside itself: %q", bad)
+		}
+	}
+}

@@ -1,0 +1,275 @@
+package ranges
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+)
+
+// vs makes versions from "name=fingerprint" pairs.
+func vs(pairs ...string) []Version {
+	var out []Version
+	for _, p := range pairs {
+		n, fp, _ := strings.Cut(p, "=")
+		out = append(out, Version{Name: n, Fingerprint: fp})
+	}
+	return out
+}
+
+func sameAs(i int) *int { return &i }
+
+func TestNew(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []Version
+		want []Range
+	}{
+		{"empty", nil, []Range{}},
+		{"one", vs("1.0=a"), []Range{{First: "1.0", Last: "1.0", Versions: []string{"1.0"}, Fingerprint: "a"}}},
+		{"stretch and change, unordered input", vs("535.113.01=a", "535.104.05=a", "550.54.14=b", "535.288.01=a"), []Range{
+			{First: "535.104.05", Last: "535.288.01", Versions: []string{"535.104.05", "535.113.01", "535.288.01"}, Fingerprint: "a"},
+			{First: "550.54.14", Last: "550.54.14", Versions: []string{"550.54.14"}, Fingerprint: "b"},
+		}},
+		{"revert", vs("1=a", "2=a", "3=b", "4=a", "5=c", "6=b"), []Range{
+			{First: "1", Last: "2", Versions: []string{"1", "2"}, Fingerprint: "a"},
+			{First: "3", Last: "3", Versions: []string{"3"}, Fingerprint: "b"},
+			{First: "4", Last: "4", Versions: []string{"4"}, Fingerprint: "a", SameAs: sameAs(0)},
+			{First: "5", Last: "5", Versions: []string{"5"}, Fingerprint: "c"},
+			{First: "6", Last: "6", Versions: []string{"6"}, Fingerprint: "b", SameAs: sameAs(1)},
+		}},
+		{"pre-release and v prefix", vs("v1.0.0=a", "v1.0.0-rc1=a", "v1.0.1=b", "v1.0.10=a", "v1.0.2=a"), []Range{
+			{First: "v1.0.0-rc1", Last: "v1.0.0", Versions: []string{"v1.0.0-rc1", "v1.0.0"}, Fingerprint: "a"},
+			{First: "v1.0.1", Last: "v1.0.1", Versions: []string{"v1.0.1"}, Fingerprint: "b"},
+			{First: "v1.0.2", Last: "v1.0.10", Versions: []string{"v1.0.2", "v1.0.10"}, Fingerprint: "a", SameAs: sameAs(0)},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab, err := New([]string{"T"}, tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tt.want {
+				tt.want[i].Changes = []Change{}
+			}
+			got, _ := json.Marshal(tab.Ranges)
+			want, _ := json.Marshal(tt.want)
+			if string(got) != string(want) {
+				t.Errorf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	tests := []struct {
+		in   []Version
+		want string
+	}{
+		{vs("1.0=a", "1.0=b"), "1.0: given twice"},
+		{vs("535.104.5=a", "535.104.05=a"), "the same version written twice"},
+		{vs("x.y=a"), `"x.y": does not start with a number`},
+		{vs("1..2=a"), "empty component"},
+		{[]Version{{Name: "1.0"}}, "no ABI and no fingerprint"},
+	}
+	for _, tt := range tests {
+		_, err := New(nil, tt.in)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: got %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	tab, err := New(nil, vs("535.104.05=a", "535.113.01=a", "535.288.01=a", "550.54.14=b", "550.90.07=b", "555.42.02=a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		v                  string
+		covered, observed  bool
+		rng, before, after int
+		text               string
+	}{
+		{"535.104.05", true, true, 0, -1, -1, "covered by range 0 (535.104.05 … 535.288.01), observed"},
+		{"535.104.5", true, true, 0, -1, -1, "observed"},
+		{"535.183.01", true, false, 0, -1, -1, "inferred"},
+		{"535.288.01", true, true, 0, -1, -1, "observed"},
+		{"545.23.06", false, false, -1, 0, 1, "gap between range 0 (535.104.05 … 535.288.01), last 535.288.01, and range 1 (550.54.14 … 550.90.07), first 550.54.14"},
+		{"550.60", true, false, 1, -1, -1, "inferred"},
+		{"550.90.08", false, false, -1, 1, 2, "gap"},
+		{"555.42.02", true, true, 2, -1, -1, "range 2 (555.42.02)"},
+		{"525.1", false, false, -1, -1, 0, "before the first range, range 0 (535.104.05 … 535.288.01), first 535.104.05"},
+		{"560", false, false, -1, 2, -1, "after the last range, range 2 (555.42.02), last 555.42.02"},
+	}
+	for _, tt := range tests {
+		a, err := tab.Lookup(tt.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Covered != tt.covered || a.Observed != tt.observed || a.Range != tt.rng || a.Before != tt.before || a.After != tt.after {
+			t.Errorf("%s: got %+v", tt.v, a)
+		}
+		if d := tab.Describe(a); !strings.Contains(d, tt.text) {
+			t.Errorf("%s: %q does not say %q", tt.v, d, tt.text)
+		}
+	}
+	if _, err := tab.Lookup("abc"); err == nil {
+		t.Error("Lookup(abc): no error")
+	}
+	empty, _ := New(nil, nil)
+	a, _ := empty.Lookup("1.0")
+	if a.Covered || !strings.Contains(empty.Describe(a), "empty") {
+		t.Errorf("empty table: %+v", a)
+	}
+}
+
+func TestAdd(t *testing.T) {
+	tab, err := New(nil, vs("1=a", "3=a", "5=a", "7=b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Same ABI inside a range: no split, the version is now observed.
+	if err := tab.Add(Version{Name: "2", Fingerprint: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Ranges) != 2 || !slices.Equal(tab.Ranges[0].Versions, []string{"1", "2", "3", "5"}) {
+		t.Fatalf("after add 2: %+v", tab.Ranges)
+	}
+	// A different ABI inside a range splits it, and the tail equals the head.
+	if err := tab.Add(Version{Name: "4", Fingerprint: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range tab.Ranges {
+		s := r.First + ".." + r.Last
+		if r.SameAs != nil {
+			s += "=" + tab.Ranges[*r.SameAs].First
+		}
+		got = append(got, s)
+	}
+	if want := []string{"1..3", "4..4", "5..5=1", "7..7"}; !slices.Equal(got, want) {
+		t.Errorf("after add 4: %v, want %v", got, want)
+	}
+	// The ABI of the following range joins at the end.
+	if err := tab.Add(Version{Name: "8", Fingerprint: "b"}); err != nil || tab.Ranges[3].Last != "8" {
+		t.Errorf("after add 8: %v %+v", err, tab.Ranges)
+	}
+	if err := tab.Add(Version{Name: "4.0", Fingerprint: "c"}); err == nil || !strings.Contains(err.Error(), "already in the table (as 4)") {
+		t.Errorf("add of a duplicate: %v", err)
+	}
+}
+
+func structABI(size int64, members ...abi.Member) *abi.ABI {
+	return &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugHeaders, Symbols: []abi.Symbol{}, Roots: []string{"struct s"},
+		Types: map[string]*abi.Type{
+			"struct s": {Kind: abi.Struct, Name: "s", Size: size, Members: members},
+			"int":      {Kind: abi.Base, Name: "int", Size: 4, Encoding: "signed"},
+			"long":     {Kind: abi.Base, Name: "long", Size: 8, Encoding: "signed"},
+		}}
+}
+
+func TestChanges(t *testing.T) {
+	i := &abi.Type{Ref: "int"}
+	l := &abi.Type{Ref: "long"}
+	a := structABI(8, abi.Member{Name: "x", Offset: 0, Type: i}, abi.Member{Name: "y", Offset: 4, Type: i})
+	b := structABI(16, abi.Member{Name: "x", Offset: 0, Type: i}, abi.Member{Name: "y", Offset: 8, Type: l})
+	c := structABI(16, abi.Member{Name: "x", Offset: 0, Type: i}, abi.Member{Name: "y", Offset: 8, Type: l}, abi.Member{Name: "z", Offset: 12, Type: i})
+	tab, err := New([]string{"s"}, []Version{{Name: "1", ABI: a}, {Name: "2", ABI: b}, {Name: "3", ABI: c}, {Name: "4", ABI: a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Ranges) != 4 || tab.Ranges[3].SameAs == nil || *tab.Ranges[3].SameAs != 0 {
+		t.Fatalf("ranges: %+v", tab.Ranges)
+	}
+	if len(tab.Ranges[0].Changes) != 0 {
+		t.Errorf("first range has changes: %+v", tab.Ranges[0].Changes)
+	}
+	has := func(r int, want Change) {
+		t.Helper()
+		for _, c := range tab.Ranges[r].Changes {
+			c.Text = ""
+			if c == want {
+				return
+			}
+		}
+		t.Errorf("range %d: no change %+v in %+v", r, want, tab.Ranges[r].Changes)
+	}
+	has(1, Change{Type: "struct s", Path: "size", Old: "8", New: "16"})
+	has(1, Change{Type: "struct s", Path: "y.offset", Old: "4", New: "8"})
+	has(1, Change{Type: "struct s", Path: "y.type", Old: "int", New: "long"})
+	has(2, Change{Type: "struct s", Path: "z", New: "member at offset 12 (int)", Compatible: true})
+	has(3, Change{Type: "struct s", Path: "z", Old: "member"})
+}
+
+func TestReadJSON(t *testing.T) {
+	a := structABI(8, abi.Member{Name: "x", Type: &abi.Type{Ref: "int"}})
+	b := structABI(4)
+	tab, err := New([]string{"s"}, []Version{{Name: "1", ABI: a}, {Name: "2", ABI: b}, {Name: "3", ABI: a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := tab.WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadJSON("t.json", []byte(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Ranges) != 3 || *back.Ranges[2].SameAs != 0 || len(back.ABIs) != 2 {
+		t.Errorf("round trip: %+v", back)
+	}
+	if strings.Contains(buf.String(), "null") {
+		t.Errorf("null in the JSON:\n%s", buf.String())
+	}
+	bad := []struct{ in, want string }{
+		{``, "not a range table"},
+		{`[]`, "not a range table"},
+		{`{}`, `no "ranges"`},
+		{`{"ranges":[{"first":"1","last":"1","versions":[],"fingerprint":"a"}]}`, "range 0: no versions"},
+		{`{"ranges":[{"first":"1","last":"1","versions":["1"]}]}`, "no fingerprint"},
+		{`{"ranges":[{"first":"1","last":"2","versions":["1"],"fingerprint":"a"}]}`, "do not match"},
+		{`{"ranges":[{"first":"x","last":"x","versions":["x"],"fingerprint":"a"}]}`, "does not start with a number"},
+		{`{"ranges":[{"first":"2","last":"1","versions":["2","1"],"fingerprint":"a"}]}`, "1 does not come after 2"},
+		{`{"ranges":[{"first":"1","last":"1","versions":["1"],"fingerprint":"a"},{"first":"2","last":"2","versions":["2"],"fingerprint":"a"}]}`, "same fingerprint as the range before"},
+		{`{"ranges":[{"first":"1","last":"1","versions":["1"],"fingerprint":"a"},{"first":"2","last":"2","versions":["2"],"fingerprint":"b","same_as":0}]}`, "same_as 0"},
+		{`{"ranges":[{"first":"1","last":"1","versions":["1"],"fingerprint":"a","same_as":-1}]}`, "same_as -1"},
+		{`{"ranges":[],"abis":{"sha256:x":{"schema":1}}}`, "does not have that fingerprint"},
+	}
+	for _, tt := range bad {
+		_, err := ReadJSON("t.json", []byte(tt.in))
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "t.json: ") {
+			t.Errorf("%s: got %v, want %q", tt.in, err, tt.want)
+		}
+	}
+}
+
+func FuzzReadJSON(f *testing.F) {
+	f.Add([]byte(`{"types":[],"ranges":[{"first":"1","last":"2","versions":["1","2"],"fingerprint":"a","changes":[]},{"first":"3","last":"3","versions":["3"],"fingerprint":"b"},{"first":"4","last":"4","versions":["4"],"fingerprint":"a","same_as":0}]}`))
+	f.Add([]byte(`{"ranges":[],"abis":{"sha256:x":{"schema":1,"types":{"struct s":{"kind":"struct","members":[{"name":"x","type":{"ref":"int"}}]}}}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tab, err := ReadJSON("f.json", b)
+		if err != nil {
+			return
+		}
+		// A table that reads back must answer lookups and survive a
+		// rebuild with one more version.
+		for _, v := range []string{"0", "1", "2.5", "1000"} {
+			if _, err := tab.Lookup(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_ = tab.Add(Version{Name: "3.5", Fingerprint: "z"})
+		var buf strings.Builder
+		if err := tab.WriteJSON(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadJSON("again.json", []byte(buf.String())); err != nil {
+			t.Fatalf("a table written after Add does not read back: %v\n%s", err, buf.String())
+		}
+	})
+}
