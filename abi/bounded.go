@@ -86,11 +86,26 @@ type debugBudget struct {
 
 func newDebugBudget(max int64) *debugBudget { return &debugBudget{max: max, left: max} }
 
-// take charges size bytes of section name to the budget.
-func (b *debugBudget) take(name string, size uint64) error {
+// Compressed debug info shrinks 3 to 10 times, and zlib cannot shrink
+// anything more than about 1032 times; zstd, with blocks that repeat one
+// byte, 32768 times. A section that claims to expand more than maxRatio
+// times its stored size (plus maxRatioSlack, for tiny sections) is a bomb,
+// whatever the limit: so what a file costs stays proportional to its size.
+const (
+	maxRatio      = 1024
+	maxRatioSlack = 1 << 20
+)
+
+// take charges size bytes of section name, stored in stored bytes, to the
+// budget.
+func (b *debugBudget) take(name string, size, stored uint64) error {
 	if size > uint64(b.left) {
 		return fmt.Errorf("section %s: %w: %d bytes uncompressed, over the limit of %d bytes (--max-debug-size)",
 			name, ErrDebugTooLarge, size, b.max)
+	}
+	if stored < 1<<40 && size > stored*maxRatio+maxRatioSlack {
+		return fmt.Errorf("section %s: %w: %d bytes stored claim %d bytes uncompressed, more than %d times as many",
+			name, ErrDebugTooLarge, stored, size, maxRatio)
 	}
 	b.left -= int64(size)
 	return nil
@@ -99,17 +114,23 @@ func (b *debugBudget) take(name string, size uint64) error {
 // sectionData reads sec within the budget. Only compressed sections are
 // charged: an uncompressed one is bounded by the file that holds it, and
 // is read in chunks by debug/elf, so a size field larger than the file
-// costs nothing. A compressed one is decompressed as a stream that stops
-// at the size its header claims (debug/elf reads exactly that many bytes),
-// so a header cannot claim little and deliver gigabytes either.
+// costs nothing. A compressed one is decompressed as a stream into a
+// buffer of the size its header claims, which the stream cannot overflow:
+// a header cannot claim little and deliver gigabytes either, and the
+// buffer is not grown (and copied) as debug/elf grows it.
 func sectionData(sec *elf.Section, budget *debugBudget) ([]byte, error) {
 	size, compressed := compressedSize(sec)
+	var b []byte
+	var err error
 	if compressed {
-		if err := budget.take(sec.Name, size); err != nil {
+		if err := budget.take(sec.Name, size, sec.FileSize); err != nil {
 			return nil, err
 		}
+		b = make([]byte, size)
+		_, err = io.ReadFull(sec.Open(), b)
+	} else {
+		b, err = sec.Data()
 	}
-	b, err := sec.Data()
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("section %s: truncated (%d bytes claimed)", sec.Name, size)
@@ -126,7 +147,7 @@ func checkDebugSizes(f *elf.File, max int64) error {
 	budget := newDebugBudget(max)
 	for _, s := range f.Sections {
 		if size, compressed := compressedSize(s); compressed {
-			if err := budget.take(s.Name, size); err != nil {
+			if err := budget.take(s.Name, size, s.FileSize); err != nil {
 				return err
 			}
 		}
@@ -260,5 +281,5 @@ func checkChdr(r io.ReaderAt, s shdr, i int, is64 bool, bo binary.ByteOrder, bud
 	if is64 {
 		claim = bo.Uint64(ch[8:])
 	}
-	return budget.take(name(s, i), claim)
+	return budget.take(name(s, i), claim, s.size)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -91,8 +92,19 @@ func TestCompressedDebugLimits(t *testing.T) {
 	if _, err := Load(context.Background(), mid, Options{NoDefaultDebugDir: true, MaxDebugSize: 4 << 20}); !errors.Is(err, ErrDebugTooLarge) {
 		t.Errorf("8 MiB under a 4 MiB limit: %v", err)
 	}
-	if _, err := Load(context.Background(), mid, Options{NoDefaultDebugDir: true}); err == nil || errors.Is(err, ErrDebugTooLarge) {
-		t.Errorf("8 MiB of zeros under the default limit: want a DWARF error, got %v", err)
+	// Under the default limit, 8 MiB from 286 bytes of zstd is still a
+	// bomb: no real section expands more than a thousandfold.
+	if _, err := Load(context.Background(), mid, Options{NoDefaultDebugDir: true}); !errors.Is(err, ErrDebugTooLarge) || !strings.Contains(err.Error(), "more than 1024 times as many") {
+		t.Errorf("8 MiB from 286 bytes: %v", err)
+	}
+	// 8 MiB from 8 KB of zlib is within both bounds: it is read (and is
+	// not DWARF).
+	zl := write("zlib", hostile.ELF(elf.ET_EXEC, []hostile.Section{
+		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: hostile.Compressed(elf.COMPRESS_ZLIB, 8<<20, hostile.ZlibZeros(8<<20))},
+		{Name: ".debug_abbrev", Type: elf.SHT_PROGBITS, Data: []byte{0}},
+	}))
+	if _, err := Load(context.Background(), zl, Options{NoDefaultDebugDir: true}); err == nil || errors.Is(err, ErrDebugTooLarge) {
+		t.Errorf("8 MiB of zlib zeros under the default limit: want a DWARF error, got %v", err)
 	}
 	// The stream holds 1 GiB; the header claims 1 MiB: 1 MiB is read.
 	var err error
@@ -253,4 +265,47 @@ func TestCompressedNameTable(t *testing.T) {
 	if !errors.Is(err, ErrDebugTooLarge) || !strings.Contains(err.Error(), "section .dynstr: compressed section too large: 1073741824 bytes") || n > 256<<20 {
 		t.Fatalf("fromELF = %v after %d MB", err, n>>20)
 	}
+}
+
+// TestRealCompressedDebug: debug info compressed by the toolchain (gcc
+// -gz=zlib, objcopy --compress-debug-sections=zstd) passes the bounds and
+// its types are read.
+func TestRealCompressedDebug(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc is not installed")
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "l.c")
+	os.WriteFile(src, []byte("struct s { int a; long b; };\nint f(struct s *p) { return p->a; }\n"), 0o644)
+	zlib := filepath.Join(dir, "zlib.so")
+	if out, err := exec.Command("gcc", "-shared", "-fPIC", "-g", "-gz=zlib", "-o", zlib, src).CombinedOutput(); err != nil {
+		t.Skipf("gcc -gz=zlib: %v\n%s", err, out)
+	}
+	libs := []string{zlib}
+	zstd := filepath.Join(dir, "zstd.so")
+	if exec.Command("objcopy", "--compress-debug-sections=zstd", zlib, zstd).Run() == nil {
+		libs = append(libs, zstd)
+	} else {
+		t.Log("objcopy cannot compress with zstd: zlib only")
+	}
+	for _, lib := range libs {
+		ef := mustELFFile(t, lib)
+		if ef.Section(".debug_info").Flags&elf.SHF_COMPRESSED == 0 {
+			t.Fatalf("%s: .debug_info is not compressed", lib)
+		}
+		a, err := Load(context.Background(), lib, Options{NoDefaultDebugDir: true})
+		if err != nil || a.DebugInfo != DebugDWARF || a.Types["struct s"] == nil || a.Types["struct s"].Size != 16 {
+			t.Fatalf("%s: %v, %+v", lib, err, a)
+		}
+	}
+}
+
+func mustELFFile(t *testing.T, p string) *elf.File {
+	t.Helper()
+	f, err := elf.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }
