@@ -65,7 +65,11 @@ func runCompiler(ctx context.Context, cc, ccPath string, args []string, opt Head
 	defer cancel()
 	script := "ulimit -v " + strconv.FormatInt(mem>>10, 10) + ` && exec "$0" "$@"`
 	cmd := exec.CommandContext(tctx, sh, append([]string{"-c", script, ccPath}, args...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig: should abifloor itself be killed (SIGKILL, which no
+	// handler sees), the driver dies with it; cc1 and as then lose their
+	// pipes. Best effort: killing the group on timeout or signal is the
+	// real bound.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	g := &group{cmd: cmd}
 	cmd.Cancel = g.kill
 	cmd.WaitDelay = 2 * time.Second

@@ -66,6 +66,8 @@ func Main() int {
 	// (a compiler's process group) is killed and its temporary files go.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// A second signal ends abifloor at once, as it would without handlers.
+	go func() { <-ctx.Done(); stop() }()
 	// Output is buffered: text tables are written a cell at a time.
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	env := &cmdEnv{stdout: out, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr)}
