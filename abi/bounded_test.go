@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/abifloor/abifloor/internal/hostile"
+	"github.com/abifloor/abifloor/internal/elfgen"
 )
 
 // allocated runs fn and returns the bytes it allocated on the Go heap.
@@ -31,12 +31,12 @@ func allocated(fn func()) uint64 {
 // compressed section back as the zeros it holds.
 func TestHostileELFIsSound(t *testing.T) {
 	for _, ct := range []elf.CompressionType{elf.COMPRESS_ZSTD, elf.COMPRESS_ZLIB} {
-		payload := hostile.ZstdZeros(300 << 10)
+		payload := elfgen.ZstdZeros(300 << 10)
 		if ct == elf.COMPRESS_ZLIB {
-			payload = hostile.ZlibZeros(300 << 10)
+			payload = elfgen.ZlibZeros(300 << 10)
 		}
-		b := hostile.ELF(elf.ET_EXEC, []hostile.Section{{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED,
-			Data: hostile.Compressed(ct, 300<<10, payload)}})
+		b := elfgen.Sections(elf.ET_EXEC, []elfgen.Section{{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED,
+			Data: elfgen.Compressed(ct, 300<<10, payload)}})
 		f, err := elf.NewFile(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +53,7 @@ func TestHostileELFIsSound(t *testing.T) {
 // 128 KB, is refused before it is decompressed, with an error that names
 // the section and the limit.
 func TestCompressedDebugBomb(t *testing.T) {
-	bomb := hostile.DebugBomb(4<<30, 4<<30)
+	bomb := elfgen.DebugBomb(4<<30, 4<<30)
 	if len(bomb) > 256<<10 {
 		t.Fatalf("bomb is %d bytes", len(bomb))
 	}
@@ -88,7 +88,7 @@ func TestCompressedDebugLimits(t *testing.T) {
 		return p
 	}
 	// 8 MiB is under the default limit and over a limit of 4 MiB.
-	mid := write("mid", hostile.DebugBomb(8<<20, 8<<20))
+	mid := write("mid", elfgen.DebugBomb(8<<20, 8<<20))
 	if _, err := Load(context.Background(), mid, Options{NoDefaultDebugDir: true, MaxDebugSize: 4 << 20}); !errors.Is(err, ErrDebugTooLarge) {
 		t.Errorf("8 MiB under a 4 MiB limit: %v", err)
 	}
@@ -99,8 +99,8 @@ func TestCompressedDebugLimits(t *testing.T) {
 	}
 	// 8 MiB from 8 KB of zlib is within both bounds: it is read (and is
 	// not DWARF).
-	zl := write("zlib", hostile.ELF(elf.ET_EXEC, []hostile.Section{
-		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: hostile.Compressed(elf.COMPRESS_ZLIB, 8<<20, hostile.ZlibZeros(8<<20))},
+	zl := write("zlib", elfgen.Sections(elf.ET_EXEC, []elfgen.Section{
+		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZLIB, 8<<20, elfgen.ZlibZeros(8<<20))},
 		{Name: ".debug_abbrev", Type: elf.SHT_PROGBITS, Data: []byte{0}},
 	}))
 	if _, err := Load(context.Background(), zl, Options{NoDefaultDebugDir: true}); err == nil || errors.Is(err, ErrDebugTooLarge) {
@@ -108,29 +108,29 @@ func TestCompressedDebugLimits(t *testing.T) {
 	}
 	// The stream holds 1 GiB; the header claims 1 MiB: 1 MiB is read.
 	var err error
-	liar := write("liar", hostile.DebugBomb(1<<20, 1<<30))
+	liar := write("liar", elfgen.DebugBomb(1<<20, 1<<30))
 	n := allocated(func() { _, err = Load(context.Background(), liar, Options{NoDefaultDebugDir: true}) })
 	if err == nil || n > 64<<20 {
 		t.Errorf("a header claiming less than the stream: %v after %d MB", err, n>>20)
 	}
 	// A header claiming more than the stream holds: truncated.
-	short := write("short", hostile.DebugBomb(1<<20, 1000))
+	short := write("short", elfgen.DebugBomb(1<<20, 1000))
 	if _, err := Load(context.Background(), short, Options{NoDefaultDebugDir: true}); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("a stream shorter than its header: %v", err)
 	}
 	// Relocatable objects go through (*elf.File).DWARF, which reads every
 	// debug section: they are all charged first, zlib ones too.
-	rel := hostile.ELF(elf.ET_REL, []hostile.Section{
-		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: hostile.Compressed(elf.COMPRESS_ZLIB, 3<<20, hostile.ZlibZeros(3<<20))},
-		{Name: ".debug_line", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: hostile.Compressed(elf.COMPRESS_ZSTD, 3<<20, hostile.ZstdZeros(3<<20))},
+	rel := elfgen.Sections(elf.ET_REL, []elfgen.Section{
+		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZLIB, 3<<20, elfgen.ZlibZeros(3<<20))},
+		{Name: ".debug_line", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZSTD, 3<<20, elfgen.ZstdZeros(3<<20))},
 		{Name: ".debug_abbrev", Type: elf.SHT_PROGBITS, Data: []byte{0}},
 	})
 	if _, err := Load(context.Background(), write("rel.o", rel), Options{NoDefaultDebugDir: true, MaxDebugSize: 4 << 20}); !errors.Is(err, ErrDebugTooLarge) || !strings.Contains(err.Error(), ".debug_line") {
 		t.Errorf("two 3 MiB sections under a 4 MiB limit: %v", err)
 	}
 	// GNU .zdebug sections, with their own "ZLIB" header, count too.
-	zd := append([]byte("ZLIB\x00\x00\x00\x01\x00\x00\x00\x00"), hostile.ZlibZeros(1000)...)
-	zrel := hostile.ELF(elf.ET_REL, []hostile.Section{{Name: ".zdebug_info", Type: elf.SHT_PROGBITS, Data: zd}})
+	zd := append([]byte("ZLIB\x00\x00\x00\x01\x00\x00\x00\x00"), elfgen.ZlibZeros(1000)...)
+	zrel := elfgen.Sections(elf.ET_REL, []elfgen.Section{{Name: ".zdebug_info", Type: elf.SHT_PROGBITS, Data: zd}})
 	if _, err := Load(context.Background(), write("z.o", zrel), Options{NoDefaultDebugDir: true}); err != nil && !errors.Is(err, ErrDebugTooLarge) {
 		t.Logf(".zdebug_info: %v", err)
 	}
@@ -191,7 +191,7 @@ func TestDebugLinkFIFO(t *testing.T) {
 	id := []byte{0xab, 0xcd, 0xef, 0x01}
 	note := []byte{4, 0, 0, 0, byte(len(id)), 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0}
 	note = append(note, id...)
-	bin := hostile.ELF(elf.ET_EXEC, []hostile.Section{
+	bin := elfgen.Sections(elf.ET_EXEC, []elfgen.Section{
 		{Name: ".note.gnu.build-id", Type: elf.SHT_NOTE, Flags: elf.SHF_ALLOC, Data: note},
 		{Name: ".gnu_debuglink", Type: elf.SHT_PROGBITS, Data: []byte("app.debug\x00\x00\x00\x00\x00\x00\x00")},
 	})
@@ -218,10 +218,10 @@ func TestDebugLinkFIFO(t *testing.T) {
 // FuzzLoadDWARF drives the bounded DWARF path with a small limit, seeded
 // with compressed sections of both kinds.
 func FuzzLoadDWARF(f *testing.F) {
-	f.Add(hostile.DebugBomb(1<<20, 1<<20))
-	f.Add(hostile.DebugBomb(4<<30, 1<<20))
-	f.Add(hostile.ELF(elf.ET_REL, []hostile.Section{
-		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: hostile.Compressed(elf.COMPRESS_ZLIB, 1000, hostile.ZlibZeros(1000))},
+	f.Add(elfgen.DebugBomb(1<<20, 1<<20))
+	f.Add(elfgen.DebugBomb(4<<30, 1<<20))
+	f.Add(elfgen.Sections(elf.ET_REL, []elfgen.Section{
+		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZLIB, 1000, elfgen.ZlibZeros(1000))},
 		{Name: ".debug_abbrev", Type: elf.SHT_PROGBITS, Data: []byte{1, 0x11, 0, 0, 0}},
 	}))
 	if b, err := os.ReadFile("/lib/x86_64-linux-gnu/libdl.so.2"); err == nil && len(b) < 1<<20 {
@@ -242,10 +242,10 @@ func FuzzLoadDWARF(f *testing.F) {
 // first (no tool writes them), and a compressed .dynsym or .dynstr counts
 // against the limit like debug info.
 func TestCompressedNameTable(t *testing.T) {
-	b := hostile.ELF(elf.ET_EXEC, []hostile.Section{{Name: ".x", Type: elf.SHT_PROGBITS, Data: []byte{1}}})
+	b := elfgen.Sections(elf.ET_EXEC, []elfgen.Section{{Name: ".x", Type: elf.SHT_PROGBITS, Data: []byte{1}}})
 	le := binary.LittleEndian
 	shoff, shnum := le.Uint64(b[40:]), uint64(le.Uint16(b[60:]))
-	payload := hostile.Compressed(elf.COMPRESS_ZSTD, 2<<30, hostile.ZstdZeros(2<<30))
+	payload := elfgen.Compressed(elf.COMPRESS_ZSTD, 2<<30, elfgen.ZstdZeros(2<<30))
 	off := len(b)
 	b = append(b, payload...)
 	h := b[shoff+64*(shnum-1):]
@@ -258,8 +258,8 @@ func TestCompressedNameTable(t *testing.T) {
 		t.Fatalf("fromELF = %v after %d MB", err, n>>20)
 	}
 
-	dynstr := hostile.ELF(elf.ET_EXEC, []hostile.Section{
-		{Name: ".dynstr", Type: elf.SHT_STRTAB, Flags: elf.SHF_COMPRESSED, Data: hostile.Compressed(elf.COMPRESS_ZSTD, 1<<30, hostile.ZstdZeros(1<<30))},
+	dynstr := elfgen.Sections(elf.ET_EXEC, []elfgen.Section{
+		{Name: ".dynstr", Type: elf.SHT_STRTAB, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZSTD, 1<<30, elfgen.ZstdZeros(1<<30))},
 	})
 	n = allocated(func() { _, err = fromELF("dynstr", dynstr) })
 	if !errors.Is(err, ErrDebugTooLarge) || !strings.Contains(err.Error(), "section .dynstr: compressed section too large: 1073741824 bytes") || n > 256<<20 {

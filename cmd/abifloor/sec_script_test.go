@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/abifloor/abifloor/internal/hostile"
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -31,7 +31,7 @@ func init() {
 		ts.Check(err)
 		real, err := strconv.ParseInt(args[2], 10, 64)
 		ts.Check(err)
-		ts.Check(os.WriteFile(ts.MkAbs(args[0]), hostile.DebugBomb(claim, real), 0o644))
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), elfgen.DebugBomb(claim, real), 0o644))
 	}
 	// cpq SRC DEST copies SRC to DEST, a Go-quoted name that may hold
 	// control characters ("evil\n::error::x").

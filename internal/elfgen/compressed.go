@@ -1,7 +1,7 @@
-// Package hostile builds small hostile inputs for tests: ELF files whose
-// headers claim more than they hold, compressed sections that expand a
-// thousandfold. The inputs are made at test time, so no bomb is committed.
-package hostile
+package elfgen
+
+// Compressed-section bombs: ELF files whose compression headers claim more
+// than they hold, or streams that expand thousands of times.
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"encoding/binary"
 )
 
-// Section is one section of an ELF file built by ELF.
+// Section is one section of an ELF file built by Sections.
 type Section struct {
 	Name  string
 	Type  elf.SectionType
@@ -18,10 +18,10 @@ type Section struct {
 	Data  []byte
 }
 
-// ELF returns a little-endian x86-64 ELF64 file of the given type holding
+// Sections returns a little-endian x86-64 ELF64 file of the given type holding
 // secs after a null section, with a section name table (.shstrtab) of its
 // own placed last. It has no program headers: readers of sections need none.
-func ELF(typ elf.Type, secs []Section) []byte {
+func Sections(typ elf.Type, secs []Section) []byte {
 	le := binary.LittleEndian
 	var shstr bytes.Buffer
 	shstr.WriteByte(0)
@@ -122,7 +122,7 @@ func ZlibZeros(n int64) []byte {
 // is empty. With real = claim it is the 48 KB file that asked for
 // gigabytes.
 func DebugBomb(claim uint64, real int64) []byte {
-	return ELF(elf.ET_EXEC, []Section{
+	return Sections(elf.ET_EXEC, []Section{
 		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: Compressed(elf.COMPRESS_ZSTD, claim, ZstdZeros(real))},
 		{Name: ".debug_abbrev", Type: elf.SHT_PROGBITS, Data: []byte{0}},
 	})
