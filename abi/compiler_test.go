@@ -45,7 +45,7 @@ func TestCompilerTimeout(t *testing.T) {
 	if err := os.WriteFile(cc, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Headers(context.Background(), HeaderOptions{CC: cc, Headers: []string{"x.h"}, Types: []string{"x"}, Timeout: 500 * time.Millisecond})
+	_, err := Headers(context.Background(), HeaderOptions{CC: cc, Headers: []string{"x.h"}, Types: []string{"x"}, Timeout: 2 * time.Second})
 	if !errors.Is(err, ErrCompilerTimeout) {
 		t.Fatalf("Headers = %v, want a timeout", err)
 	}
