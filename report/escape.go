@@ -88,12 +88,3 @@ func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&15]})
 }
-
-// CleanAll applies Clean to each string of a list.
-func CleanAll(list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = Clean(s)
-	}
-	return out
-}
