@@ -223,7 +223,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	limits := floor.Limits{}
 	from := map[string]string{} // namespace → what set its limit, for text
-	var maxNS []string            // namespaces limited by --max, to warn of limits that checked nothing
+	var maxNS []string          // namespaces limited by --max, to warn of limits that checked nothing
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
