@@ -54,6 +54,9 @@ type Result struct {
 	// Warning says the cache entry for this input was corrupt and was
 	// rebuilt.
 	Warning string
+	// Note says the ABI could not be written to the cache; the result is
+	// still good.
+	Note string
 }
 
 // Builder computes one ABI per input, in parallel, with a cache.
@@ -80,7 +83,6 @@ type Builder struct {
 type call struct {
 	done chan struct{}
 	abi  *abi.ABI
-	warn string
 	err  error
 }
 
@@ -164,18 +166,20 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		r.ABI, r.Err, r.Cached = c.abi, c.err, true
 		return r
 	}
+	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
 	defer close(c.done)
-	if a, warn := b.readCache(key); a != nil {
-		c.abi, r.ABI, r.Cached = a, a, true
+	a, warn := b.readCache(key)
+	if a != nil {
+		c.abi, c.err = a, nil
+		r.ABI, r.Cached = a, true
 		return r
-	} else {
-		r.Warning, c.warn = warn, warn
 	}
+	r.Warning = warn
 	c.abi, c.err = b.extract(ctx, in)
 	r.ABI, r.Err = c.abi, c.err
 	if r.Err == nil {
-		if err := b.writeCache(key, r.ABI); err != nil && r.Warning == "" {
-			r.Warning = err.Error()
+		if err := b.writeCache(key, r.ABI); err != nil {
+			r.Note = err.Error()
 		}
 	}
 	return r

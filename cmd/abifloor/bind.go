@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -60,6 +61,15 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintln(env.stderr, "abifloor bind:", err)
 			return exitError
 		}
+		// A missing image root would make every library "not found": an
+		// error in the command line, not a verdict on the binary.
+		if st, err := os.Stat(sysroot); err != nil || !st.IsDir() {
+			if err == nil {
+				err = fmt.Errorf("%s: not a directory", sysroot)
+			}
+			fmt.Fprintln(env.stderr, "abifloor bind: --sysroot:", report.Clean(err.Error()))
+			return exitError
+		}
 	}
 	if err := notArchives(paths); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor bind:", err)
@@ -112,24 +122,24 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 	w := env.stdout
 	for _, fr := range res.Files {
 		if fr.Error != nil && fr.Arch == "" {
-			fmt.Fprintf(w, "%s: %s\n", fr.Path, p.Red("error: "+fr.ErrorMessage()))
+			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.ErrorMessage())))
 			continue
 		}
 		if fr.Kind == elfx.DebugInfo {
-			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), "debug info (a separate debug file): never run, not audited")
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), "debug info (a separate debug file): never run, not audited")
 			continue
 		}
 		if fr.Kind.Static() {
-			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), p.Green("loads"))
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), p.Green("loads"))
 			fmt.Fprintf(w, "  %s: no dynamic loader, nothing to bind\n", fr.Kind)
 			continue
 		}
 		verdict := p.Green("loads")
 		switch {
 		case fr.DiesAtStart:
-			verdict = p.Red("dies at start: " + fr.Reason)
+			verdict = p.Red("dies at start: " + report.Clean(fr.Reason))
 		case fr.HostSymbols > 0:
-			verdict = p.Yellow(fr.Reason)
+			verdict = p.Yellow(report.Clean(fr.Reason))
 		}
 		mode := "lazy binding"
 		if fr.BindNow {
@@ -138,20 +148,20 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 				mode += " (Go linker)"
 			}
 		}
-		fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), verdict)
+		fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), verdict)
 		fmt.Fprintf(w, "  %s, RELRO %s", mode, fr.Relro)
 		if fr.Interp != "" {
-			fmt.Fprintf(w, ", interpreter %s", fr.Interp)
+			fmt.Fprintf(w, ", interpreter %s", report.Clean(fr.Interp))
 		}
 		fmt.Fprintln(w)
 		if fr.Message != "" {
-			fmt.Fprintf(w, "  ld.so: %s\n", fr.Message)
+			fmt.Fprintf(w, "  ld.so: %s\n", report.Clean(fr.Message))
 		}
 		for _, m := range fr.MissingLibraries {
-			fmt.Fprintf(w, "  %s => not found\n", m)
+			fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
 		}
 		for _, sk := range fr.Skipped {
-			fmt.Fprintf(w, "  skipped %s\n", sk)
+			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
 		}
 		for _, u := range fr.Unresolved {
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
@@ -163,7 +173,7 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
 		}
 		if fr.Error != nil {
-			fmt.Fprintf(w, "  %s\n", p.Red("error: "+fr.ErrorMessage()))
+			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.ErrorMessage())))
 		}
 	}
 }
@@ -204,9 +214,9 @@ func lazyWarnings(res *bind.Result, dlopen bool) []bindWarning {
 
 func symName(u bind.Unresolved) string {
 	if u.Version != "" {
-		return u.Name + "@" + u.Version
+		return report.Clean(u.Name + "@" + u.Version)
 	}
-	return u.Name
+	return report.Clean(u.Name)
 }
 
 func refDetail(u bind.Unresolved) string {
@@ -220,7 +230,7 @@ func refDetail(u bind.Unresolved) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return " (" + report.Clean(strings.Join(parts, ", ")) + ")"
 }
 
 func writeBindGitHub(env *cmdEnv, res *bind.Result) {

@@ -93,7 +93,7 @@ func floorList(floors map[string]string) string {
 	for i, ns := range names {
 		parts[i] = ns + " " + floors[ns]
 	}
-	return strings.Join(parts, ", ")
+	return report.Clean(strings.Join(parts, ", "))
 }
 
 var nsRank = map[string]int{"GLIBC": 0, "GLIBCXX": 1, "CXXABI": 2, "GCC": 3}
@@ -117,10 +117,10 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	for _, f := range res.Files {
 		if f.Error != nil {
-			fmt.Fprintf(tw, "%s\t%s\n", f.Path, p.Red("error: "+f.ErrorMessage()))
+			fmt.Fprintf(tw, "%s\t%s\n", report.Clean(f.Path), p.Red("error: "+report.Clean(f.ErrorMessage())))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Arch, floorList(f.Floors))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 		writeDetails(tw, f, sf)
 	}
 	tw.Flush()
@@ -130,11 +130,11 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
 	if sf.verbose {
 		for _, n := range f.Needs {
-			fmt.Fprintf(w, "    %s: %s\n", n.Library, strings.Join(n.Versions, " "))
+			fmt.Fprintf(w, "    %s: %s\n", report.Clean(n.Library), report.Clean(strings.Join(n.Versions, " ")))
 		}
 	}
 	for _, n := range f.Notes {
-		fmt.Fprintf(w, "    note: %s\n", n)
+		fmt.Fprintf(w, "    note: %s\n", report.Clean(n))
 	}
 	if sf.why {
 		names := make([]string, 0, len(f.Why))
@@ -143,7 +143,7 @@ func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
 		}
 		sortNamespaces(names)
 		for _, ns := range names {
-			fmt.Fprintf(w, "    %s %s: %s\n", ns, f.Floors[ns], symbolList(f.Why[ns], 8))
+			fmt.Fprintf(w, "    %s %s: %s\n", report.Clean(ns), report.Clean(f.Floors[ns]), symbolList(f.Why[ns], 8))
 		}
 	}
 }
@@ -154,9 +154,9 @@ func symbolList(syms []string, max int) string {
 		return "(no symbol names it: the version is required by the library link alone)"
 	}
 	if len(syms) <= max {
-		return strings.Join(syms, " ")
+		return report.Clean(strings.Join(syms, " "))
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(syms[:max], " "), len(syms)-max)
+	return report.Clean(fmt.Sprintf("%s and %d more", strings.Join(syms[:max], " "), len(syms)-max))
 }
 
 func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
@@ -339,7 +339,7 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	for _, v := range res.Violations {
-		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), v.Path, v.Cause())
+		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), report.Clean(v.Path), report.Clean(v.Cause()))
 		if len(v.Symbols) > 0 || v.Rule == "" {
 			fmt.Fprintf(w, "    needs %s\n", symbolList(v.Symbols, 8))
 		}
@@ -347,9 +347,9 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	for _, f := range res.Files {
 		switch {
 		case f.Error != nil:
-			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), f.Path, f.ErrorMessage())
+			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
 		case sf.why || sf.verbose:
-			fmt.Fprintf(w, "%s  %s  %s\n", f.Path, f.Arch, floorList(f.Floors))
+			fmt.Fprintf(w, "%s  %s  %s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 			writeDetails(w, f, sf)
 		}
 	}

@@ -73,6 +73,24 @@ func (h *headerFlags) set() bool {
 	return len(h.inc)+len(h.hdr)+len(h.typ)+len(h.cst)+len(h.def) > 0 || h.cc != "" || h.arch != ""
 }
 
+// outputFormat is --format, or, when it was not given, the format -o's
+// extension names (.json, .html, .go).
+func outputFormat(fs *flag.FlagSet, format, out string) string {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "format" })
+	if !given {
+		switch filepath.Ext(out) {
+		case ".json":
+			return "json"
+		case ".html", ".htm":
+			return "html"
+		case ".go":
+			return "go"
+		}
+	}
+	return format
+}
+
 func rangesFormat(s string) (report.Format, error) {
 	return report.ParseFormat(s, report.Text, report.JSON, "go", "html")
 }
@@ -110,7 +128,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	f, ferr := rangesFormat(*format)
+	f, ferr := rangesFormat(outputFormat(fs, *format, *out))
 	usageErr := func(msg string) int {
 		fmt.Fprintln(env.stderr, "abifloor ranges build:", msg)
 		fs.Usage()
@@ -173,6 +191,9 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	done()
 	code := exitOK
 	for _, r := range res {
+		if r.Note != "" {
+			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Note)
+		}
 		if r.Warning != "" {
 			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Warning)
 			code = exitError
@@ -397,7 +418,7 @@ func runRangesShow(env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	f, ferr := rangesFormat(*format)
+	f, ferr := rangesFormat(outputFormat(fs, *format, *out))
 	if ferr != nil || len(pos) != 1 {
 		if ferr != nil {
 			fmt.Fprintln(env.stderr, "abifloor ranges show:", ferr)
