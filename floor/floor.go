@@ -141,7 +141,7 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 	}
 
 	for ns, ver := range r.Floors {
-		if lim, ok := limits[ns]; ok && symver.Compare(ver, lim) > 0 {
+		if lim, ok := limits.Lookup(ns); ok && symver.Compare(ver, lim) > 0 {
 			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim})
 		}
 	}

@@ -36,6 +36,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
+	strict := fs.Bool("strict", false, "a lazily bound symbol no loaded library provides fails (exit 1) instead of warning")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -70,25 +71,43 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			return exitError
 		}
 	}
+	if err := notArchives(paths); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor bind:", err)
+		return exitError
+	}
 	opt := bind.Options{Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files int64) { show("%d files", files) }
 	a := bind.New(opt)
 	res := a.Audit(ctx, paths)
+	lazy := lazyWarnings(res, len(dlopen) > 0)
 	switch f {
 	case report.JSON:
-		report.WriteJSON(env.stdout, res)
+		report.WriteJSON(env.stdout, struct {
+			*bind.Result
+			Warnings []bindWarning `json:"warnings"`
+		}{res, lazy})
 	case report.GitHub:
 		writeBindGitHub(env, res)
+		for _, w := range lazy {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: w.Path, Title: "lazily bound symbols nothing provides", Message: w.Message})
+		}
 	default:
 		writeBindText(env, res)
+		p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
+		for _, w := range lazy {
+			fmt.Fprintf(env.stdout, "%s %s: %s\n", p.Yellow("warning:"), w.Path, w.Message)
+		}
 	}
 	code := exitOK
 	for _, fr := range res.Files {
 		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 {
 			code = exitViolation
 		}
+	}
+	if *strict && len(lazy) > 0 {
+		code = exitViolation
 	}
 	for _, fr := range res.Files {
 		if fr.Error != nil {
@@ -157,6 +176,40 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.ErrorMessage())))
 		}
 	}
+}
+
+// bindWarning is a file with lazily bound symbols that no loaded library
+// provides: it starts, then dies at the first call to one of them.
+type bindWarning struct {
+	Path    string   `json:"path"`
+	Message string   `json:"message"`
+	Symbols []string `json:"symbols"`
+}
+
+// lazyWarnings lists, per file, the lazily bound symbols nothing loaded
+// provides (with --dlopen libraries, those they lack too). A plugin's
+// are its host's to provide.
+func lazyWarnings(res *bind.Result, dlopen bool) []bindWarning {
+	out := []bindWarning{}
+	for _, fr := range res.Files {
+		var syms []string
+		if dlopen {
+			for _, u := range fr.DlopenMissing {
+				syms = append(syms, symName(u))
+			}
+		} else if !fr.Plugin {
+			for _, u := range fr.Unresolved {
+				if u.Binding == "lazy" {
+					syms = append(syms, symName(u))
+				}
+			}
+		}
+		if len(syms) > 0 {
+			out = append(out, bindWarning{Path: fr.Path, Symbols: syms,
+				Message: fmt.Sprintf("%s lazily bound that no loaded library provides: the program dies at the first call to %s", plural(len(syms), "symbol"), strings.Join(syms[:min(len(syms), 5)], ", "))})
+		}
+	}
+	return out
 }
 
 func symName(u bind.Unresolved) string {

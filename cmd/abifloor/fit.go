@@ -39,6 +39,10 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
+	if err := notArchives(paths); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor fit:", err)
+		return exitError
+	}
 	ts := floor.FitTargets()
 	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Targets: ts, EachTarget: true, Workers: sf.jobs}
 	show, done := progress(env)
@@ -246,7 +250,9 @@ func contains(ss []string, s string) bool {
 }
 
 // plural writes "1 file", "2 files".
-func plural(n int, noun string) string {
+func plural(n int, noun string) string { return plural64(int64(n), noun) }
+
+func plural64(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

@@ -54,6 +54,10 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
+	if err := notArchives(paths); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor scan:", err)
+		return exitError
+	}
 	res := doScan(ctx, env, paths, sf, nil, nil)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
@@ -157,12 +161,12 @@ func symbolList(syms []string, max int) string {
 
 func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 	s := res.Stats
-	fmt.Fprintf(w, "%d ELF files (%d files looked at", s.ELF, s.Files)
+	fmt.Fprintf(w, "%s (%s looked at", plural64(s.ELF, "ELF file"), plural64(s.Files, "file"))
 	if s.Symlinks > 0 {
-		fmt.Fprintf(w, ", %d symlinks not followed", s.Symlinks)
+		fmt.Fprintf(w, ", %s not followed", plural64(s.Symlinks, "symlink"))
 	}
 	if s.Special > 0 {
-		fmt.Fprintf(w, ", %d special files skipped", s.Special)
+		fmt.Fprintf(w, ", %s skipped", plural64(s.Special, "special file"))
 	}
 	if s.Excluded > 0 {
 		fmt.Fprintf(w, ", %d excluded", s.Excluded)
@@ -183,11 +187,11 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 	}
 	fmt.Fprintf(w, "); floor: %s", floorList(floors))
 	if others > 0 {
-		fmt.Fprintf(w, " (and %d other namespaces; -v lists them)", others)
+		fmt.Fprintf(w, " (and %s; -v lists them)", plural(others, "other namespace"))
 	}
 	fmt.Fprintln(w)
 	if s.Errors > 0 {
-		fmt.Fprintln(w, p.Red(fmt.Sprintf("%d files could not be read", s.Errors)))
+		fmt.Fprintln(w, p.Red(plural64(s.Errors, "file")+" could not be read"))
 	}
 }
 
@@ -213,8 +217,13 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
+	if err := notArchives(paths); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor check:", err)
+		return exitError
+	}
 	limits := floor.Limits{}
 	from := map[string]string{} // namespace → what set its limit, for text
+	var maxNS []string          // namespaces limited by --max, to warn of limits that checked nothing
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
@@ -222,6 +231,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			return exitError
 		}
 		tighten(limits, from, ns, ver, "--max")
+		maxNS = append(maxNS, ns+"="+ver)
 	}
 	var named []targets.Target
 	for _, name := range targetNames {
@@ -241,9 +251,11 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	res := doScan(ctx, env, paths, sf, limits, named)
 	for i := range res.Violations {
 		if v := &res.Violations[i]; v.Target == "" {
-			v.Target = from[v.Namespace]
+			v.Target = lookupFold(from, v.Namespace)
 		}
 	}
+	warnings := unusedLimits(res, maxNS)
+	empty := res.Stats.ELF == 0 && res.Stats.Errors == 0
 	switch format {
 	case report.JSON:
 		// check always has "violations", [] when there are none, so tools
@@ -255,7 +267,8 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		report.WriteJSON(env.stdout, struct {
 			*floor.Result
 			Violations []floor.Violation `json:"violations"`
-		}{res, viol})
+			Warnings   []string          `json:"warnings"`
+		}{res, viol, warnings})
 	case report.GitHub:
 		for _, v := range res.Violations {
 			report.WriteAnnotation(env.stdout, report.Annotation{
@@ -269,19 +282,49 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 				report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: f.Path, Title: "unreadable ELF file", Message: f.ErrorMessage()})
 			}
 		}
+		for _, w := range warnings {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: w})
+		}
 	default:
-		writeCheckText(env, res, sf, limits, named)
+		writeCheckText(env, res, sf, limits, named, warnings, empty && !*allowEmpty)
 	}
 	switch {
 	case res.Stats.Errors > 0:
 		return exitError
 	case len(res.Violations) > 0:
 		return exitViolation
-	case res.Stats.ELF == 0 && !*allowEmpty:
+	case empty && !*allowEmpty:
 		fmt.Fprintf(env.stderr, "abifloor check: no ELF file under %s: nothing was checked (--allow-empty accepts this)\n", strings.Join(paths, " "))
 		return exitError
 	}
 	return exitOK
+}
+
+// lookupFold finds ns in m, case-insensitively (--max glibc=2.28 limits
+// GLIBC).
+func lookupFold(m map[string]string, ns string) string {
+	if v, ok := m[ns]; ok {
+		return v
+	}
+	for k, v := range m {
+		if strings.EqualFold(k, ns) {
+			return v
+		}
+	}
+	return ""
+}
+
+// unusedLimits warns of each --max whose namespace no scanned file needs
+// a version of: such a limit checked nothing (a typo, or the wrong tree).
+func unusedLimits(res *floor.Result, maxes []string) []string {
+	out := []string{}
+	for _, m := range maxes {
+		ns, _, _ := strings.Cut(m, "=")
+		if _, used := floor.Limits(res.Floors).Lookup(ns); !used {
+			out = append(out, fmt.Sprintf("--max %s: no file needs a %s version, so this limit checked nothing", m, ns))
+		}
+	}
+	return out
 }
 
 func tighten(l floor.Limits, from map[string]string, ns, ver, src string) {
@@ -292,7 +335,7 @@ func tighten(l floor.Limits, from map[string]string, ns, ver, src string) {
 	}
 }
 
-func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, named []targets.Target) {
+func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, named []targets.Target, warnings []string, empty bool) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	for _, v := range res.Violations {
@@ -327,10 +370,20 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	for _, v := range res.Violations {
 		bad[v.Path] = true
 	}
-	if len(res.Violations) == 0 && res.Stats.Errors == 0 {
+	for _, warn := range warnings {
+		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
+	}
+	// OK only when something was checked and nothing went wrong: an
+	// empty tree or an unreadable file is never OK.
+	switch {
+	case empty:
+		fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
+	case len(res.Violations) == 0 && res.Stats.Errors == 0 && res.Stats.ELF == 0:
+		fmt.Fprintln(w, p.Green("OK")+": no ELF file to check (--allow-empty)")
+	case len(res.Violations) == 0 && res.Stats.Errors == 0:
 		fmt.Fprintln(w, p.Green("OK")+": every file is within the limits")
-	} else if len(res.Violations) > 0 {
-		fmt.Fprintf(w, "%s: %d violations in %d files\n", p.Red("FAIL"), len(res.Violations), len(bad))
+	case len(res.Violations) > 0:
+		fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
 	}
 }
 
