@@ -247,6 +247,7 @@ type die struct {
 	location              []byte
 	origin, sibling       uint64
 	hasOrigin, hasSibling bool
+	lang                  uint64 // DW_AT_language of a unit
 }
 
 func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames bool, seenName map[string]bool) error {
@@ -260,6 +261,8 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 	if dwarf.Tag(a.tag) != dwarf.TagCompileUnit && dwarf.Tag(a.tag) != dwarf.TagPartialUnit {
 		return nil
 	}
+	var sc scopes
+	sc.cpp = isCPlusPlus(d.lang)
 	for r.off < u.end {
 		d = die{off: r.off}
 		a, err := r.entry(s, u, tab, &d)
@@ -267,18 +270,84 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 			return err
 		}
 		if a == nil {
-			break // end of the unit's children
+			if !sc.pop() {
+				break // end of the unit's children
+			}
+			continue
 		}
-		if a.children {
+		prefix := sc.prefix()
+		if a.children && !sc.push(dwarf.Tag(a.tag), d.name) {
 			if d.hasSibling && d.sibling > d.off && d.sibling <= u.end {
 				r.off = d.sibling
 			} else if err := r.skipTree(s, u, tab); err != nil {
 				return err
 			}
 		}
-		ix.addDIE(&d, wantNames, seenName)
+		ix.addScoped(&d, prefix, wantNames, seenName)
 	}
 	return nil
+}
+
+// scopes is the stack of C++ scopes (namespaces, classes) the scan is in:
+// the types declared there are named with them (std::string,
+// std::basic_string<char>::_Alloc_hider).
+type scopes struct {
+	stack []string // the prefix inside each open scope: "std::"
+	cpp   bool
+}
+
+// maxScopes bounds the nesting of scopes followed; deeper ones are
+// skipped whole.
+const maxScopes = 64
+
+func (sc *scopes) prefix() string {
+	if len(sc.stack) == 0 {
+		return ""
+	}
+	return sc.stack[len(sc.stack)-1]
+}
+
+// push enters the children of an entry with tag and name, when they are a
+// scope to read: a namespace, or in C++ a named class, struct or union.
+// It reports whether it did; the caller skips the children otherwise.
+func (sc *scopes) push(tag dwarf.Tag, name []byte) bool {
+	if len(sc.stack) >= maxScopes {
+		return false
+	}
+	switch tag {
+	case dwarf.TagNamespace:
+		n := string(name)
+		if n == "" {
+			n = "(anonymous namespace)"
+		}
+		sc.stack = append(sc.stack, sc.prefix()+n+"::")
+		return true
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
+		if !sc.cpp || len(name) == 0 {
+			return false
+		}
+		sc.stack = append(sc.stack, sc.prefix()+string(name)+"::")
+		return true
+	}
+	return false
+}
+
+// pop leaves a scope at a null entry; false at the end of the unit.
+func (sc *scopes) pop() bool {
+	if len(sc.stack) == 0 {
+		return false
+	}
+	sc.stack = sc.stack[:len(sc.stack)-1]
+	return true
+}
+
+// isCPlusPlus reports whether a DW_AT_language is a C++ dialect.
+func isCPlusPlus(lang uint64) bool {
+	switch lang {
+	case 0x4, 0x19, 0x1a, 0x21: // C_plus_plus, _03, _11, _14
+		return true
+	}
+	return false
 }
 
 // skipTree skips the children of the entry just read.
@@ -333,6 +402,8 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 			} else {
 				d.linkName = str
 			}
+		case dwarf.AttrLanguage:
+			d.lang = val
 		case dwarf.AttrExternal:
 			d.external = val != 0 || form == formFlagPresent
 		case dwarf.AttrDeclaration:

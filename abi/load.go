@@ -10,9 +10,11 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/ianlancetaylor/demangle"
 )
 
 // DefaultDebugDir is searched for separate debug files after the
@@ -99,8 +101,9 @@ func parseJSON(name string, b []byte) (*ABI, error) {
 	if err := json.Unmarshal(b, (*plainABI)(&a)); err != nil {
 		return nil, fmt.Errorf("%s: ABI JSON: %w", name, err)
 	}
-	if a.Schema != Schema {
-		return nil, fmt.Errorf("%s: ABI JSON schema %d, want %d", name, a.Schema, Schema)
+	if a.Schema < 1 || a.Schema > Schema {
+		// Schema 1 (C only) is a subset of 2: it reads as it is.
+		return nil, fmt.Errorf("%s: ABI JSON schema %d, want 1 to %d", name, a.Schema, Schema)
 	}
 	if a.Types == nil {
 		a.Types = map[string]*Type{}
@@ -196,11 +199,26 @@ func symbolsOf(f *elfx.File) (*ABI, error) {
 		if !s.Exported() || s.VersionNode() {
 			continue
 		}
-		sym := Symbol{Name: s.Name, Version: s.Version, Default: s.Default, Kind: symKind(s.Type), Binding: binding(s.Bind), Size: s.Size, addr: s.Value}
+		sym := Symbol{Name: s.Name, Version: s.Version, Default: s.Default, Kind: symKind(s.Type), Binding: binding(s.Bind), Size: s.Size, addr: s.Value,
+			Demangled: Demangle(s.Name)}
 		a.Symbols = append(a.Symbols, sym)
 	}
 	a.Sort()
 	return a, nil
+}
+
+// Demangle returns the C++ name of a mangled symbol name, with parameter
+// types (_ZNSt11logic_errorC2EPKc: std::logic_error::logic_error(char
+// const*)); "" for a name that is not mangled or does not demangle.
+func Demangle(name string) string {
+	if !strings.HasPrefix(name, "_Z") {
+		return ""
+	}
+	d, err := demangle.ToString(name, demangle.NoClones)
+	if err != nil || d == name {
+		return ""
+	}
+	return d
 }
 
 func binding(b elf.SymBind) Binding {

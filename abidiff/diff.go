@@ -135,7 +135,19 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 	old, new := cmp.oa, cmp.na
 	oldBy := byID(old.Symbols)
 	newBy := byID(new.Symbols)
+	demangled := map[string]string{}
+	for _, list := range [][]abi.Symbol{old.Symbols, new.Symbols} {
+		for _, s := range list {
+			if s.Demangled != "" {
+				demangled[s.Name] = s.Demangled
+			}
+		}
+	}
 	add := func(version string, c Change) {
+		if c.Symbol != "" {
+			name, _, _ := strings.Cut(c.Symbol, "@")
+			c.Demangled = demangled[name]
+		}
 		p := &r.Symbols
 		if symver.IsPrivate(version) {
 			p = &r.Private

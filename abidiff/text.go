@@ -21,9 +21,9 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			fmt.Fprintf(&b, "  %s %s\n", paint(mark), report.Clean(s))
 		}
 	}
-	list("removed symbols", r.Symbols.Removed(), "-", p.Red)
-	list("added symbols", r.Symbols.Added(), "+", p.Green)
-	list("changed symbols", r.Symbols.Changed(), "~", p.Yellow)
+	list("removed symbols", r.Symbols.lines(SymbolRemoved), "-", p.Red)
+	list("added symbols", r.Symbols.lines(SymbolAdded), "+", p.Green)
+	list("changed symbols", r.Symbols.lines(""), "~", p.Yellow)
 	types := func(title string, list []TypeChange) {
 		if len(list) == 0 {
 			return
@@ -89,4 +89,22 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// lines writes the changes of kind k (removed or added; "" for the others)
+// as text, a mangled symbol followed by its C++ name.
+func (s *SymbolChanges) lines(k Kind) []string {
+	var out []string
+	for _, c := range s.Changes {
+		switch {
+		case k == "" && (c.Kind == SymbolRemoved || c.Kind == SymbolAdded), k != "" && c.Kind != k:
+			continue
+		}
+		line := c.String()
+		if c.Demangled != "" {
+			line += " [" + c.Demangled + "]"
+		}
+		out = append(out, line)
+	}
+	return out
 }

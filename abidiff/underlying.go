@@ -200,8 +200,13 @@ func (c *comparer) layoutNodes(od, nd, o, n *abi.Type, memo map[[2]*abi.Type]boo
 		if od.Incomplete || nd.Incomplete {
 			return o.Ref == n.Ref
 		}
-		if od.Size != nd.Size {
+		if od.Size != nd.Size || len(od.Virtuals) != len(nd.Virtuals) {
 			return false
+		}
+		for i, v := range od.Virtuals {
+			if v != nd.Virtuals[i] {
+				return false
+			}
 		}
 		ol, ok1 := c.flatten(c.oa, c.ox, od, 0, nil, 0)
 		nl, ok2 := c.flatten(c.na, c.nx, nd, 0, nil, 0)
@@ -237,7 +242,7 @@ func (c *comparer) layoutNodes(od, nd, o, n *abi.Type, memo map[[2]*abi.Type]boo
 			}
 		}
 		return eq(od.Elem, nd.Elem)
-	case abi.Pointer, abi.Const, abi.Volatile:
+	case abi.Pointer, abi.Reference, abi.RvalueReference, abi.Const, abi.Volatile:
 		return od.Size == nd.Size && eq(od.Elem, nd.Elem)
 	}
 	return false
@@ -265,6 +270,17 @@ const maxLeaves = 1 << 14
 func (c *comparer) flatten(a *abi.ABI, x *expander, d *abi.Type, base int64, out []leaf, depth int) ([]leaf, bool) {
 	if depth > 32 {
 		return out, false
+	}
+	for _, b := range d.Bases {
+		// A base is laid out like a member without a name.
+		r := resolve(a, x.under(b.Type))
+		if r == nil || r.Incomplete || b.Virtual {
+			return out, false
+		}
+		var ok bool
+		if out, ok = c.flatten(a, x, r, base+b.Offset*8, out, depth+1); !ok {
+			return out, false
+		}
 	}
 	for _, m := range d.Members {
 		if len(out) > maxLeaves {
