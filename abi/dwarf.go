@@ -260,6 +260,9 @@ type builder struct {
 	a      *ABI
 	inline map[dwarf.Offset]*Type
 	sizes  map[*Type]int // treeSize's memo
+	// aliasSig is what each typedef key was built from (targetSig): a
+	// typedef of the same name naming something else is not that type.
+	aliasSig map[string]string
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
@@ -268,7 +271,7 @@ type builder struct {
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
-	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, sizes: map[*Type]int{}, maxNodes: limit}
+	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, sizes: map[*Type]int{}, aliasSig: map[string]string{}, maxNodes: limit}
 }
 
 // typesOf attaches DWARF types to the exported symbols of a. With section
@@ -439,6 +442,21 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if q, ok := b.ix.qual[off]; ok {
 		name = q
 	}
+	if e.tag == dwarf.TagTypedef && name != "" {
+		key := Key(Typedef, name)
+		sig := b.targetSig(e)
+		if old, ok := b.aliasSig[key]; ok && old != sig || templated(kids) {
+			// An alias template's instance (template<class T> using
+			// ptr = T*): GCC names every instance alike, so the name
+			// is not one type's; this one is written in place.
+			t := b.node(e, kids, depth+1)
+			t.Name = name
+			b.inline[off] = t
+			return t
+		} else if !ok {
+			b.aliasSig[key] = sig
+		}
+	}
 	if k := namedKind(e.tag); k != "" && name != "" {
 		key := Key(k, name)
 		if _, done := b.a.Types[key]; done {
@@ -462,6 +480,46 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	t := b.node(e, kids, depth+1)
 	b.inline[off] = t
 	return t
+}
+
+// targetSig describes what the typedef e names, enough to tell two
+// typedefs of one name apart: the tags and names down a few levels of
+// pointers and qualifiers.
+func (b *builder) targetSig(e *entry) string {
+	var sig []byte
+	for range 4 {
+		o, ok := e.ref(dwarf.AttrType)
+		if !ok {
+			return string(append(sig, "void"...))
+		}
+		t, _ := b.src.read(o, true)
+		if t == nil {
+			return string(sig)
+		}
+		n := t.str(dwarf.AttrName)
+		if q, ok := b.ix.qual[o]; ok {
+			n = q
+		}
+		sig = append(sig, t.tag.String()...)
+		sig = append(sig, ' ')
+		sig = append(sig, n...)
+		sig = append(sig, ';')
+		if n != "" {
+			break
+		}
+		e = t
+	}
+	return string(sig)
+}
+
+// templated reports whether kids hold template parameters.
+func templated(kids []*entry) bool {
+	for _, c := range kids {
+		if c.tag == dwarf.TagTemplateTypeParameter || c.tag == dwarf.TagTemplateValueParameter {
+			return true
+		}
+	}
+	return false
 }
 
 // treeSize is the number of nodes of t written as a tree (references
@@ -701,7 +759,15 @@ func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
 	for _, c := range kids {
 		switch c.tag {
 		case dwarf.TagFormalParameter:
-			fn.Params = append(fn.Params, b.elem(c, depth))
+			// A parameter's own const or volatile is not part of the
+			// function's type (f(const int) is f(int)); the definition
+			// of a C++ member function writes this as T *const, its
+			// declaration as T *.
+			p := b.elem(c, depth)
+			for p != nil && p.Ref == "" && (p.Kind == Const || p.Kind == Volatile) && p.Elem != nil {
+				p = p.Elem
+			}
+			fn.Params = append(fn.Params, p)
 		case dwarf.TagUnspecifiedParameters:
 			fn.Variadic = true
 		}
