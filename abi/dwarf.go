@@ -285,7 +285,11 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
 		var units []scannedUnit
 		ix, units, err = fastScan(s, false)
 		if err == nil {
-			src = &byteSource{s: s, units: units}
+			bs := &byteSource{s: s, units: units}
+			if s.alt != nil {
+				bs.alt = &byteSource{s: s.alt.secs, units: s.alt.units}
+			}
+			src = bs
 		} else if err == errSlowPath {
 			d, err = s.data()
 		}

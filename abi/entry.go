@@ -137,6 +137,9 @@ type byteSource struct {
 	s     *sections
 	units []scannedUnit
 	last  *unitHeader
+	// alt reads the DIEs of the dwz alternate file (offsets from
+	// altBase), nil without one.
+	alt *byteSource
 }
 
 type scannedUnit struct {
@@ -152,7 +155,13 @@ func (b *byteSource) addrSize() int {
 }
 
 func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
-	o := uint64(off)
+	if uint64(off) >= altBase && b.s.base < altBase {
+		if b.alt == nil {
+			return nil, nil
+		}
+		return b.alt.read(off, paramsOnly)
+	}
+	o := uint64(off) - b.s.base
 	i := sort.Search(len(b.units), func(i int) bool { return b.units[i].h.end > o })
 	if i == len(b.units) || o < b.units[i].h.data {
 		return nil, nil
@@ -172,8 +181,8 @@ func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) 
 		}
 		kids = append(kids, c)
 		if c.children {
-			if sib, ok := c.ref(dwarf.AttrSibling); ok && uint64(sib) > uint64(c.off) && uint64(sib) <= u.h.end {
-				r.off = uint64(sib)
+			if sib, ok := c.ref(dwarf.AttrSibling); ok && uint64(sib) > uint64(c.off) && uint64(sib)-b.s.base <= u.h.end {
+				r.off = uint64(sib) - b.s.base
 			} else if r.skipTree(b.s, &u.h, u.tab) != nil {
 				break
 			}
@@ -189,7 +198,7 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 	if a == nil {
 		return nil, err == nil
 	}
-	e := &entry{off: dwarf.Offset(off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, len(a.attrs))}
+	e := &entry{off: dwarf.Offset(s.base + off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, len(a.attrs))}
 	for _, at := range a.attrs {
 		form, start, val, ok := r.attr(at, u)
 		if !ok {
@@ -204,9 +213,16 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 		case formLineStrp:
 			v.s = string(cstring(s.lineStr, val))
 		case formRef1, formRef2, formRef4, formRef8, formRefUdata:
-			v.n, v.ref = int64(u.start+val), true
+			v.n, v.ref = int64(s.base+u.start+val), true
 		case formRefAddr:
-			v.ref = true
+			v.n, v.ref = int64(s.base+val), true
+		case formGNURefAlt:
+			if dwarf.Attr(at.attr) == dwarf.AttrSibling {
+				continue
+			}
+			v.n, v.ref = int64(altBase+val), true
+		case formGNUStrpAlt:
+			v.s = string(s.altString(val))
 		case formSdata:
 			// skipForm returned the signed value's bits.
 		case formImplicitConst:

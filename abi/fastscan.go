@@ -55,6 +55,13 @@ type sections struct {
 	info, abbrev, str, lineStr []byte
 	strOffsets, addr           []byte
 	order                      binary.ByteOrder
+	// base is added to every DIE offset and reference read from these
+	// sections: 0 for a file's own DWARF, altBase for a dwz alternate
+	// file's, so both live in one offset space.
+	base uint64
+	// alt is the dwz alternate file (.gnu_debugaltlink) that
+	// DW_FORM_GNU_ref_alt and DW_FORM_GNU_strp_alt point into, if found.
+	alt *altDWARF
 }
 
 const (
@@ -394,6 +401,8 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 				str = cstring(s.str, val)
 			case formLineStrp:
 				str = cstring(s.lineStr, val)
+			case formGNUStrpAlt:
+				str = s.altString(val)
 			default:
 				return nil, errSlowPath
 			}
@@ -424,13 +433,21 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 				ref = u.start + val
 			case formRefAddr:
 				ref = val
+			case formGNURefAlt:
+				if dwarf.Attr(at.attr) == dwarf.AttrSibling {
+					return nil, errSlowPath
+				}
+				d.origin, d.hasOrigin = altBase+val, true
+				continue
 			default:
 				return nil, errSlowPath
 			}
 			if dwarf.Attr(at.attr) == dwarf.AttrSibling {
+				// Siblings stay in the unit's own offsets: the scan
+				// jumps to them.
 				d.sibling, d.hasSibling = ref, true
 			} else {
-				d.origin, d.hasOrigin = ref, true
+				d.origin, d.hasOrigin = s.base+ref, true
 			}
 		}
 	}
@@ -491,7 +508,7 @@ func (r *reader) skipForm(form uint64, u *unitHeader) (uint64, bool) {
 		return uint64(r.sleb()), true
 	case formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx:
 		return r.uleb(), true
-	case formStrp, formLineStrp, formSecOffset, formStrpSup:
+	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNURefAlt, formGNUStrpAlt:
 		return r.offset(u.dwarf64), true
 	case formRefAddr:
 		if u.version == 2 {

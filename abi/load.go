@@ -80,7 +80,11 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 			a.DebugFile = dbgPath
 			path, ef = dbgPath, dbg.File
 		}
-		return a, addTypes(path, a, ef, opt.maxDebugSize())
+		dirs := append([]string(nil), opt.DebugDirs...)
+		if !opt.NoDefaultDebugDir {
+			dirs = append(dirs, DefaultDebugDir)
+		}
+		return a, addTypesFrom(path, a, ef, opt.maxDebugSize(), dirs)
 	}
 	if st.Size() > maxJSON {
 		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", path, maxJSON)
@@ -160,9 +164,17 @@ func fromELF(name string, b []byte) (*ABI, error) {
 // addTypes reads the DWARF of ef into a, decompressing at most maxDebug
 // bytes; name is used in errors.
 func addTypes(name string, a *ABI, ef *elf.File, maxDebug int64) error {
+	return addTypesFrom(name, a, ef, maxDebug, nil)
+}
+
+// addTypesFrom is addTypes looking for a dwz alternate file under dirs too.
+func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []string) error {
 	d, secs, err := loadDWARF(ef, maxDebug)
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
+	}
+	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
+		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
 	if err := typesOf(a, d, secs, ef.ByteOrder); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)

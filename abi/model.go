@@ -42,6 +42,9 @@ type ABI struct {
 	// Roots are the type keys a header extraction asked for.
 	Roots     []string   `json:"roots,omitempty"`
 	Constants []Constant `json:"constants,omitempty"`
+	// Notes say what could not be read (a dwz alternate file not found).
+	// They are not part of the fingerprint.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // plainABI is ABI without its MarshalJSON.
@@ -241,6 +244,7 @@ func Key(k Kind, name string) string {
 func (a *ABI) Canonical() []byte {
 	c := *a
 	c.DebugFile = ""
+	c.Notes = nil
 	c.Schema = Schema
 	c.Symbols = slices.Clone(a.Symbols)
 	c.Constants = slices.Clone(a.Constants)

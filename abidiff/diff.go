@@ -100,6 +100,7 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 		Types: []TypeChange{},
 	}
 	incompatible := false
+	r.Notes = append(append(r.Notes, old.Notes...), new.Notes...)
 	cmp := newComparer(old, new)
 	compareSymbols(&r, cmp, sup, &incompatible)
 	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
