@@ -155,10 +155,7 @@ func (b *byteSource) addrSize() int {
 }
 
 func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
-	if uint64(off) >= altBase && b.s.base < altBase {
-		if b.alt == nil {
-			return nil, nil
-		}
+	if b.alt != nil && uint64(off) >= altBase {
 		return b.alt.read(off, paramsOnly)
 	}
 	o := uint64(off) - b.s.base

@@ -62,6 +62,25 @@ func TestGlibc231to236(t *testing.T) {
 			t.Errorf("%s not reported removed", want)
 		}
 	}
+	// Version nodes are a list of their own, never symbols (issue #12,
+	// item 3): GLIBC_2.34@@GLIBC_2.34 is not an added symbol.
+	var versions []string
+	for _, c := range r.Symbols.Changes {
+		switch c.Kind {
+		case abidiff.VersionAdded:
+			versions = append(versions, c.Version)
+		case abidiff.SymbolAdded, abidiff.SymbolRemoved:
+			if name, ver, _ := strings.Cut(strings.Replace(c.Symbol, "@@", "@", 1), "@"); name == ver {
+				t.Errorf("version node %s reported as a symbol", c.Symbol)
+			}
+		}
+	}
+	wantVersions := []string{"GLIBC_2.32", "GLIBC_2.33", "GLIBC_2.34", "GLIBC_2.35", "GLIBC_2.36", "GLIBC_ABI_DT_RELR"}
+	for _, v := range wantVersions {
+		if !slices.Contains(versions, v) {
+			t.Errorf("version %s not reported added (got %q)", v, versions)
+		}
+	}
 	if !slices.Contains(r.Symbols.Changed(), "version GLIBC_2.34 added") {
 		t.Error("the version node GLIBC_2.34 not reported added")
 	}
