@@ -288,6 +288,7 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
 			bs := &byteSource{s: s, units: units}
 			if s.alt != nil {
 				bs.alt = &byteSource{s: s.alt.secs, units: s.alt.units}
+				s.alt.merge(ix)
 			}
 			src = bs
 		} else if err == errSlowPath {

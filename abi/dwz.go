@@ -26,6 +26,21 @@ const altBase = 1 << 31
 type altDWARF struct {
 	secs  *sections
 	units []scannedUnit
+	ix    *index // its own offsets, without altBase
+}
+
+// merge adds what the alternate file's index knows to ix: the qualified
+// names of C++ types dwz moved there, and type definitions that complete
+// declarations.
+func (alt *altDWARF) merge(ix *index) {
+	for off, q := range alt.ix.qual {
+		ix.qual[off+altBase] = q
+	}
+	for key, off := range alt.ix.defs {
+		if _, ok := ix.defs[key]; !ok {
+			ix.defs[key] = off + altBase
+		}
+	}
 }
 
 // altString reads a DW_FORM_GNU_strp_alt string; empty without the
@@ -111,11 +126,11 @@ func attachAlt(f *elf.File, path string, secs *sections, dirs []string, maxDebug
 			continue
 		}
 		as.base = altBase
-		_, units, err := fastScan(as, false)
+		aix, units, err := fastScan(as, false)
 		if err != nil {
 			continue
 		}
-		secs.alt = &altDWARF{secs: as, units: units}
+		secs.alt = &altDWARF{secs: as, units: units, ix: aix}
 		return nil
 	}
 	return fmt.Errorf("dwz alternate file %s (build ID %x) not found", link, id)

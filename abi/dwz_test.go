@@ -15,17 +15,23 @@ import (
 // the shared types go to the alternate file alt.debug, named in each
 // library's .gnu_debugaltlink as link.
 func dwzPair(t *testing.T, link string) (dir string) {
+	return dwzBuild(t, link, "gcc", filepath.Join("testdata", "dwz", "a.c"), filepath.Join("testdata", "dwz", "b.c"))
+}
+
+// dwzBuild compiles each source with cc into liba.so and libb.so, keeps
+// plain copies, and runs dwz on the pair.
+func dwzBuild(t *testing.T, link, cc string, srcs ...string) (dir string) {
 	t.Helper()
-	for _, tool := range []string{"gcc", "dwz"} {
+	for _, tool := range []string{cc, "dwz"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s not installed", tool)
 		}
 	}
 	dir = t.TempDir()
-	for _, n := range []string{"a", "b"} {
+	for i, n := range []string{"a", "b"} {
 		out := filepath.Join(dir, "lib"+n+".so")
-		if b, err := exec.Command("gcc", "-shared", "-fPIC", "-g", "-O0", "-o", out, filepath.Join("testdata", "dwz", n+".c")).CombinedOutput(); err != nil {
-			t.Fatalf("gcc: %v\n%s", err, b)
+		if b, err := exec.Command(cc, "-shared", "-fPIC", "-g", "-O0", "-o", out, srcs[i]).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", cc, err, b)
 		}
 		b, _ := os.ReadFile(out)
 		os.WriteFile(filepath.Join(dir, "plain-lib"+n+".so"), b, 0o644)
@@ -105,5 +111,28 @@ func TestDwz(t *testing.T) {
 	}
 	if len(a2.Notes) != 1 || !strings.Contains(a2.Notes[0], "dwz alternate file alt.debug") || len(a2.Symbols) != 1 {
 		t.Errorf("alternate missing: notes %q, %d symbols", a2.Notes, len(a2.Symbols))
+	}
+}
+
+// TestDwzCxx: C++ types dwz moved to the alternate file keep their
+// qualified names (the alternate file's scopes are indexed too).
+func TestDwzCxx(t *testing.T) {
+	fix := filepath.Join("..", "abidiff", "testdata")
+	dir := dwzBuild(t, "alt.debug", "g++", filepath.Join(fix, "cxx_v1.cc"), filepath.Join(fix, "cxx_v2.cc"))
+	for _, n := range []string{"a", "b"} {
+		got, err := Load(context.Background(), filepath.Join(dir, "lib"+n+".so"), Options{NoDefaultDebugDir: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Load(context.Background(), filepath.Join(dir, "plain-lib"+n+".so"), Options{NoDefaultDebugDir: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Fingerprint() != want.Fingerprint() {
+			t.Errorf("lib%s.so after dwz:\n%s\nbefore:\n%s", n, got.Canonical(), want.Canonical())
+		}
+		if _, ok := got.Types["struct lib::Reord"]; !ok {
+			t.Errorf("lib%s.so: no struct lib::Reord", n)
+		}
 	}
 }
