@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
@@ -140,5 +141,26 @@ func TestCxxRules(t *testing.T) {
 	}
 	if r.Compatible {
 		t.Error("report compatible")
+	}
+}
+
+// TestCxxSuppressions: libabigail's name of a C++ function is its
+// qualified name without parameters.
+func TestCxxSuppressions(t *testing.T) {
+	old := load(t, buildCxx(t, "cxx_v1"))
+	new := load(t, buildCxx(t, "cxx_v2"))
+	for _, spec := range []string{
+		"[suppress_function]\nname = lib::take",
+		"[suppress_function]\nname_regexp = ^lib::take\\(lib::v1::S\\*\\)$",
+		"[suppress_function]\nsymbol_name = _ZN3lib4takeEPNS_2v11SE",
+	} {
+		sup, err := abidiff.ParseSuppressions("cxx.abignore", strings.NewReader(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := abidiff.Compare(old, new, sup)
+		if len(r.Symbols.Removed()) != 0 || r.Filtered.Symbols == 0 {
+			t.Errorf("%q: removed %q, filtered %+v", spec, r.Symbols.Removed(), r.Filtered)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/ianlancetaylor/demangle"
 )
 
 // Suppressions hide changes. Two file formats are read:
@@ -441,9 +442,18 @@ func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
 	if !r.inScope(sc) {
 		return false
 	}
-	// For C the function's name is the symbol's name.
-	name := sym.Name
-	if r.name != "" && r.name != name || r.nameRe != nil && !r.nameRe.MatchString(name) || r.nameNotRe != nil && r.nameNotRe.MatchString(name) {
+	// For C the function's name is the symbol's name; for C++ it is the
+	// qualified name, without parameters (lib::take), as libabigail has
+	// it; the full demangled name and the mangled one match too.
+	names := []string{sym.Name}
+	if sym.Demangled != "" {
+		names = append(names, sym.Demangled)
+		if d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones); err == nil {
+			names = append(names, d)
+		}
+	}
+	anyName := func(f func(string) bool) bool { return slices.ContainsFunc(names, f) }
+	if r.name != "" && !slices.Contains(names, r.name) || r.nameRe != nil && !anyName(r.nameRe.MatchString) || r.nameNotRe != nil && anyName(r.nameNotRe.MatchString) {
 		return false
 	}
 	if r.symName != "" && r.symName != sym.Name || r.symRe != nil && !r.symRe.MatchString(sym.Name) || r.symNotRe != nil && r.symNotRe.MatchString(sym.Name) {
