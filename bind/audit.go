@@ -69,10 +69,13 @@ func New(opt Options) *Auditor {
 	}
 	// Debian-style images keep libraries in multiarch directories; the
 	// default search path and $LIB follow the image, not this machine.
-	if st, err := os.Stat(a.host("/usr/lib/x86_64-linux-gnu")); err == nil && st.IsDir() {
-		a.multiarch = true
-	} else if st, err := os.Stat(a.host("/usr/lib/aarch64-linux-gnu")); err == nil && st.IsDir() {
-		a.multiarch = true
+	for _, d := range []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"} {
+		if h, err := a.host(d); err == nil {
+			if st, err := os.Stat(h); err == nil && st.IsDir() {
+				a.multiarch = true
+				break
+			}
+		}
 	}
 	return a
 }
@@ -340,12 +343,16 @@ func (a *Auditor) origin(p string) string {
 }
 
 // missingVerdict is ld.so's message for the first library no search
-// found.
+// found, or whose search ended at a file the loader refuses.
 func (a *Auditor) missingVerdict(exe string, sc *scope) *verdict {
 	if len(sc.missing) == 0 {
 		return nil
 	}
-	reason := sc.missing[0].name + ": cannot open shared object file: No such file or directory"
+	m := sc.missing[0]
+	reason := m.broken
+	if reason == "" {
+		reason = m.name + ": cannot open shared object file: No such file or directory"
+	}
 	return &verdict{reason, exe + ": error while loading shared libraries: " + reason}
 }
 

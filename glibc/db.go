@@ -119,8 +119,9 @@ func Load() (*DB, error) {
 }
 
 // LoadArch reads one architecture from the embedded database, cheaply: the
-// other architectures' lines are skipped, and so are symbols unless asked
-// for (checking a version and computing a cache key need none).
+// other architectures' lines are skipped (reading stops after the
+// architecture's part, and x86_64 comes first), and so are symbols unless
+// asked for (checking a version and computing a cache key need none).
 func LoadArch(name string, symbols bool) (*Arch, error) {
 	if name == "i686" {
 		name = "i386"
@@ -178,7 +179,11 @@ func parse(r io.Reader, only string, symbols bool) (*DB, error) {
 	n := 0
 	for sc.Scan() {
 		n++
-		if err := p.line(sc.Text()); err != nil {
+		line := sc.Text()
+		if p.only != "" && p.db.Arches[p.only] != nil && strings.HasPrefix(line, "A\t") {
+			break // the architecture asked for is complete: skip the rest
+		}
+		if err := p.line(line); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 	}
@@ -392,17 +397,17 @@ type StubLib struct {
 func (a *Arch) Select(target string) []StubLib {
 	var out []StubLib
 	for _, l := range a.Libs {
-		if s := SelectLib(l, target); len(s.Syms) > 0 {
+		if s := selectLib(l, target); len(s.Syms) > 0 {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// SelectLib returns what l exports in release target: the definitions
+// selectLib returns what l exports in release target: the definitions
 // whose version is at or below target and whose In holds it, each default
 // when its DefaultIn holds target.
-func SelectLib(l *Library, target string) StubLib {
+func selectLib(l *Library, target string) StubLib {
 	s := StubLib{Soname: l.Soname}
 	versions := map[string]bool{}
 	for _, d := range l.Defs {

@@ -37,6 +37,11 @@ func TestDerivedReleases(t *testing.T) {
 		{"s390x", "2.17", "libc.so.6", "gai_cancel@GLIBC_2.2.3", false, "nor libc's copy"},
 		{"s390x", "2.28", "libpthread.so.0", "pthread_create@@GLIBC_2.2", true, "s390x libpthread from zig's abilists"},
 		{"s390x", "2.28", "libpthread.so.0", "__libpthread_version_placeholder@GLIBC_2.2", false, "placeholders came in 2.34"},
+		{"s390x", "2.28", "ld64.so.1", "calloc@@GLIBC_2.2", true, "ld.so's malloc, as the other architectures' 2.31 have it"},
+		{"s390x", "2.32", "ld64.so.1", "calloc@@GLIBC_2.2", false, "until 2.32"},
+		{"s390x", "2.28", "libc.so.6", "clnt_create@@GLIBC_2.2", true, "Sun RPC a default until 2.32, as the others' 2.31"},
+		{"s390x", "2.32", "libc.so.6", "clnt_create@GLIBC_2.2", true, "compat from 2.32"},
+		{"s390x", "2.28", "libpthread.so.0", "fork@GLIBC_2.2", true, "libpthread's forwarder compat, as the others' 2.31"},
 		// 2.17 moved clock_* from librt to libc; librt kept compat copies.
 		{"x86_64", "2.16", "librt.so.1", "clock_gettime@@GLIBC_2.2.5", true, "librt before 2.17"},
 		{"x86_64", "2.16", "libc.so.6", "clock_gettime@GLIBC_2.2.5", false, "libc from 2.17"},
@@ -96,6 +101,52 @@ func TestDerivedReleases(t *testing.T) {
 	for _, s := range a.Select("2.36") {
 		if s.Soname == "libmvec.so.1" {
 			t.Errorf("aarch64 2.36 has a libmvec stub")
+		}
+	}
+}
+
+// TestEveryRelease checks, for every release of every architecture from
+// its first version (2.17 at the latest) to its newest, what any release's
+// libraries obey: a name has at most one default version per library, no
+// name@VER appears twice in one library, and libc and the loader exist.
+func TestEveryRelease(t *testing.T) {
+	db, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range db.Arches {
+		releases := map[string]bool{}
+		for _, l := range a.Libs {
+			for _, v := range l.Versions {
+				releases[verNum(v)] = true
+			}
+		}
+		for r := range releases {
+			if _, err := a.Check(r); err != nil {
+				continue
+			}
+			libs := map[string]bool{}
+			for _, s := range a.Select(r) {
+				libs[s.Soname] = true
+				defaults := map[string]string{}
+				seen := map[string]bool{}
+				for _, sym := range s.Syms {
+					if seen[sym.Name+"@"+sym.Version] {
+						t.Errorf("%s %s %s: %s@%s twice", a.Name, r, s.Soname, sym.Name, sym.Version)
+					}
+					seen[sym.Name+"@"+sym.Version] = true
+					if !sym.Default {
+						continue
+					}
+					if d, ok := defaults[sym.Name]; ok {
+						t.Errorf("%s %s %s: %s has two defaults, %s and %s", a.Name, r, s.Soname, sym.Name, d, sym.Version)
+					}
+					defaults[sym.Name] = sym.Version
+				}
+			}
+			if !libs["libc.so.6"] || !libs[a.Loader] {
+				t.Errorf("%s %s: no libc or loader stub (%v)", a.Name, r, libs)
+			}
 		}
 	}
 }

@@ -54,6 +54,9 @@ type Result struct {
 	// Warning says the cache entry for this input was corrupt and was
 	// rebuilt.
 	Warning string
+	// Note says the ABI could not be written to the cache; the result is
+	// still good.
+	Note string
 }
 
 // Builder computes one ABI per input, in parallel, with a cache.
@@ -72,6 +75,7 @@ type Builder struct {
 
 	mu    sync.Mutex
 	calls map[string]*call
+	trees map[string]treeIDs // repo NUL rev → tree ids, read before the workers start
 }
 
 // call shares the work of one cache key between inputs of one build: two
@@ -79,7 +83,6 @@ type Builder struct {
 type call struct {
 	done chan struct{}
 	abi  *abi.ABI
-	warn string
 	err  error
 }
 
@@ -87,6 +90,7 @@ type call struct {
 // ctx's error in the remaining results, when ctx is cancelled.
 func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	res := make([]Result, len(inputs))
+	b.prefetch(ctx, inputs)
 	jobs := b.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -162,18 +166,20 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		r.ABI, r.Err, r.Cached = c.abi, c.err, true
 		return r
 	}
+	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
 	defer close(c.done)
-	if a, warn := b.readCache(key); a != nil {
-		c.abi, r.ABI, r.Cached = a, a, true
+	a, warn := b.readCache(key)
+	if a != nil {
+		c.abi, c.err = a, nil
+		r.ABI, r.Cached = a, true
 		return r
-	} else {
-		r.Warning, c.warn = warn, warn
 	}
+	r.Warning = warn
 	c.abi, c.err = b.extract(ctx, in)
 	r.ABI, r.Err = c.abi, c.err
 	if r.Err == nil {
-		if err := b.writeCache(key, r.ABI); err != nil && r.Warning == "" {
-			r.Warning = err.Error()
+		if err := b.writeCache(key, r.ABI); err != nil {
+			r.Note = err.Error()
 		}
 	}
 	return r
@@ -187,7 +193,15 @@ func (b *Builder) key(ctx context.Context, in Input) (string, error) {
 	if in.Dir != "" {
 		ids, err = dirIDs(in.Dir, b.includes())
 	} else {
-		ids, err = gitTreeIDs(ctx, in.Repo, in.Rev, b.includes())
+		t, ok := b.trees[in.Repo+"\x00"+in.Rev]
+		if !ok {
+			got, gerr := gitTreeIDs(ctx, in.Repo, []string{in.Rev}, b.includes())
+			if gerr != nil {
+				return "", gerr
+			}
+			t = got[in.Rev]
+		}
+		ids, err = t.ids, t.err
 	}
 	if err != nil {
 		return "", err
@@ -243,12 +257,16 @@ func dirIDs(dir string, incs []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.Type().IsRegular() {
-				if d.Type()&fs.ModeSymlink != 0 {
-					t, _ := os.Readlink(p)
-					fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
+			if d.Type()&fs.ModeSymlink != 0 {
+				// The compiler follows a symlinked header: hash what
+				// it points at, and the link itself.
+				t, _ := os.Readlink(p)
+				fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
+				if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+					return nil
 				}
-				return nil
+			} else if !d.Type().IsRegular() {
+				return nil // never open FIFOs or devices
 			}
 			f, err := os.Open(p)
 			if err != nil {
@@ -278,33 +296,78 @@ func rel(root, p string) string {
 	return r
 }
 
-// gitTreeIDs returns the object id of each include path at rev, without a
-// checkout: git's tree ids are already hashes of the content.
-func gitTreeIDs(ctx context.Context, repo, rev string, incs []string) ([]string, error) {
+// gitTreeIDs returns the object id of each include path at each rev, with
+// one git process for all of them and no checkout: git's tree ids are
+// already hashes of the content. A rev that lacks a path has an error.
+func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[string]treeIDs, error) {
+	// Per rev: the commit itself (so a missing tag is named as such), then
+	// each include path.
+	per := len(incs) + 1
 	var q bytes.Buffer
-	for _, inc := range incs {
-		p := path.Clean(filepath.ToSlash(inc))
-		if p == "." {
-			p = ""
+	for _, rev := range revs {
+		fmt.Fprintf(&q, "%s^{commit}\n", rev)
+		for _, inc := range incs {
+			p := path.Clean(filepath.ToSlash(inc))
+			if p == "." {
+				p = ""
+			}
+			fmt.Fprintf(&q, "%s^{commit}:%s\n", rev, p)
 		}
-		fmt.Fprintf(&q, "%s^{commit}:%s\n", rev, p)
 	}
 	out, err := git(ctx, repo, &q, "cat-file", "--batch-check")
 	if err != nil {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(incs) {
-		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d paths", repo, len(lines), len(incs))
+	if len(lines) != len(revs)*per {
+		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d names", repo, len(lines), len(revs)*per)
 	}
-	for i, l := range lines {
-		if strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") {
-			return nil, fmt.Errorf("%s has no %s", rev, incs[i])
+	missing := func(l string) bool { return strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") }
+	res := make(map[string]treeIDs, len(revs))
+	for i, rev := range revs {
+		var t treeIDs
+		if missing(lines[i*per]) {
+			res[rev] = treeIDs{err: fmt.Errorf("%s: no tag or commit %s", repo, rev)}
+			continue
 		}
-		id, _, _ := strings.Cut(l, " ")
-		lines[i] = incs[i] + " " + id
+		for j, inc := range incs {
+			l := lines[i*per+1+j]
+			if missing(l) {
+				t = treeIDs{err: fmt.Errorf("%s has no %s", rev, inc)}
+				break
+			}
+			id, _, _ := strings.Cut(l, " ")
+			t.ids = append(t.ids, inc+" "+id)
+		}
+		res[rev] = t
 	}
-	return lines, nil
+	return res, nil
+}
+
+type treeIDs struct {
+	ids []string
+	err error
+}
+
+// prefetch reads the tree ids of every git input with one git process per
+// repository, so a warm rebuild costs no process per version.
+func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
+	revs := map[string][]string{}
+	for _, in := range inputs {
+		if in.Repo != "" {
+			revs[in.Repo] = append(revs[in.Repo], in.Rev)
+		}
+	}
+	b.trees = map[string]treeIDs{}
+	for repo, rs := range revs {
+		got, err := gitTreeIDs(ctx, repo, rs, b.includes())
+		if err != nil {
+			continue // each input asks again and reports the error
+		}
+		for rev, t := range got {
+			b.trees[repo+"\x00"+rev] = t
+		}
+	}
 }
 
 // git runs git in repo and returns its standard output; the error carries
@@ -571,13 +634,19 @@ func SortInputs(ins []Input) {
 // Table builds the table from results, leaving out the failed ones.
 func (o Options) Table(rs []Result) (*Table, error) {
 	var vs []Version
+	var failed []string
 	for _, r := range rs {
 		if r.Err == nil && r.ABI != nil {
 			vs = append(vs, Version{Name: r.Version, ABI: r.ABI})
+		} else {
+			failed = append(failed, r.Version)
 		}
 	}
 	t, err := New(o.Types, vs)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.MarkFailed(failed...); err != nil {
 		return nil, err
 	}
 	if len(o.Headers) > 0 {
