@@ -101,6 +101,15 @@ func TestExplainUndefined(t *testing.T) {
 	if !all || len(lines) != 1 || lines[0] != "arc4random: GLIBC_2.36 > 2.17" {
 		t.Errorf("explainUndefined = %q, %v", lines, all)
 	}
+	msgs = []byte("/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `fstat64@GLIBC_2.33'\n" +
+		"/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `pthread_key_create@GLIBC_2.34'\n" +
+		"/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `a@GLIBC_2.34'\n" +
+		"/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `b@GLIBC_2.34'\n")
+	lines, all = explainUndefined(msgs, "x86_64", "2.31")
+	if !all || len(lines) != 1 || lines[0] != "/lib/x86_64-linux-gnu/libstdc++.so.6 was built for a newer glibc than 2.31: it needs "+
+		"fstat64@GLIBC_2.33, pthread_key_create@GLIBC_2.34, a@GLIBC_2.34 and 1 more; link one built for 2.31, or statically" {
+		t.Errorf("explainUndefined(library) = %q, %v", lines, all)
+	}
 	lines, all = explainUndefined([]byte("ld.lld: error: undefined symbol: no_such_thing_x\n"), "x86_64", "2.17")
 	if all || len(lines) != 0 {
 		t.Errorf("unknown symbol explained: %q, %v", lines, all)
