@@ -115,3 +115,18 @@ func TestExplainUndefined(t *testing.T) {
 		t.Errorf("unknown symbol explained: %q, %v", lines, all)
 	}
 }
+
+// FuzzParseCCLine: any command line (words separated by NUL) is read
+// without a panic, and a link always has an output or an error.
+func FuzzParseCCLine(f *testing.F) {
+	for _, s := range []string{"-o\x00p\x00x.c", "x.c\x00-Wl,-o", "-c\x00x.c", "-Xlinker", "@/dev/zero\x00x.c", "--output=\x00x.c", "-Wl,,,-o,,\x00a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l := parseCCLine(strings.Split(s, "\x00"))
+		if l.link && l.err == nil && l.output == "" {
+			t.Errorf("parseCCLine(%q): a link with no output and no error", s)
+		}
+		splitResponse(s)
+	})
+}
