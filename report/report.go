@@ -18,6 +18,7 @@ const (
 	Text   Format = "text"
 	JSON   Format = "json"
 	GitHub Format = "github"
+	SARIF  Format = "sarif"
 )
 
 // ParseFormat checks s against the formats a command supports.

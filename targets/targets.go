@@ -74,6 +74,10 @@ type Target struct {
 	archMax map[string]map[string]string
 }
 
+// PoliciesFrom says which auditwheel the manylinux/musllinux rows were
+// generated from (auditwheel/README.md), for abifloor --version.
+const PoliciesFrom = "auditwheel 86154d1 (August 2026)"
+
 //go:embed targets.json
 var targetsJSON []byte
 

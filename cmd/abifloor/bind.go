@@ -17,7 +17,7 @@ func init() {
 }
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR] [--library-path DIRS] [--env] [--format text|json|github] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
 	var (
 		dlopen  multiFlag
 		format  string
@@ -29,7 +29,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		jobs    int
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
-	fs.StringVar(&format, "format", "text", "output format: text|json|github")
+	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
 	fs.StringVar(&sysroot, "sysroot", "", "resolve libraries, ld.so.cache and links inside this image root")
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
 	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
@@ -41,7 +41,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub)
+	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF)
 	if err != nil || len(paths) == 0 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind:", err)
@@ -88,6 +88,8 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			*bind.Result
 			Warnings []bindWarning `json:"warnings"`
 		}{res, lazy})
+	case report.SARIF:
+		writeBindSARIF(env.stdout, res, lazy, *strict)
 	case report.GitHub:
 		writeBindGitHub(env, res)
 		for _, w := range lazy {
@@ -187,17 +189,14 @@ type bindWarning struct {
 }
 
 // lazyWarnings lists, per file, the lazily bound symbols nothing loaded
-// provides (with --dlopen libraries, those they lack too). A plugin's
-// are its host's to provide.
+// provides. A plugin's are its host's to provide.
 func lazyWarnings(res *bind.Result, dlopen bool) []bindWarning {
 	out := []bindWarning{}
 	for _, fr := range res.Files {
 		var syms []string
-		if dlopen {
-			for _, u := range fr.DlopenMissing {
-				syms = append(syms, symName(u))
-			}
-		} else if !fr.Plugin {
+		// With --dlopen libraries, the lazily bound symbols they lack are
+		// already failures (DlopenMissing).
+		if !dlopen && !fr.Plugin {
 			for _, u := range fr.Unresolved {
 				if u.Binding == "lazy" {
 					syms = append(syms, symName(u))

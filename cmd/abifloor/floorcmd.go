@@ -196,9 +196,9 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github] PATH...")
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github|sarif] PATH...")
 	var sf scanFlags
-	sf.add(fs, "text|json|github")
+	sf.add(fs, "text|json|github|sarif")
 	var maxes, targetNames multiFlag
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
 	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
@@ -207,7 +207,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub)
+	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF)
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
@@ -270,21 +270,9 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			Warnings   []string          `json:"warnings"`
 		}{res, viol, warnings})
 	case report.GitHub:
-		for _, v := range res.Violations {
-			report.WriteAnnotation(env.stdout, report.Annotation{
-				Level: "error", File: v.Path,
-				Title:   v.Cause(),
-				Message: "needs " + symbolList(v.Symbols, 20),
-			})
-		}
-		for _, f := range res.Files {
-			if f.Error != nil {
-				report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: f.Path, Title: "unreadable ELF file", Message: f.ErrorMessage()})
-			}
-		}
-		for _, w := range warnings {
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: w})
-		}
+		writeCheckGitHub(env.stdout, res, warnings, empty && !*allowEmpty)
+	case report.SARIF:
+		writeCheckSARIF(env.stdout, res, warnings)
 	default:
 		writeCheckText(env, res, sf, limits, named, warnings, empty && !*allowEmpty)
 	}
