@@ -14,14 +14,15 @@ import (
 	"github.com/abifloor/abifloor/report"
 )
 
-// DefaultMaxDebugSize bounds the uncompressed debug sections one file may
-// make abifloor hold (Options.MaxDebugSize, --max-debug-size). The types
-// of glibc or libstdc++ need a few tens of MB; a compressed section whose
-// header claims gigabytes is refused before anything is decompressed.
+// DefaultMaxDebugSize bounds what the compressed sections of one file (its
+// debug info, above all) may expand to (Options.MaxDebugSize,
+// --max-debug-size). The types of glibc or libstdc++ need a few tens of
+// MB; a compressed section whose header claims gigabytes is refused before
+// anything is decompressed.
 const DefaultMaxDebugSize = 512 << 20
 
-// ErrDebugTooLarge is wrapped by errors about compressed sections whose
-// uncompressed size is over the limit.
+// ErrDebugTooLarge is wrapped by errors about compressed sections that
+// would expand past the limit, or more than maxRatio times their size.
 var ErrDebugTooLarge = errors.New("compressed section too large")
 
 // maxDebugSize is the limit opt asks for.

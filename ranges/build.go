@@ -300,8 +300,12 @@ func rel(root, p string) string {
 // one git process for all of them and no checkout: git's tree ids are
 // already hashes of the content. A rev that lacks a path has an error.
 func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[string]treeIDs, error) {
+	// Per rev: the commit itself (so a missing tag is named as such), then
+	// each include path.
+	per := len(incs) + 1
 	var q bytes.Buffer
 	for _, rev := range revs {
+		fmt.Fprintf(&q, "%s^{commit}\n", rev)
 		for _, inc := range incs {
 			p := path.Clean(filepath.ToSlash(inc))
 			if p == "." {
@@ -315,15 +319,20 @@ func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[stri
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(revs)*len(incs) {
-		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d paths", repo, len(lines), len(revs)*len(incs))
+	if len(lines) != len(revs)*per {
+		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d names", repo, len(lines), len(revs)*per)
 	}
+	missing := func(l string) bool { return strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") }
 	res := make(map[string]treeIDs, len(revs))
 	for i, rev := range revs {
 		var t treeIDs
+		if missing(lines[i*per]) {
+			res[rev] = treeIDs{err: fmt.Errorf("%s: no tag or commit %s", repo, rev)}
+			continue
+		}
 		for j, inc := range incs {
-			l := lines[i*len(incs)+j]
-			if strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") {
+			l := lines[i*per+1+j]
+			if missing(l) {
 				t = treeIDs{err: fmt.Errorf("%s has no %s", rev, inc)}
 				break
 			}

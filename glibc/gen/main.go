@@ -223,6 +223,11 @@ func readRelease(name, rel string, dirs []string, src int) (*release, string, er
 				return nil, "", err
 			}
 			sum = fmt.Sprintf("%x", sha256.Sum256(b))
+			if i := bytes.Index(b, []byte("GNU C Library (")); i >= 0 {
+				if j := bytes.IndexByte(b[i:], ')'); j > 0 && j < 80 {
+					sum += " (" + string(b[i+len("GNU C Library ("):i+j]) + ")"
+				}
+			}
 		}
 	}
 	return r, sum, nil
