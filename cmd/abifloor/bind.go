@@ -36,6 +36,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
+	quiet := fs.Bool("q", false, "print failures and warnings only, not the files that load")
 	strict := fs.Bool("strict", false, "a lazily bound symbol no loaded library provides fails (exit 1) instead of warning")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
@@ -96,7 +97,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: w.Path, Title: "lazily bound symbols nothing provides", Message: w.Message})
 		}
 	default:
-		writeBindText(env, res)
+		writeBindText(env, res, *quiet, lazy)
 		p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 		for _, w := range lazy {
 			fmt.Fprintf(env.stdout, "%s %s: %s\n", p.Yellow("warning:"), w.Path, w.Message)
@@ -119,10 +120,17 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	return code
 }
 
-func writeBindText(env *cmdEnv, res *bind.Result) {
+func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
+	warned := map[string]bool{}
+	for _, l := range lazy {
+		warned[l.Path] = true
+	}
 	for _, fr := range res.Files {
+		if quiet && fr.Error == nil && !fr.DiesAtStart && len(fr.DlopenMissing) == 0 && fr.PLTNone == 0 && fr.HostSymbols == 0 && !warned[fr.Path] {
+			continue
+		}
 		if fr.Error != nil && fr.Arch == "" {
 			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.ErrorMessage())))
 			continue

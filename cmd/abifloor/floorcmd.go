@@ -26,6 +26,7 @@ type scanFlags struct {
 	follow  bool
 	why     bool
 	verbose bool
+	quiet   bool
 	jobs    int
 }
 
@@ -36,6 +37,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.BoolVar(&sf.why, "why", false, "name the symbols that set each floor")
 	fs.BoolVar(&sf.verbose, "v", false, "also list the versions needed from each library")
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
+	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
 }
 
 func runScan(ctx context.Context, env *cmdEnv, args []string) int {
@@ -120,11 +122,16 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 			fmt.Fprintf(tw, "%s\t%s\n", report.Clean(f.Path), p.Red("error: "+report.Clean(f.ErrorMessage())))
 			continue
 		}
+		if sf.quiet {
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 		writeDetails(tw, f, sf)
 	}
 	tw.Flush()
-	writeSummary(env.stdout, res, p, sf.verbose)
+	if !sf.quiet {
+		writeSummary(env.stdout, res, p, sf.verbose)
+	}
 }
 
 func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
@@ -336,10 +343,26 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 		switch {
 		case f.Error != nil:
 			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
+		case sf.quiet:
 		case sf.why || sf.verbose:
 			fmt.Fprintf(w, "%s  %s  %s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 			writeDetails(w, f, sf)
 		}
+	}
+	bad := map[string]bool{}
+	for _, v := range res.Violations {
+		bad[v.Path] = true
+	}
+	for _, warn := range warnings {
+		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
+	}
+	if sf.quiet {
+		if len(res.Violations) > 0 {
+			fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
+		} else if empty {
+			fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
+		}
+		return
 	}
 	writeSummary(w, res, p, sf.verbose)
 	if len(limits) > 0 {
@@ -353,13 +376,6 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	}
 	if len(policies) > 0 {
 		fmt.Fprintf(w, "policies: %s\n", strings.Join(policies, ", "))
-	}
-	bad := map[string]bool{}
-	for _, v := range res.Violations {
-		bad[v.Path] = true
-	}
-	for _, warn := range warnings {
-		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
 	}
 	// OK only when something was checked and nothing went wrong: an
 	// empty tree or an unreadable file is never OK.
