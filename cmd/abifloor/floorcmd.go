@@ -21,13 +21,14 @@ func init() {
 }
 
 type scanFlags struct {
-	exclude multiFlag
-	format  string
-	follow  bool
-	why     bool
-	verbose bool
-	quiet   bool
-	jobs    int
+	exclude  multiFlag
+	format   string
+	follow   bool
+	why      bool
+	verbose  bool
+	quiet    bool
+	demangle bool
+	jobs     int
 }
 
 func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
@@ -38,6 +39,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.BoolVar(&sf.verbose, "v", false, "also list the versions needed from each library")
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
 	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
+	fs.BoolVar(&sf.demangle, "demangle", false, "write C++ symbol names demangled (with --why and in violations)")
 }
 
 func runScan(ctx context.Context, env *cmdEnv, args []string) int {
@@ -77,7 +79,18 @@ func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limi
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
-	return floor.Scan(ctx, paths, opt)
+	res := floor.Scan(ctx, paths, opt)
+	if sf.demangle {
+		for i := range res.Violations {
+			demangleAll(res.Violations[i].Symbols)
+		}
+		for _, f := range res.Files {
+			for _, syms := range f.Why {
+				demangleAll(syms)
+			}
+		}
+	}
+	return res
 }
 
 // floorList writes floors as "GLIBC 2.34, GLIBCXX 3.4.30", GLIBC first,
