@@ -107,11 +107,13 @@ func flagName(name string) string {
 var (
 	flagSetsMu sync.Mutex
 	flagSets   = map[string]*flag.FlagSet{}
+	synopses   = map[string]string{}
 )
 
-func noteFlags(name string, fs *flag.FlagSet) {
+func noteFlags(name, synopsis string, fs *flag.FlagSet) {
 	flagSetsMu.Lock()
 	flagSets[name] = fs
+	synopses[name] = synopsis
 	flagSetsMu.Unlock()
 }
 
@@ -133,6 +135,7 @@ func commandFlags(ctx context.Context, name string) []cmdFlag {
 	flagSetsMu.Unlock()
 	var out []cmdFlag
 	if fs != nil {
+		out = []cmdFlag{}
 		fs.VisitAll(func(f *flag.Flag) {
 			kind, usage := flag.UnquoteUsage(f)
 			usage, _, _ = strings.Cut(usage, "\n")

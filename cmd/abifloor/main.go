@@ -137,7 +137,7 @@ func newFlags(env *cmdEnv, name, synopsis string) *flag.FlagSet {
 		fmt.Fprintf(env.stderr, "usage: abifloor %s %s\n", name, synopsis)
 		printFlags(env.stderr, fs)
 	}
-	noteFlags(name, fs)
+	noteFlags(name, synopsis, fs)
 	return fs
 }
 
