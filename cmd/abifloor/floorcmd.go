@@ -292,7 +292,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	case report.GitHub:
 		writeCheckGitHub(env.stdout, res, warnings, empty && !*allowEmpty)
 	case report.SARIF:
-		writeCheckSARIF(env.stdout, res, warnings)
+		writeCheckSARIF(env.stdout, res, warnings, empty && !*allowEmpty)
 	default:
 		writeCheckText(env, res, sf, limits, named, warnings, empty && !*allowEmpty)
 	}

@@ -23,6 +23,7 @@ var checkRules = []report.SARIFRule{
 	{ID: "floor/arch", Name: "ArchitectureNotCovered", Short: "The policy has no rules for the file's architecture.", Level: "error"},
 	{ID: "floor/unreadable", Name: "UnreadableFile", Short: "The file could not be read.", Level: "error"},
 	{ID: "floor/limit-unused", Name: "LimitCheckedNothing", Short: "A --max limits a namespace no file needs: it checked nothing.", Level: "warning"},
+	{ID: "floor/nothing-checked", Name: "NothingChecked", Short: "The paths hold no ELF file: nothing was checked.", Level: "error"},
 }
 
 // checkRuleID maps a violation to its SARIF rule.
@@ -42,8 +43,11 @@ func checkRuleID(v floor.Violation) string {
 	return "floor/limit"
 }
 
-func writeCheckSARIF(w io.Writer, res *floor.Result, warnings []string) error {
+func writeCheckSARIF(w io.Writer, res *floor.Result, warnings []string, empty bool) error {
 	var rs []report.SARIFResult
+	if empty {
+		rs = append(rs, report.SARIFResult{RuleID: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"})
+	}
 	for _, v := range res.Violations {
 		msg := v.Cause()
 		if len(v.Symbols) > 0 {
