@@ -326,6 +326,9 @@ func lookupFold(m map[string]string, ns string) string {
 // a version of: such a limit checked nothing (a typo, or the wrong tree).
 func unusedLimits(res *floor.Result, maxes []string) []string {
 	out := []string{}
+	if res.Stats.ELF == 0 {
+		return out // nothing was checked at all: that is the error to report
+	}
 	for _, m := range maxes {
 		ns, _, _ := strings.Cut(m, "=")
 		if _, used := floor.Limits(res.Floors).Lookup(ns); !used {
