@@ -24,8 +24,8 @@ func init() {
 }
 
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "diff", "OLD NEW [--format text|json] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
-	format := fs.String("format", "text", "output `format`: text or json")
+	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
+	format := fs.String("format", "text", "output `format`: text, json, github or sarif")
 	var supFiles multiFlag
 	supUsage := "hide changes matching the rules in `FILE`: libabigail's suppression format ([suppress_function], [suppress_variable], [suppress_type]) or lines \"symbol REGEX\" / \"type REGEX\"; repeatable"
 	fs.Var(&supFiles, "suppressions", supUsage)
@@ -45,7 +45,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		return diffError | diffUsage
 	}
-	f, err := report.ParseFormat(*format, report.Text, report.JSON)
+	f, err := report.ParseFormat(*format, report.Text, report.JSON, report.GitHub, report.SARIF)
 	if err != nil || len(pos) != 2 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor diff:", err)
@@ -88,9 +88,14 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 	}
 	r := abidiff.Compare(abis[0], abis[1], sup)
-	if f == report.JSON {
+	switch f {
+	case report.JSON:
 		err = report.WriteJSON(env.stdout, &r)
-	} else {
+	case report.SARIF:
+		err = writeDiffSARIF(env.stdout, &r, pos[1])
+	case report.GitHub:
+		writeDiffGitHub(env.stdout, &r, pos[1])
+	default:
 		err = r.WriteText(env.stdout, report.Painter{On: report.UseColor(env.tty, env.getenv)})
 	}
 	if err != nil {
