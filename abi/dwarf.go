@@ -268,6 +268,9 @@ type builder struct {
 	nodes, maxNodes int
 	// bigEndian: DW_AT_bit_offset counts from the other end.
 	bigEndian bool
+	// cpp: the DIE being converted is in a C++ unit (set at each read
+	// that starts a conversion).
+	cpp bool
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
@@ -360,6 +363,7 @@ func (b *builder) function(off dwarf.Offset) *Type {
 	if e == nil || e.tag != dwarf.TagSubprogram {
 		return nil
 	}
+	cpp := b.src.cplusplus()
 	merged := *e
 	typed := func(ps []*entry) bool {
 		for _, p := range ps {
@@ -400,6 +404,7 @@ func (b *builder) function(off dwarf.Offset) *Type {
 		}
 		merged = next
 	}
+	b.cpp = cpp
 	return b.signature(&merged, params, 0)
 }
 
@@ -443,6 +448,7 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if e == nil {
 		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
 	}
+	b.cpp = b.src.cplusplus()
 	name := e.str(dwarf.AttrName)
 	if q, ok := b.ix.qual[off]; ok {
 		name = q
@@ -760,6 +766,9 @@ func (b *builder) sizeOf(t *Type) int64 {
 
 // signature builds a function type from a subprogram or subroutine type.
 func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
+	// C++ has no unprototyped functions (and its DWARF no
+	// DW_AT_prototyped): f() takes nothing.
+	prototyped := e.flag(dwarf.AttrPrototyped) || b.cpp || len(e.str(dwarf.AttrLinkageName)) > 2 && e.str(dwarf.AttrLinkageName)[:2] == "_Z"
 	fn := &Type{Kind: Func, Elem: b.elem(e, depth)}
 	for _, c := range kids {
 		switch c.tag {
@@ -777,7 +786,7 @@ func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
 			fn.Variadic = true
 		}
 	}
-	if !e.flag(dwarf.AttrPrototyped) && len(fn.Params) == 0 {
+	if !prototyped && len(fn.Params) == 0 {
 		fn.Variadic = true
 	}
 	return fn

@@ -100,12 +100,20 @@ type dieSource interface {
 	// blocks and call sites are most of its DWARF and not its type).
 	read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry)
 	addrSize() int
+	// cplusplus reports whether the entry read last is in a C++ unit,
+	// where f() has no parameters rather than unknown ones.
+	cplusplus() bool
 }
 
 // dwarfSource reads with debug/dwarf.
 type dwarfSource struct{ r *dwarf.Reader }
 
 func (s dwarfSource) addrSize() int { return s.r.AddressSize() }
+
+// cplusplus is false: debug/dwarf reads relocatable objects and what the
+// fast scan declines, where the language is not tracked; a function's
+// mangled name still says C++ (builder.prototyped).
+func (s dwarfSource) cplusplus() bool { return false }
 
 func isParam(t dwarf.Tag) bool {
 	return t == dwarf.TagFormalParameter || t == dwarf.TagUnspecifiedParameters
@@ -138,8 +146,9 @@ type byteSource struct {
 	units []scannedUnit
 	last  *unitHeader
 	// alt reads the DIEs of the dwz alternate file (offsets from
-	// altBase), nil without one.
-	alt *byteSource
+	// altBase), nil without one; lastAlt: the last read was there.
+	alt     *byteSource
+	lastAlt bool
 }
 
 type scannedUnit struct {
@@ -154,8 +163,17 @@ func (b *byteSource) addrSize() int {
 	return 8
 }
 
+func (b *byteSource) cplusplus() bool {
+	if b.lastAlt {
+		return b.alt.cplusplus()
+	}
+	return b.last != nil && b.last.cpp
+}
+
 func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
+	b.lastAlt = false
 	if b.alt != nil && uint64(off) >= altBase {
+		b.lastAlt = true
 		return b.alt.read(off, paramsOnly)
 	}
 	o := uint64(off) - b.s.base

@@ -76,6 +76,7 @@ type unitHeader struct {
 	addrSize         int
 	abbrevOff        uint64
 	kind             int
+	cpp              bool // a C++ unit (its DW_AT_language), set by scanUnit
 }
 
 func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, error) {
@@ -270,6 +271,7 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 	}
 	var sc scopes
 	sc.cpp = isCPlusPlus(d.lang)
+	u.cpp = sc.cpp
 	for r.off < u.end {
 		d = die{off: r.off}
 		a, err := r.entry(s, u, tab, &d)

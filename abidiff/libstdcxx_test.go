@@ -119,6 +119,10 @@ func TestLibstdcxx11to12(t *testing.T) {
 			t.Errorf("incompatible signature change: %s", c)
 		}
 	}
+	// In C++, f() takes nothing: no symbol lacks type information.
+	if len(r.Untyped) > 0 {
+		t.Errorf("%d symbols untyped: %q", len(r.Untyped), r.Untyped[:min(5, len(r.Untyped))])
+	}
 	if _, ok := types["std::__detected_or_t"]; ok {
 		t.Error("the alias template std::__detected_or_t is compared as one type")
 	}
