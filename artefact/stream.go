@@ -113,8 +113,11 @@ func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, da
 		}
 		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
 			var s stop
-			if errors.As(err, &s) || errors.Is(err, ErrBomb) {
+			if errors.As(err, &s) {
 				return err
+			}
+			if errors.Is(err, ErrBomb) && last != "" {
+				return w.emit(&Member{Name: prefix + last, Err: err})
 			}
 			if last == "" {
 				return fmt.Errorf("%w: tar: %v", ErrFormat, readErr(err))
