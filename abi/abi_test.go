@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
@@ -198,6 +199,20 @@ func TestBadInput(t *testing.T) {
 		os.WriteFile(p, b, 0o644)
 		if _, err := abi.Load(context.Background(), p, abi.Options{}); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: err = %v, want an error naming the file", name, err)
+		}
+	}
+}
+
+// TestSpecialFiles: a FIFO or a device is refused, not read (a FIFO would
+// block, /dev/zero would never end).
+func TestSpecialFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	for _, p := range []string{fifo, "/dev/zero", t.TempDir()} {
+		if _, err := abi.Load(context.Background(), p, abi.Options{}); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: err = %v, want a refusal naming it", p, err)
 		}
 	}
 }

@@ -76,12 +76,26 @@ type forward struct {
 	r       *dwarf.Reader
 	last    dwarf.Offset
 	started bool
+	nulls   int // null entries in a row
 }
+
+// maxNulls bounds a run of null entries. debug/dwarf reads an unterminated
+// LEB128 at the end of a unit as a null entry without moving on, so a
+// hostile unit would yield null entries forever; real DWARF has one per
+// level of nesting.
+const maxNulls = 1 << 16
 
 func (f *forward) Next() (*dwarf.Entry, error) {
 	e, err := f.r.Next()
-	if err != nil || e == nil || e.Tag == 0 {
+	if err == nil && e != nil && e.Tag == 0 {
 		// debug/dwarf gives null entries offset 0.
+		if f.nulls++; f.nulls > maxNulls {
+			return nil, fmt.Errorf("after %#x: %d null entries in a row (an unterminated abbreviation code?)", f.last, f.nulls)
+		}
+		return e, nil
+	}
+	f.nulls = 0
+	if err != nil || e == nil {
 		return e, err
 	}
 	if f.started && e.Offset <= f.last {

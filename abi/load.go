@@ -105,6 +105,20 @@ func parseJSON(name string, b []byte) (*ABI, error) {
 	if a.Symbols == nil {
 		a.Symbols = []Symbol{}
 	}
+	// Dumps written before versions were listed apart have each version
+	// node as a symbol named like its version.
+	syms := a.Symbols[:0]
+	for _, s := range a.Symbols {
+		if s.Version != "" && s.Name == s.Version {
+			if !slices.Contains(a.Versions, s.Version) {
+				a.Versions = append(a.Versions, s.Version)
+			}
+			continue
+		}
+		syms = append(syms, s)
+	}
+	a.Symbols = syms
+	sort.Strings(a.Versions)
 	return &a, nil
 }
 

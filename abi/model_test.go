@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -161,5 +162,20 @@ func TestShared(t *testing.T) {
 	wg.Wait()
 	if a.Symbols[0].Name != "z" || a.Constants[0].Name != "Z" || a.Roots[0] != "struct c" {
 		t.Errorf("the caller's slices were sorted: %v %v %v", a.Symbols, a.Constants, a.Roots)
+	}
+}
+
+// TestOldDump: a dump that lists version nodes as symbols reads as one
+// that lists them in versions.
+func TestOldDump(t *testing.T) {
+	a, err := parseJSON("old.json", []byte(`{"schema": 1, "debug_info": "none", "symbols": [
+		{"name": "V_2", "version": "V_2", "default": true, "kind": "object", "binding": "global"},
+		{"name": "f", "version": "V_2", "default": true, "kind": "func", "binding": "global"},
+		{"name": "V_1", "version": "V_1", "default": true, "kind": "object", "binding": "global"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Symbols) != 1 || a.Symbols[0].Name != "f" || !slices.Equal(a.Versions, []string{"V_1", "V_2"}) {
+		t.Errorf("symbols %v, versions %v", a.Symbols, a.Versions)
 	}
 }

@@ -85,12 +85,6 @@ func (r *Report) Changed() bool {
 	return r.Symbols.any() || r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants) > 0
 }
 
-// Private reports whether a version node is private to the library's own
-// implementation (GLIBC_PRIVATE).
-func Private(version string) bool {
-	return symver.IsPrivate(version)
-}
-
 // Compare diffs old against new, leaving out what sup suppresses (sup may
 // be nil).
 func Compare(old, new *abi.ABI, sup *Suppressions) Report {
@@ -127,7 +121,7 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 	newBy := byID(new.Symbols)
 	add := func(version string, c Change) {
 		p := &r.Symbols
-		if Private(version) {
+		if symver.IsPrivate(version) {
 			p = &r.Private
 		} else {
 			*incompatible = *incompatible || !c.Compatible
@@ -230,7 +224,7 @@ func publicTypes(a *abi.ABI) map[string]bool {
 	}
 	for _, s := range a.Symbols {
 		typed = typed || s.Type != nil
-		if !Private(s.Version) {
+		if !symver.IsPrivate(s.Version) {
 			for _, r := range s.Type.Refs() {
 				visit(r)
 			}

@@ -340,12 +340,16 @@ func (a *Auditor) origin(p string) string {
 }
 
 // missingVerdict is ld.so's message for the first library no search
-// found.
+// found, or whose search ended at a file the loader refuses.
 func (a *Auditor) missingVerdict(exe string, sc *scope) *verdict {
 	if len(sc.missing) == 0 {
 		return nil
 	}
-	reason := sc.missing[0].name + ": cannot open shared object file: No such file or directory"
+	m := sc.missing[0]
+	reason := m.broken
+	if reason == "" {
+		reason = m.name + ": cannot open shared object file: No such file or directory"
+	}
 	return &verdict{reason, exe + ": error while loading shared libraries: " + reason}
 }
 

@@ -254,8 +254,9 @@ func TestCopyRelocation(t *testing.T) {
 	}
 }
 
-// TestSkippedCandidates: a library the search finds but cannot take is
-// "not found" as ld.so says, and the report keeps why it was passed over.
+// TestSkippedCandidates: a library of another architecture is passed over
+// and "not found" as ld.so says, and the report keeps why; a file that is
+// no library at all ends the load, in ld.so's words.
 func TestSkippedCandidates(t *testing.T) {
 	gcc := needCC(t)
 	dir := t.TempDir()
@@ -266,10 +267,18 @@ func TestSkippedCandidates(t *testing.T) {
 	exe := filepath.Join(dir, "app")
 	cc(t, gcc, "-o", exe, write(t, dir, "m.c", "int foo(void);\nint main(void){return foo();}\n"), "-L"+filepath.Dir(lib), "-lfoo", "-Wl,-rpath,$ORIGIN/lib")
 
-	os.WriteFile(lib, []byte("\x7fELF\x02\x01\x01"), 0o644)
-	rep := audit1(t, Options{}, exe)
-	if !rep.DiesAtStart || len(rep.Skipped) != 1 || !strings.HasPrefix(rep.Skipped[0], lib+": malformed ELF") {
-		t.Errorf("truncated candidate: dies %v, skipped %q", rep.DiesAtStart, rep.Skipped)
+	// A candidate ld.so cannot pass over ends the search, and the load,
+	// with ld.so's words for it.
+	for _, tc := range []struct{ body, reason string }{
+		{"\x7fELF\x02\x01\x01", lib + ": file too short"},
+		{strings.Repeat("not an ELF file\n", 8), lib + ": invalid ELF header"},
+	} {
+		os.WriteFile(lib, []byte(tc.body), 0o644)
+		r := runReal(t, nil, exe)
+		rep := audit1(t, Options{}, exe)
+		if !rep.DiesAtStart || rep.Reason != tc.reason || !strings.Contains(r.stderr, rep.Reason) {
+			t.Errorf("broken candidate: audit %v %q; loader %q", rep.DiesAtStart, rep.Reason, r.stderr)
+		}
 	}
 
 	cross, err := exec.LookPath("aarch64-linux-gnu-gcc")
@@ -278,7 +287,7 @@ func TestSkippedCandidates(t *testing.T) {
 	}
 	cc(t, cross, "-shared", "-fPIC", "-o", lib, foo)
 	r := runReal(t, nil, exe)
-	rep = audit1(t, Options{}, exe)
+	rep := audit1(t, Options{}, exe)
 	if !rep.DiesAtStart || !strings.Contains(r.stderr, rep.Reason) {
 		t.Errorf("wrong architecture: audit %v %q; loader %q", rep.DiesAtStart, rep.Reason, r.stderr)
 	}

@@ -21,6 +21,7 @@ type missingLib struct {
 	name    string
 	needer  *loaded
 	skipped []string // candidates passed over, with why
+	broken  string   // a candidate that ended the search, in ld.so's words
 }
 
 func newScope(root *loaded) *scope {
@@ -76,11 +77,11 @@ func (a *Auditor) fill(sc *scope) {
 			}
 			p, o, err := a.find(n, l, sc.list[0].obj)
 			if err != nil {
-				var skipped []string
+				m := missingLib{name: n, needer: l}
 				if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
-					skipped = nf.Skipped
+					m.skipped, m.broken = nf.Skipped, nf.Broken
 				}
-				sc.missing = append(sc.missing, missingLib{n, l, skipped})
+				sc.missing = append(sc.missing, m)
 				sc.byName[n] = &loaded{obj: &object{}, name: n} // report once
 				continue
 			}

@@ -159,7 +159,7 @@ func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, e
 		name = e
 	}
 	if strings.Contains(name, "/") {
-		if o, ok := a.try(name, want, nf); ok {
+		if o, _ := a.try(name, want, nf); o != nil {
 			return name, o, nil
 		}
 		return "", nil, nf
@@ -173,33 +173,47 @@ func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, e
 	}
 	dirs = append(dirs, a.libPath...)
 	dirs = append(dirs, a.expand(l.obj.Runpath, l)...)
-	if p, o, ok := a.probe(dirs, name, want, nf); ok {
-		return p, o, nil
+	if p, o, ok := a.probe(dirs, name, want, nf); ok || nf.Broken != "" {
+		return p, o, errIfNil(o, nf)
 	}
 	if !l.obj.NoDef {
 		if c := a.cache(); c != nil {
 			if p := c.Lookup(name, want.Machine, want.Class); p != "" {
-				if o, ok := a.try(p, want, nf); ok {
-					return p, o, nil
+				if o, done := a.try(p, want, nf); done {
+					return p, o, errIfNil(o, nf)
 				}
 			}
 		}
-		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want, nf); ok {
-			return p, o, nil
+		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want, nf); ok || nf.Broken != "" {
+			return p, o, errIfNil(o, nf)
 		}
 	}
 	return "", nil, nf
 }
 
+// errIfNil is the search's error when it found nothing.
+func errIfNil(o *object, nf *NotFoundError) error {
+	if o == nil {
+		return nf
+	}
+	return nil
+}
+
 // NotFoundError is a library no search found. Skipped lists the
 // candidates that exist but were passed over, with why, which ld.so
-// keeps to itself.
+// keeps to itself. Broken is set when a candidate ld.so cannot pass over
+// (not ELF, too short, malformed) ended the search, as it ends the load:
+// ld.so's words for it, "/x/libfoo.so: file too short".
 type NotFoundError struct {
 	Name    string
 	Skipped []string // "/x/libfoo.so: wrong architecture aarch64"
+	Broken  string
 }
 
 func (e *NotFoundError) Error() string {
+	if e.Broken != "" {
+		return e.Broken
+	}
 	msg := e.Name + ": cannot open shared object file"
 	if len(e.Skipped) == 0 {
 		return msg + ": No such file or directory"
@@ -213,24 +227,49 @@ func (a *Auditor) probe(dirs []string, name string, want *object, nf *NotFoundEr
 			d = "." // an empty entry means the working directory
 		}
 		p := path.Join(d, name)
-		if o, ok := a.try(p, want, nf); ok {
+		if o, done := a.try(p, want, nf); done && o != nil {
 			return p, o, true
+		} else if done {
+			return "", nil, false
 		}
 	}
 	return "", nil, false
 }
 
-// try opens the candidate p; a candidate that exists but is not taken is
-// added to nf.Skipped with the reason.
-func (a *Auditor) try(p string, want *object, nf *NotFoundError) (*object, bool) {
+// try opens the candidate p as ld.so's open_verify does. It is done when
+// p is taken (o set) or ends the search (nf.Broken set); a candidate of
+// another machine or class, or one that cannot be opened, is passed over
+// (added to nf.Skipped unless absent).
+func (a *Auditor) try(p string, want *object, nf *NotFoundError) (o *object, done bool) {
 	o, err := a.open(p, want)
-	if err == nil {
+	var fe *elfx.FormatError
+	switch {
+	case err == nil:
 		return o, true
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, false
+	case errors.Is(err, elfx.ErrNotELF) || errors.As(err, &fe):
+		nf.Broken = p + ": " + a.brokenReason(p, want, err)
+		return nil, true
 	}
-	if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-		nf.Skipped = append(nf.Skipped, p+": "+elfx.Message(a.host(p), err))
-	}
+	nf.Skipped = append(nf.Skipped, p+": "+elfx.Message(a.host(p), err))
 	return nil, false
+}
+
+// brokenReason says why ld.so refuses the file at p, in its words where
+// its check is known and in elfx's otherwise.
+func (a *Auditor) brokenReason(p string, want *object, err error) string {
+	ehdr := int64(52)
+	if want == nil || want.Class == elf.ELFCLASS64 {
+		ehdr = 64
+	}
+	if st, e := os.Stat(a.host(p)); e == nil && st.Size() < ehdr {
+		return "file too short"
+	}
+	if errors.Is(err, elfx.ErrNotELF) {
+		return "invalid ELF header"
+	}
+	return elfx.Message(a.host(p), err)
 }
 
 // open loads the object at p (inside the image) when it is a library of

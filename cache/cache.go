@@ -3,13 +3,21 @@
 // parallel build starts dozens at a time, all wanting the same stubs.
 //
 // An entry is a whole directory named by the hash of its key. A builder
-// fills a temporary directory inside the cache, syncs it, and renames it into
-// place; rename is atomic, so a reader that finds the entry finds all of it,
-// and readers never lock. Builders of one key serialise on a flock of a
-// per-key lock file, and the one that gets the lock second finds the entry
-// built and does nothing: a key is built once. A crashed builder leaves only
-// a temporary directory (removed by the next build of that key) and a lock
-// the kernel has already released.
+// fills a temporary directory inside the cache, records the hash of every
+// file in a manifest inside it, syncs it, and renames it into place; rename
+// is atomic, so a reader that finds the entry finds all of it, and readers
+// never lock. Builders of one key serialise on a flock of a per-key lock
+// file, and the one that gets the lock second finds the entry built and does
+// nothing: a key is built once. A crashed builder leaves only a temporary
+// directory (removed by the next build of that key) and a lock the kernel has
+// already released.
+//
+// What the cache holds is linked into programs, so it trusts only what its
+// user made, as Go's build cache and ccache do (see trust.go): the root must
+// belong to the user and be writable by nobody else (a root the cache creates
+// is 0700), locks and entries are opened without following symbolic links,
+// and an entry is used only after its files match its manifest. An entry
+// that does not is moved aside and rebuilt.
 package cache
 
 import (
@@ -29,6 +37,8 @@ import (
 // Cache is a cache directory.
 type Cache struct {
 	Dir string
+	// Warn, when set, is told about entries refused and rebuilt.
+	Warn func(msg string)
 }
 
 // DefaultDir is where the cache lives unless told otherwise: $ABIFLOOR_CACHE,
@@ -47,18 +57,6 @@ func DefaultDir(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".cache", "abifloor"), nil
 }
 
-// Open returns the cache in dir, creating the directory.
-func Open(dir string) (*Cache, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("cache: %s: %w", dir, err)
-	}
-	if err := os.MkdirAll(filepath.Join(abs, "locks"), 0o755); err != nil {
-		return nil, fmt.Errorf("cache: %w", err)
-	}
-	return &Cache{Dir: abs}, nil
-}
-
 // Path is where the entry of key lives (whether or not it exists yet).
 func (c *Cache) Path(key string) string {
 	return filepath.Join(c.Dir, hashKey(key))
@@ -72,24 +70,41 @@ func hashKey(key string) string {
 // Get returns the directory of key's entry, building it first when absent.
 // build fills tmp, a fresh directory that will be renamed to final; files it
 // writes may name final (a linker script does) but must not need it to exist
-// yet. Concurrent calls for one key, in any processes, build it once.
+// yet, and symbolic links it makes must name files beside them. Concurrent
+// calls for one key, in any processes, build it once. An existing entry that
+// fails verification is replaced.
 func (c *Cache) Get(ctx context.Context, key string, build func(tmp, final string) error) (string, error) {
 	final := c.Path(key)
-	if isDir(final) {
+	h := hashKey(key)
+	if err := verifyEntry(final, h); err == nil {
 		return final, nil
 	}
-	h := hashKey(key)
 	lock, err := lockFile(ctx, filepath.Join(c.Dir, "locks", h+".lock"))
 	if err != nil {
 		return "", err
 	}
 	defer lock.Close() // closing releases the flock
-	if isDir(final) {
+	err = verifyEntry(final, h)
+	if err == nil {
 		return final, nil // someone built it while we waited
 	}
-	// Temporary directories of this key are leftovers of a crashed builder:
-	// we hold the lock, so nobody else is filling one.
-	if old, _ := filepath.Glob(filepath.Join(c.Dir, ".tmp-"+h+"-*")); len(old) > 0 {
+	// We hold the lock: nobody else is filling a temporary directory of
+	// this key, so any is a crashed builder's, and a bad entry can be moved
+	// aside without racing a builder.
+	if !errors.Is(err, fs.ErrNotExist) {
+		if c.Warn != nil {
+			c.Warn(fmt.Sprintf("cache: refusing entry %s (%v); rebuilding it", final, err))
+		}
+		bad, merr := os.MkdirTemp(c.Dir, ".bad-"+h+"-")
+		if merr != nil {
+			return "", fmt.Errorf("cache: %w", merr)
+		}
+		if err := os.Rename(final, filepath.Join(bad, "entry")); err != nil {
+			return "", fmt.Errorf("cache: moving aside %s: %w", final, err)
+		}
+	}
+	for _, pat := range []string{".tmp-" + h + "-*", ".bad-" + h + "-*"} {
+		old, _ := filepath.Glob(filepath.Join(c.Dir, pat))
 		for _, o := range old {
 			os.RemoveAll(o)
 		}
@@ -110,6 +125,9 @@ func (c *Cache) Get(ctx context.Context, key string, build func(tmp, final strin
 	if err := build(tmp, final); err != nil {
 		return "", err
 	}
+	if err := writeManifest(tmp, h); err != nil {
+		return "", fmt.Errorf("cache: %w", err)
+	}
 	if err := syncTree(tmp); err != nil {
 		return "", fmt.Errorf("cache: syncing %s: %w", tmp, err)
 	}
@@ -123,16 +141,20 @@ func (c *Cache) Get(ctx context.Context, key string, build func(tmp, final strin
 	return final, nil
 }
 
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
-}
-
 // lockFile takes an exclusive flock, polling so that ctx can cancel the wait.
+// The lock file is opened without following a symbolic link, so a link
+// planted in locks/ cannot make the cache create a file elsewhere.
 func lockFile(ctx context.Context, path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o600)
 	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return nil, fmt.Errorf("cache: lock %s is a symbolic link, which the cache never makes: refusing it", path)
+		}
 		return nil, fmt.Errorf("cache: lock: %w", err)
+	}
+	if err := ownedFile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cache: lock %s: %w", path, err)
 	}
 	wait := time.Millisecond
 	for {

@@ -4,11 +4,10 @@ import "debug/elf"
 
 // Arch names the file's architecture the way Debian and uname do
 // (x86_64, aarch64, i386, ppc64le, s390x, riscv64, ...).
-func (f *File) Arch() string { return ArchName(f.Machine, f.Class, f.Data) }
+func (f *File) Arch() string { return archName(f.Machine, f.Class, f.Data) }
 
-// ArchName names a machine, class and byte order as Arch does, for callers
-// holding a debug/elf File.
-func ArchName(m elf.Machine, class elf.Class, data elf.Data) string {
+// archName names a machine, class and byte order as Arch does.
+func archName(m elf.Machine, class elf.Class, data elf.Data) string {
 	le := data == elf.ELFDATA2LSB
 	switch m {
 	case elf.EM_X86_64:
@@ -94,7 +93,7 @@ var gnuTriples = map[string]string{
 // powerpc64le-linux-gnu, s390x-linux-gnu, riscv64-linux-gnu), or "" for a
 // machine without a Linux GNU toolchain name here.
 func Triple(m elf.Machine, class elf.Class, data elf.Data) string {
-	return gnuTriples[ArchName(m, class, data)]
+	return gnuTriples[archName(m, class, data)]
 }
 
 // Multiarch is the Debian multiarch name of a machine, class and byte

@@ -3,6 +3,8 @@ package elfx
 import (
 	"os"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/elfgen"
 )
 
 // FuzzFile feeds arbitrary bytes to every reader method. Seeds are real
@@ -14,6 +16,8 @@ func FuzzFile(f *testing.F) {
 		}
 	}
 	f.Add([]byte("\x7fELF\x01\x02\x01"))
+	f.Add(elfgen.NameBomb(64, 256)) // names sharing one string
+
 	f.Fuzz(func(t *testing.T, b []byte) {
 		exercise(b)
 	})

@@ -7,6 +7,7 @@ import (
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/errjson"
 	"github.com/abifloor/abifloor/symver"
+	"github.com/abifloor/abifloor/targets"
 )
 
 // FileReport is what Scan says about one file. Field names are part of
@@ -16,6 +17,9 @@ type FileReport struct {
 	Arch   string    `json:"arch,omitempty"`
 	Kind   elfx.Kind `json:"kind,omitempty"`
 	Soname string    `json:"soname,omitempty"`
+	// Libc is the C library the file is linked against: "glibc", "musl",
+	// or omitted (static, or none needed).
+	Libc string `json:"libc,omitempty"`
 	// Needed is DT_NEEDED, in load order.
 	Needed []string `json:"needed,omitempty"`
 	// Floors maps a namespace to the highest version required; nil when
@@ -53,13 +57,22 @@ type Need struct {
 	Versions []string `json:"versions"`
 }
 
-// Violation is a floor above a limit.
+// Violation is a floor above a limit, or a broken rule of a policy
+// target (Rule, policy.go). Namespace, Required and Allowed are set for
+// version rules; Library for library rules.
 type Violation struct {
-	Path      string   `json:"path"`
-	Namespace string   `json:"namespace"`
-	Required  string   `json:"required"`
-	Allowed   string   `json:"allowed"`
-	Symbols   []string `json:"symbols"`
+	Path      string `json:"path"`
+	Namespace string `json:"namespace,omitempty"`
+	Required  string `json:"required,omitempty"`
+	Allowed   string `json:"allowed,omitempty"`
+	// Symbols are the references that break the rule; never nil in JSON.
+	Symbols []string `json:"symbols"`
+	// Rule is "" for a namespace limit (--max, a distro), else one of the
+	// Rule constants.
+	Rule string `json:"rule,omitempty"`
+	// Target names what set the limit: a target, or "--max".
+	Target  string `json:"target,omitempty"`
+	Library string `json:"library,omitempty"`
 }
 
 // FileOptions say what Analyze reads besides the version tables.
@@ -69,13 +82,16 @@ type FileOptions struct {
 	// Limits, when set, make Analyze return the floors above them as
 	// violations, each naming its symbols.
 	Limits Limits
+	// Targets are held to their libc, and policies (manylinux,
+	// musllinux) to their rules (policy.go).
+	Targets []targets.Target
 }
 
 // Analyze computes the floors of f, the file at path, and what opt asks
 // for besides.
-func Analyze(f *elfx.File, path string, opt FileOptions) (FileReport, []Violation) {
+func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []Violation) {
 	why, limits := opt.Why, opt.Limits
-	r := FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind()}
+	r = FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind(), Libc: LibcOf(f)}
 	if f.Dynamic != nil {
 		r.Soname, r.Needed = f.Dynamic.Soname, f.Dynamic.Needed
 	}
@@ -121,12 +137,13 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (FileReport, []Violatio
 		return names
 	}
 
-	var viol []Violation
 	for ns, ver := range r.Floors {
 		if lim, ok := limits[ns]; ok && symver.Compare(ver, lim) > 0 {
 			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim})
 		}
 	}
+	// Whatever path returns below, the targets' rules are checked last.
+	defer func() { viol = append(viol, checkTargets(f, &r, opt.Targets)...) }()
 	if !why && len(viol) == 0 {
 		return r, nil
 	}
@@ -147,6 +164,9 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (FileReport, []Violatio
 		v := &viol[i]
 		match := func(ver string) bool { return symver.Compare(ver, v.Allowed) > 0 }
 		v.Symbols = append(explain(v.Namespace, match), symbolsFor(syms, v.Namespace, match)...)
+		if v.Symbols == nil {
+			v.Symbols = []string{}
+		}
 	}
 	sort.Slice(viol, func(i, j int) bool { return viol[i].Namespace < viol[j].Namespace })
 	return r, viol

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/targets"
 	"github.com/abifloor/abifloor/walk"
 )
 
@@ -16,7 +17,9 @@ type Options struct {
 	Exclude []string // patterns of names or paths to skip inside trees
 	Why     bool     // name the symbols behind every floor
 	Limits  Limits   // when set, report violations (check)
-	Workers int      // parallel file readers (default 2×GOMAXPROCS)
+	// Targets, when set, are checked too: libc, and a policy's rules.
+	Targets []targets.Target
+	Workers int // parallel file readers (default 2×GOMAXPROCS)
 	// Progress, when set, is called now and then, from any worker
 	// goroutine, with the files seen and the ELF files among them.
 	Progress func(files, elf int64)
@@ -98,6 +101,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			res.Stats.ELF++
 		}
 	}
+	res.Violations = dropShipped(res.Files, res.Violations)
 	res.Stats.Files = ws.Files.Load()
 	res.Stats.Symlinks = ws.Symlinks.Load()
 	res.Stats.Special = ws.Special.Load()
@@ -134,6 +138,6 @@ func scanOne(wf walk.File, buf []byte, opt Options) (item, bool) {
 		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true
 	}
-	it.rep, it.viol = Analyze(f, wf.Path, FileOptions{Why: opt.Why, Limits: opt.Limits})
+	it.rep, it.viol = Analyze(f, wf.Path, FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets})
 	return it, true
 }

@@ -119,8 +119,9 @@ func Load() (*DB, error) {
 }
 
 // LoadArch reads one architecture from the embedded database, cheaply: the
-// other architectures' lines are skipped, and so are symbols unless asked
-// for (checking a version and computing a cache key need none).
+// other architectures' lines are skipped (reading stops after the
+// architecture's part, and x86_64 comes first), and so are symbols unless
+// asked for (checking a version and computing a cache key need none).
 func LoadArch(name string, symbols bool) (*Arch, error) {
 	if name == "i686" {
 		name = "i386"
@@ -178,7 +179,11 @@ func parse(r io.Reader, only string, symbols bool) (*DB, error) {
 	n := 0
 	for sc.Scan() {
 		n++
-		if err := p.line(sc.Text()); err != nil {
+		line := sc.Text()
+		if p.only != "" && p.db.Arches[p.only] != nil && strings.HasPrefix(line, "A\t") {
+			break // the architecture asked for is complete: skip the rest
+		}
+		if err := p.line(line); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 	}

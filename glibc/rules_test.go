@@ -37,6 +37,11 @@ func TestDerivedReleases(t *testing.T) {
 		{"s390x", "2.17", "libc.so.6", "gai_cancel@GLIBC_2.2.3", false, "nor libc's copy"},
 		{"s390x", "2.28", "libpthread.so.0", "pthread_create@@GLIBC_2.2", true, "s390x libpthread from zig's abilists"},
 		{"s390x", "2.28", "libpthread.so.0", "__libpthread_version_placeholder@GLIBC_2.2", false, "placeholders came in 2.34"},
+		{"s390x", "2.28", "ld64.so.1", "calloc@@GLIBC_2.2", true, "ld.so's malloc, as the other architectures' 2.31 have it"},
+		{"s390x", "2.32", "ld64.so.1", "calloc@@GLIBC_2.2", false, "until 2.32"},
+		{"s390x", "2.28", "libc.so.6", "clnt_create@@GLIBC_2.2", true, "Sun RPC a default until 2.32, as the others' 2.31"},
+		{"s390x", "2.32", "libc.so.6", "clnt_create@GLIBC_2.2", true, "compat from 2.32"},
+		{"s390x", "2.28", "libpthread.so.0", "fork@GLIBC_2.2", true, "libpthread's forwarder compat, as the others' 2.31"},
 		// 2.17 moved clock_* from librt to libc; librt kept compat copies.
 		{"x86_64", "2.16", "librt.so.1", "clock_gettime@@GLIBC_2.2.5", true, "librt before 2.17"},
 		{"x86_64", "2.16", "libc.so.6", "clock_gettime@GLIBC_2.2.5", false, "libc from 2.17"},

@@ -18,7 +18,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "4"
+const StubFormat = "7"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -27,6 +27,9 @@ type StubOptions struct {
 	// CC is the C compiler that assembles and links the stubs; default "cc"
 	// for the host's architecture and TRIPLE-gcc for another.
 	CC string
+	// Compiler is CC probed (ProbeCompiler); WriteStubs probes it when nil.
+	// Key needs it.
+	Compiler *Compiler
 	// FinalDir is where Dir will be once complete (the cache renames a
 	// temporary directory into place); linker scripts name it. Default Dir.
 	FinalDir string
@@ -69,9 +72,15 @@ func (o *StubOptions) Resolve(symbols bool) (*Arch, error) {
 	return a, nil
 }
 
-// Key is what identifies the stubs of o (after Resolve) in a cache.
+// Key is what identifies the stubs of o (after Resolve, with Compiler set)
+// in a cache: the stub format, the release, the database, and the compiler
+// that builds them with its target triple.
 func (o *StubOptions) Key(a *Arch) string {
-	return strings.Join([]string{"glibc-stubs", StubFormat, a.Name, o.Target, a.Digest}, "\x00")
+	k := []string{"glibc-stubs", StubFormat, a.Name, o.Target, a.Digest}
+	if o.Compiler != nil {
+		k = append(k, o.Compiler.Triple, o.Compiler.ID)
+	}
+	return strings.Join(k, "\x00")
 }
 
 // WriteStubs writes into dir (which must exist) one stub shared library per
@@ -83,10 +92,16 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	if err != nil {
 		return err
 	}
-	cc, err := exec.LookPath(o.CC)
-	if err != nil {
-		return fmt.Errorf("glibc: C compiler %q not found on PATH (needed to build stubs for %s): %w", o.CC, a.Name, err)
+	comp := o.Compiler
+	if comp == nil {
+		if comp, err = ProbeCompiler(ctx, o.CC); err != nil {
+			return fmt.Errorf("%w (needed to build stubs for %s)", err, a.Name)
+		}
 	}
+	if comp.Arch != a.Name {
+		return fmt.Errorf("glibc: %s targets %s, not %s: use %s-gcc, or --arch %s", o.CC, comp.Triple, a.Name, a.Triple, comp.Arch)
+	}
+	cc := comp.Path
 	final := o.FinalDir
 	if final == "" {
 		final = dir
@@ -120,7 +135,20 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			errs[i] = b.lib(work, dir, &stubs[i])
 		}()
 	}
-	wg.Add(3)
+	var gccErr error
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		var gs StubLib
+		var ok bool
+		if gs, ok, gccErr = gccStub(ctx, cc); ok && gccErr == nil {
+			if gccErr = b.lib(work, dir, &gs); gccErr == nil {
+				// As the host's: libgcc_s.so is a script adding libgcc.a.
+				gccErr = os.WriteFile(filepath.Join(dir, "libgcc_s.so"),
+					[]byte(fmt.Sprintf("/* GNU ld script written by abifloor: libgcc_s's exports, no references. */\nGROUP ( %q -lgcc )\n", filepath.Join(final, gs.Soname))), 0o644)
+			}
+		}
+	}()
 	go func() { defer wg.Done(); compat, compatErr = b.compat(a, work, dir, libc) }()
 	go func() {
 		defer wg.Done()
@@ -130,18 +158,13 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	}()
 	go func() { defer wg.Done(); ns = nonshared(ctx, cc) }()
 	wg.Wait()
-	if err := errors.Join(append(errs, compatErr, initErr)...); err != nil {
+	if err := errors.Join(append(errs, compatErr, initErr, gccErr)...); err != nil {
 		return err
 	}
-	group := []string{filepath.Join(final, "libc.so.6")}
-	if compat != "" {
-		group = append(group, filepath.Join(final, compat))
+	script, err := libcScript(o.Target, a, final, compat, ns != "")
+	if err != nil {
+		return err
 	}
-	if ns != "" {
-		group = append(group, ns)
-	}
-	script := fmt.Sprintf("/* GNU ld script written by abifloor: glibc %s stubs for %s. */\nGROUP ( %s AS_NEEDED ( %s ) )\n",
-		o.Target, a.Name, strings.Join(group, " "), filepath.Join(final, a.Loader))
 	if err := os.WriteFile(filepath.Join(dir, "libc.so"), []byte(script), 0o644); err != nil {
 		return err
 	}
@@ -155,6 +178,27 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 		}
 	}
 	return os.RemoveAll(work)
+}
+
+// libcScript is the libc.so linker script of the stubs in dir: the stub
+// libc, the compat archive (when there is one), the compiler's own
+// libc_nonshared.a found by the link editor's search (-lc_nonshared, so no
+// path of one host is written into a shared entry), and the loader. Paths
+// are quoted: a cache under a HOME with a space must link.
+func libcScript(target string, a *Arch, dir, compat string, nonshared bool) (string, error) {
+	if strings.ContainsAny(dir, "\"\n") {
+		return "", fmt.Errorf("glibc: %q: the link editor cannot name a path with a double quote or newline in a linker script", dir)
+	}
+	q := func(name string) string { return `"` + filepath.Join(dir, name) + `"` }
+	group := []string{q("libc.so.6")}
+	if compat != "" {
+		group = append(group, q(compat))
+	}
+	if nonshared {
+		group = append(group, "-lc_nonshared")
+	}
+	return fmt.Sprintf("/* GNU ld script written by abifloor: glibc %s stubs for %s. */\nGROUP ( %s AS_NEEDED ( %s ) )\n",
+		target, a.Name, strings.Join(group, " "), q(a.Loader)), nil
 }
 
 // builder runs the C compiler, at most cap(sem) at a time.
@@ -248,6 +292,20 @@ func kindType(k Kind) string {
 // statVer is the _STAT_VER glibc's __xstat family expects, per architecture.
 var statVer = map[string]int{"x86_64": 1, "i386": 3, "aarch64": 0, "s390x": 1}
 
+// statWrapper is one stat-family function of libc_nonshared.a before 2.33.
+type statWrapper struct{ name, proto, call string }
+
+var statWrappers = []statWrapper{
+	{"stat", "const char *p, void *b", "__xstat(%d, p, b)"},
+	{"lstat", "const char *p, void *b", "__lxstat(%d, p, b)"},
+	{"fstat", "int fd, void *b", "__fxstat(%d, fd, b)"},
+	{"fstatat", "int d, const char *p, void *b, int f", "__fxstatat(%d, d, p, b, f)"},
+	{"stat64", "const char *p, void *b", "__xstat64(%d, p, b)"},
+	{"lstat64", "const char *p, void *b", "__lxstat64(%d, p, b)"},
+	{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
+	{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
+}
+
 // buildCompat builds an archive with what the host's libc_nonshared.a no
 // longer has but an old target needs: before glibc 2.33, stat, fstat, lstat
 // and fstatat were static wrappers around __xstat and friends. One member per
@@ -263,24 +321,13 @@ func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error
 	if !ok {
 		return "", nil
 	}
-	type wrap struct{ name, proto, call string }
-	wraps := []wrap{
-		{"stat", "const char *p, void *b", "__xstat(%d, p, b)"},
-		{"lstat", "const char *p, void *b", "__lxstat(%d, p, b)"},
-		{"fstat", "int fd, void *b", "__fxstat(%d, fd, b)"},
-		{"fstatat", "int d, const char *p, void *b, int f", "__fxstatat(%d, d, p, b, f)"},
-		{"stat64", "const char *p, void *b", "__xstat64(%d, p, b)"},
-		{"lstat64", "const char *p, void *b", "__lxstat64(%d, p, b)"},
-		{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
-		{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
-	}
 	var (
 		objs []string
 		errs []error
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 	)
-	for _, w := range wraps {
+	for _, w := range statWrappers {
 		callee, _, _ := strings.Cut(w.call, "(")
 		if have[w.name] || !have[callee] {
 			continue

@@ -55,7 +55,8 @@ func TestStubsLinkAndRun(t *testing.T) {
 		t.Fatalf("without stubs the floor is %s; the test needs a host newer than 2.17", f)
 	}
 	for _, target := range []string{"2.17", "2.28"} {
-		stubs := filepath.Join(dir, "stubs-"+target)
+		// A space in the path: the linker script quotes it.
+		stubs := filepath.Join(dir, "stubs "+target)
 		if err := mkdir(stubs); err != nil {
 			t.Fatal(err)
 		}
@@ -97,6 +98,34 @@ func TestStubsCrossAarch64(t *testing.T) {
 	plain := fixture.Build(t, cc, dir, "prog.c", prog, "plain", "-O2", "-pthread")
 	if f := floorOf(t, plain); symver.Compare(f, "2.17") <= 0 {
 		t.Errorf("aarch64 without stubs: floor %s", f)
+	}
+}
+
+// A compiler for another machine builds no stubs for this one: they would
+// be stored under the wrong key (#10.9).
+func TestStubsWrongCompiler(t *testing.T) {
+	gcc := fixture.Compiler(t, "gcc")
+	c, err := ProbeCompiler(context.Background(), gcc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "aarch64"
+	if c.Arch == "aarch64" {
+		other = "x86_64"
+	}
+	err = WriteStubs(context.Background(), t.TempDir(), StubOptions{Arch: other, Target: "2.17", CC: gcc})
+	if err == nil || !strings.Contains(err.Error(), "targets "+c.Triple+", not "+other) {
+		t.Errorf("err = %v", err)
+	}
+	o := StubOptions{Arch: c.Arch, Target: "2.17", Compiler: c}
+	a, err := o.Resolve(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1 := o.Key(a)
+	o.Compiler = &Compiler{Triple: c.Triple, ID: "another compiler"}
+	if o.Key(a) == k1 {
+		t.Error("two compilers share a key")
 	}
 }
 

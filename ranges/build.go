@@ -72,6 +72,7 @@ type Builder struct {
 
 	mu    sync.Mutex
 	calls map[string]*call
+	trees map[string]treeIDs // repo NUL rev → tree ids, read before the workers start
 }
 
 // call shares the work of one cache key between inputs of one build: two
@@ -87,6 +88,7 @@ type call struct {
 // ctx's error in the remaining results, when ctx is cancelled.
 func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	res := make([]Result, len(inputs))
+	b.prefetch(ctx, inputs)
 	jobs := b.Jobs
 	if jobs <= 0 {
 		jobs = runtime.NumCPU()
@@ -187,7 +189,15 @@ func (b *Builder) key(ctx context.Context, in Input) (string, error) {
 	if in.Dir != "" {
 		ids, err = dirIDs(in.Dir, b.includes())
 	} else {
-		ids, err = gitTreeIDs(ctx, in.Repo, in.Rev, b.includes())
+		t, ok := b.trees[in.Repo+"\x00"+in.Rev]
+		if !ok {
+			got, gerr := gitTreeIDs(ctx, in.Repo, []string{in.Rev}, b.includes())
+			if gerr != nil {
+				return "", gerr
+			}
+			t = got[in.Rev]
+		}
+		ids, err = t.ids, t.err
 	}
 	if err != nil {
 		return "", err
@@ -243,12 +253,16 @@ func dirIDs(dir string, incs []string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if !d.Type().IsRegular() {
-				if d.Type()&fs.ModeSymlink != 0 {
-					t, _ := os.Readlink(p)
-					fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
+			if d.Type()&fs.ModeSymlink != 0 {
+				// The compiler follows a symlinked header: hash what
+				// it points at, and the link itself.
+				t, _ := os.Readlink(p)
+				fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
+				if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+					return nil
 				}
-				return nil
+			} else if !d.Type().IsRegular() {
+				return nil // never open FIFOs or devices
 			}
 			f, err := os.Open(p)
 			if err != nil {
@@ -278,33 +292,69 @@ func rel(root, p string) string {
 	return r
 }
 
-// gitTreeIDs returns the object id of each include path at rev, without a
-// checkout: git's tree ids are already hashes of the content.
-func gitTreeIDs(ctx context.Context, repo, rev string, incs []string) ([]string, error) {
+// gitTreeIDs returns the object id of each include path at each rev, with
+// one git process for all of them and no checkout: git's tree ids are
+// already hashes of the content. A rev that lacks a path has an error.
+func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[string]treeIDs, error) {
 	var q bytes.Buffer
-	for _, inc := range incs {
-		p := path.Clean(filepath.ToSlash(inc))
-		if p == "." {
-			p = ""
+	for _, rev := range revs {
+		for _, inc := range incs {
+			p := path.Clean(filepath.ToSlash(inc))
+			if p == "." {
+				p = ""
+			}
+			fmt.Fprintf(&q, "%s^{commit}:%s\n", rev, p)
 		}
-		fmt.Fprintf(&q, "%s^{commit}:%s\n", rev, p)
 	}
 	out, err := git(ctx, repo, &q, "cat-file", "--batch-check")
 	if err != nil {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(incs) {
-		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d paths", repo, len(lines), len(incs))
+	if len(lines) != len(revs)*len(incs) {
+		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d paths", repo, len(lines), len(revs)*len(incs))
 	}
-	for i, l := range lines {
-		if strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") {
-			return nil, fmt.Errorf("%s has no %s", rev, incs[i])
+	res := make(map[string]treeIDs, len(revs))
+	for i, rev := range revs {
+		var t treeIDs
+		for j, inc := range incs {
+			l := lines[i*len(incs)+j]
+			if strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") {
+				t = treeIDs{err: fmt.Errorf("%s has no %s", rev, inc)}
+				break
+			}
+			id, _, _ := strings.Cut(l, " ")
+			t.ids = append(t.ids, inc+" "+id)
 		}
-		id, _, _ := strings.Cut(l, " ")
-		lines[i] = incs[i] + " " + id
+		res[rev] = t
 	}
-	return lines, nil
+	return res, nil
+}
+
+type treeIDs struct {
+	ids []string
+	err error
+}
+
+// prefetch reads the tree ids of every git input with one git process per
+// repository, so a warm rebuild costs no process per version.
+func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
+	revs := map[string][]string{}
+	for _, in := range inputs {
+		if in.Repo != "" {
+			revs[in.Repo] = append(revs[in.Repo], in.Rev)
+		}
+	}
+	b.trees = map[string]treeIDs{}
+	for repo, rs := range revs {
+		got, err := gitTreeIDs(ctx, repo, rs, b.includes())
+		if err != nil {
+			continue // each input asks again and reports the error
+		}
+		for rev, t := range got {
+			b.trees[repo+"\x00"+rev] = t
+		}
+	}
 }
 
 // git runs git in repo and returns its standard output; the error carries
@@ -571,13 +621,19 @@ func SortInputs(ins []Input) {
 // Table builds the table from results, leaving out the failed ones.
 func (o Options) Table(rs []Result) (*Table, error) {
 	var vs []Version
+	var failed []string
 	for _, r := range rs {
 		if r.Err == nil && r.ABI != nil {
 			vs = append(vs, Version{Name: r.Version, ABI: r.ABI})
+		} else {
+			failed = append(failed, r.Version)
 		}
 	}
 	t, err := New(o.Types, vs)
 	if err != nil {
+		return nil, err
+	}
+	if err := t.MarkFailed(failed...); err != nil {
 		return nil, err
 	}
 	if len(o.Headers) > 0 {

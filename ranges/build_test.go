@@ -170,7 +170,11 @@ func TestBuildGit(t *testing.T) {
 		{"2.1.9", false, false, -1},
 		{"2.5", true, false, 2},
 		{"3.0.1", false, false, -1},
-		{"3.2.7", true, false, 3},
+		{"3.1.5", true, false, 3},
+		// 3.3 failed: nothing is inferred across it.
+		{"3.2.7", false, false, -1},
+		{"3.3", false, false, -1},
+		{"3.3.1", false, false, -1},
 		{"0.9", false, false, -1},
 		{"4.0", false, false, -1},
 	} {
@@ -178,6 +182,13 @@ func TestBuildGit(t *testing.T) {
 		if err != nil || a.Covered != l.covered || a.Observed != l.observed || a.Range != l.rng {
 			t.Errorf("Lookup(%s) = %+v, %v", l.v, a, err)
 		}
+	}
+
+	if !slices.Equal(tab.Failed, []string{"3.3"}) {
+		t.Errorf("failed %v, want [3.3]", tab.Failed)
+	}
+	if a, _ := tab.Lookup("3.3"); a.Failed != "3.3" || a.Before != 3 || a.After != 3 || !strings.Contains(tab.Describe(a), "this version could not be built") {
+		t.Errorf("Lookup(3.3) = %+v: %s", a, tab.Describe(a))
 	}
 
 	// A warm rebuild compiles nothing: every version comes from the cache.
@@ -278,5 +289,25 @@ func TestCheckInputs(t *testing.T) {
 	}
 	if err := CheckInputs([]Input{{Version: "one", File: "a"}}); err == nil || !strings.Contains(err.Error(), "a: version \"one\"") {
 		t.Errorf("unparsable: %v", err)
+	}
+}
+
+func TestBuildGitMissingInclude(t *testing.T) {
+	needTools(t, "git", "cc")
+	repo := gitRepo(t, []step{
+		{[]string{"1.0"}, map[string]string{"inc/a.h": "struct s { int a; };\n"}},
+		{[]string{"2.0"}, map[string]string{"inc/a.h": "", "other/a.h": "struct s { int a; };\n"}},
+	})
+	ctx := context.Background()
+	ins, err := GitTags(ctx, repo, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := (&Builder{Options: Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"struct s"}}}).Build(ctx, ins)
+	if res[0].Err != nil {
+		t.Errorf("1.0: %v", res[0].Err)
+	}
+	if res[1].Err == nil || res[1].Err.Error() != "2.0 has no inc" {
+		t.Errorf("2.0: %v, want \"2.0 has no inc\"", res[1].Err)
 	}
 }

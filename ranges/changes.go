@@ -1,80 +1,71 @@
 package ranges
 
 import (
-	"strings"
-
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
 )
 
-// changesBetween is the one place ranges turns an abidiff report into its
-// own changes: abidiff's structured changes, with the attribute that
-// changed appended to the member path ("a.b.offset"), so one path names
-// one value.
+// changesBetween is the one place ranges turns an abidiff report into the
+// changes a range records: each abidiff.Change as the type (or "symbol",
+// "constant", "version"), a dotted path ending in the attribute that
+// changed ("size", "hObjectNew.offset") and old → new.
 func changesBetween(old, new *abi.ABI) []Change {
 	r := abidiff.Compare(old, new, nil)
 	out := []Change{}
 	for _, tc := range r.Types {
 		for _, c := range tc.Changes {
-			out = append(out, fromDiff(tc.Name, c))
+			out = append(out, fromDiff(c))
 		}
 	}
 	for _, c := range r.Constants {
-		out = append(out, fromDiff("constant", c))
+		out = append(out, fromDiff(c))
 	}
 	for _, c := range r.Symbols.Changes {
-		out = append(out, fromDiff("symbol", c))
+		out = append(out, fromDiff(c))
 	}
 	return out
 }
 
-// attribute names the value a change of kind k is about, or "" when the
-// path itself is what was added or removed.
-func attribute(k abidiff.Kind) string {
-	switch k {
-	case abidiff.Size, abidiff.Encoding, abidiff.Offset, abidiff.TypedefTarget, abidiff.Declaration:
-		return string(k)
-	case abidiff.BitSize:
-		return "bit_size"
-	case abidiff.BitOffset:
-		return "bit_offset"
-	case abidiff.MemberType, abidiff.TypeKind, abidiff.SymbolType:
-		return "type"
-	case abidiff.SymbolKind:
-		return "kind"
-	case abidiff.SymbolSize:
-		return "size"
-	case abidiff.EnumeratorValue, abidiff.ConstantValue:
-		return "value"
-	}
-	return ""
+// attributes name the property a change of each kind is about, appended
+// to the member path; kinds that are absent (a member or enumerator added
+// or removed) change the path itself.
+var attributes = map[abidiff.Kind]string{
+	abidiff.Size:            "size",
+	abidiff.Encoding:        "encoding",
+	abidiff.Offset:          "offset",
+	abidiff.BitSize:         "bit_size",
+	abidiff.BitOffset:       "bit_offset",
+	abidiff.MemberType:      "type",
+	abidiff.TypeKind:        "type",
+	abidiff.TypedefTarget:   "typedef",
+	abidiff.Declaration:     "declaration",
+	abidiff.EnumeratorValue: "value",
+	abidiff.ConstantValue:   "value",
+	abidiff.SymbolKind:      "kind",
+	abidiff.SymbolSize:      "size",
+	abidiff.SymbolType:      "type",
+	abidiff.SymbolVersion:   "default_version",
 }
 
-func fromDiff(typ string, c abidiff.Change) Change {
-	path := c.Path
+func fromDiff(c abidiff.Change) Change {
+	out := Change{Kind: string(c.Kind), Type: c.Type, Path: c.Path, Old: c.Old, New: c.New, Note: c.Note, Compatible: c.Compatible, Text: c.String()}
 	switch {
 	case c.Symbol != "":
-		path = c.Symbol
+		out.Type, out.Path = "symbol", c.Symbol
 	case c.Constant != "":
-		path = c.Constant
-	case c.Version != "":
-		path = c.Version
+		out.Type, out.Path = "constant", c.Constant
+	case c.Version != "" && c.Type == "":
+		out.Type, out.Path = "version", c.Version
 	}
-	if a := attribute(c.Kind); a != "" {
-		path = strings.TrimPrefix(path+"."+a, ".")
-	}
-	old, new := c.Old, c.New
-	switch c.Kind {
-	case abidiff.SymbolRemoved:
-		old = c.Symbol
-	case abidiff.SymbolAdded:
-		new = c.Symbol
-	case abidiff.MemberAdded:
-		new = "member at offset " + c.At + " (" + c.New + ")"
-	case abidiff.MemberRemoved, abidiff.EnumeratorRemoved:
-		if old == "" {
-			old = strings.TrimSuffix(string(c.Kind), "-removed")
+	if a := attributes[c.Kind]; a != "" {
+		if out.Path == "" {
+			out.Path = a
+		} else {
+			out.Path += "." + a
 		}
 	}
-	return Change{Type: typ, Path: path, Old: old, New: new, Compatible: c.Compatible, Text: c.String()}
+	if c.Kind == abidiff.MemberAdded && c.At != "" {
+		out.New += " at offset " + c.At
+	}
+	return out
 }

@@ -43,9 +43,12 @@ func (c Change) String() string {
 	switch {
 	case c.Old != "" && c.New != "":
 		return fmt.Sprintf("%s: %s %s -> %s", c.Type, c.Path, c.Old, c.New)
-	case c.New != "":
+	case strings.HasSuffix(c.Kind, "-added") || c.New != "":
+		if c.New == "" {
+			return fmt.Sprintf("%s: %s added", c.Type, c.Path)
+		}
 		return fmt.Sprintf("%s: %s added (%s)", c.Type, c.Path, c.New)
-	case c.Old != "":
+	case strings.HasSuffix(c.Kind, "-removed") || c.Old != "":
 		return fmt.Sprintf("%s: %s removed", c.Type, c.Path)
 	}
 	return fmt.Sprintf("%s: %s", c.Type, c.Path)
@@ -70,6 +73,7 @@ type ABIRange struct {
 
 `)
 	fmt.Fprintf(b, "// ABITypes are the types the ABIs were extracted for.\nvar ABITypes = %s\n\n", goStrings(t.Types))
+	fmt.Fprintf(b, "// ABIFailed are versions that could not be built: their ABI is unknown, so\n// nothing is inferred across them.\nvar ABIFailed = %s\n\n", goStrings(t.Failed))
 	b.WriteString("// ABIRanges is the table, in version order.\nvar ABIRanges = []ABIRange{\n")
 	for i, r := range t.Ranges {
 		for _, c := range r.Changes {
@@ -121,8 +125,12 @@ func (t *Table) WriteHTML(w io.Writer, title string) error {
 	data := struct {
 		Title  string
 		Types  []string
+		Failed []string
 		Ranges []hr
-	}{Title: title, Types: t.Types, Ranges: []hr{}}
+	}{Title: title, Types: t.Types, Failed: t.Failed, Ranges: []hr{}}
+	if data.Failed == nil {
+		data.Failed = []string{}
+	}
 	for _, r := range t.Ranges {
 		h := hr{First: r.First, Last: r.Last, Versions: r.Versions, Fingerprint: r.Fingerprint, SameAs: -1, Changes: []string{}}
 		if r.SameAs != nil {
@@ -184,7 +192,8 @@ window.onerror = function (msg) {
   var R = T.Ranges, vs = [];
   R.forEach(function (r, i) { r.Versions.forEach(function (v) { vs.push({v: v, r: i}); }); });
   document.getElementById("summary").textContent = R.length + " ranges over " + vs.length + " versions" +
-    (T.Types.length ? " of " + T.Types.join(", ") : "");
+    (T.Types.length ? " of " + T.Types.join(", ") : "") +
+    (T.Failed.length ? "; could not be built, so nothing is inferred across them: " + T.Failed.join(", ") : "");
   // One colour per distinct ABI: a reverted range takes its original's.
   function colour(i) { var k = R[i].SameAs >= 0 ? R[i].SameAs : i; return "hsl(" + ((k * 137.508) % 360).toFixed(1) + ",65%,62%)"; }
   var step = Math.max(6, Math.min(40, 1100 / Math.max(1, vs.length))), left = 10, top = 10, h = 44;
@@ -232,6 +241,17 @@ window.onerror = function (msg) {
     [r.First, r.Last, String(r.Versions.length), r.SameAs >= 0 ? String(r.SameAs) : "", r.Changes.join("; ")].forEach(function (s) { tr.insertCell().textContent = s; });
   });
   document.body.setAttribute("data-rendered", String(drawn));
+  // #selftest clicks every band and checks the panel shows that range, so
+  // a headless browser can test the interaction.
+  if (location.hash === "#selftest") {
+    var bad = [];
+    Array.prototype.forEach.call(document.querySelectorAll(".band"), function (b) {
+      var i = +b.getAttribute("data-range");
+      b.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+      if (detail.textContent.indexOf("range " + i + ": " + R[i].First) !== 0 || !b.classList.contains("sel")) bad.push(i);
+    });
+    document.body.setAttribute("data-selftest", bad.length ? "failed: " + bad.join(",") : "ok");
+  }
 })();
 </script>
 </body></html>

@@ -30,6 +30,9 @@ func sampleTable(t testing.TB) *Table {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := tab.MarkFailed("550.60.01"); err != nil {
+		t.Fatal(err)
+	}
 	return tab
 }
 
@@ -81,8 +84,8 @@ func TestTable(t *testing.T) {
 	if len(ABIRanges) != 4 || ABIRanges[2].SameAs != 0 || ABIRanges[0].SameAs != -1 || ABIRanges[3].Versions[0] != "555.42.02" {
 		t.Fatalf("%+v", ABIRanges)
 	}
-	if len(ABITypes) != 1 || ABITypes[0] != "struct s" {
-		t.Fatal(ABITypes)
+	if len(ABITypes) != 1 || ABITypes[0] != "struct s" || len(ABIFailed) != 1 {
+		t.Fatal(ABITypes, ABIFailed)
 	}
 }
 `,

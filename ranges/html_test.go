@@ -63,13 +63,16 @@ func TestHTMLInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		f.Close()
-		dom := string(chromium(t, page, "--dump-dom"))
+		dom := string(chromium(t, page+"#selftest", "--dump-dom"))
 		if strings.Contains(dom, `id="errors"`) {
 			t.Errorf("%s: script errors: %s", name, regexp.MustCompile(`(?s)<pre id="errors">.*?</pre>`).FindString(dom))
 		}
 		m := regexp.MustCompile(`data-rendered="(\d+)"`).FindStringSubmatch(dom)
 		if m == nil || m[1] != fmt.Sprint(len(tab.Ranges)) {
 			t.Errorf("%s: data-rendered %v, want %d: the script did not finish", name, m, len(tab.Ranges))
+		}
+		if !strings.Contains(dom, `data-selftest="ok"`) {
+			t.Errorf("%s: clicking the bands: %s", name, regexp.MustCompile(`data-selftest="[^"]*"`).FindString(dom))
 		}
 		for i := range tab.Ranges {
 			if !strings.Contains(dom, fmt.Sprintf(`data-range="%d"`, i)) {

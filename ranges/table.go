@@ -24,6 +24,9 @@ type Table struct {
 	// ABIs holds one ABI per distinct fingerprint, so changes can be
 	// recomputed when a version is added. Optional.
 	ABIs map[string]*abi.ABI `json:"abis,omitempty"`
+	// Failed are versions that could not be built. Their ABI is unknown,
+	// so no lookup infers anything across them.
+	Failed []string `json:"failed"`
 
 	flat []observedVersion // every version in order, for Lookup
 }
@@ -43,12 +46,20 @@ type Range struct {
 
 // Change is one difference between the ABIs of two neighbouring ranges.
 type Change struct {
-	Type       string `json:"type"`           // the named type, or "symbol", "constant"
-	Path       string `json:"path"`           // member path and attribute: "size", "hObjectNew.offset"
-	Old        string `json:"old,omitempty"`  // empty when added
-	New        string `json:"new,omitempty"`  // empty when removed
-	Compatible bool   `json:"compatible"`     // false when an old binary could notice
-	Text       string `json:"text,omitempty"` // the change as abidiff wrote it
+	// Kind is abidiff's kind of change: size, offset, member-added, ...
+	Kind string `json:"kind,omitempty"`
+	// Type is the named type ("struct foo"), or "symbol", "constant" or
+	// "version" for changes that are not to a type.
+	Type string `json:"type"`
+	// Path is the member path and the attribute that changed ("size",
+	// "hObjectNew.offset"), or the name of what was added or removed.
+	Path string `json:"path"`
+	Old  string `json:"old,omitempty"` // empty when added
+	New  string `json:"new,omitempty"` // empty when removed
+	// Note qualifies a compatible change ("typedef names only").
+	Note       string `json:"note,omitempty"`
+	Compatible bool   `json:"compatible"` // false when an old binary could notice
+	Text       string `json:"text,omitempty"`
 }
 
 // Version is one observed version and its ABI. Fingerprint may be left
@@ -63,7 +74,7 @@ type Version struct {
 // New builds the table of the versions, in any order. Versions must be
 // valid (symver.Check) and distinct (535.104.5 and 535.104.05 are the same).
 func New(types []string, vs []Version) (*Table, error) {
-	t := &Table{Types: types, Ranges: []Range{}}
+	t := &Table{Types: types, Ranges: []Range{}, Failed: []string{}}
 	if t.Types == nil {
 		t.Types = []string{}
 	}
@@ -140,7 +151,16 @@ func (t *Table) rebuild(vs []Version) error {
 		out = []Range{}
 	}
 	t.Ranges = out
-	t.flat = flatten(out)
+	// A version that is built now has not failed.
+	failed := []string{}
+	for _, f := range t.Failed {
+		j := sort.Search(len(vs), func(j int) bool { return symver.Compare(vs[j].Name, f) >= 0 })
+		if j == len(vs) || symver.Compare(vs[j].Name, f) != 0 {
+			failed = append(failed, f)
+		}
+	}
+	t.Failed = failed
+	t.flat = flatten(out, failed)
 	if len(abis) == 0 {
 		t.ABIs = nil
 	} else {
@@ -174,6 +194,13 @@ type Answer struct {
 	// not covered (-1 when there is none on that side).
 	Before int `json:"before"`
 	After  int `json:"after"`
+	// Failed is a version next to v that could not be built, when that is
+	// why v is not covered.
+	Failed string `json:"failed,omitempty"`
+	// Prev and Next are the nearest observed versions on each side of a
+	// version that is not covered.
+	Prev string `json:"prev,omitempty"`
+	Next string `json:"next,omitempty"`
 }
 
 // Lookup says which range covers version v: one binary search over every
@@ -184,40 +211,80 @@ func (t *Table) Lookup(v string) (Answer, error) {
 	}
 	a := Answer{Version: v, Range: -1, Before: -1, After: -1}
 	flat := t.flat
-	if len(flat) == 0 && len(t.Ranges) > 0 {
-		flat = flatten(t.Ranges) // a table made by hand, not by New or ReadJSON
+	if len(flat) == 0 && len(t.Ranges)+len(t.Failed) > 0 {
+		flat = flatten(t.Ranges, t.Failed) // a table made by hand, not by New or ReadJSON
 	}
 	j := sort.Search(len(flat), func(j int) bool { return symver.Compare(flat[j].v, v) >= 0 })
+	exact := j < len(flat) && symver.Compare(flat[j].v, v) == 0
 	switch {
-	case j < len(flat) && symver.Compare(flat[j].v, v) == 0:
+	case exact && flat[j].r >= 0:
 		a.Covered, a.Observed, a.Range = true, true, flat[j].r
-	case j > 0 && j < len(flat) && flat[j-1].r == flat[j].r:
+		return a, nil
+	case !exact && j > 0 && j < len(flat) && flat[j-1].r == flat[j].r && flat[j].r >= 0:
 		a.Covered, a.Range = true, flat[j].r
-	default:
-		if j > 0 {
-			a.Before = flat[j-1].r
+		return a, nil
+	}
+	// Not covered: the nearest ranges on each side, and a failed version
+	// next to v, if any, that explains the gap.
+	for i := j - 1; i >= 0; i-- {
+		if flat[i].r >= 0 {
+			a.Before, a.Prev = flat[i].r, flat[i].v
+			break
 		}
-		if j < len(flat) {
-			a.After = flat[j].r
+		if a.Failed == "" {
+			a.Failed = flat[i].v
+		}
+	}
+	for i := j; i < len(flat); i++ {
+		if flat[i].r >= 0 {
+			a.After, a.Next = flat[i].r, flat[i].v
+			break
+		}
+		if a.Failed == "" || exact && i == j {
+			a.Failed = flat[i].v
 		}
 	}
 	return a, nil
 }
 
-// observedVersion is one entry of the lookup index.
+// observedVersion is one entry of the lookup index; r is its range, -1
+// for a version that failed to build.
 type observedVersion struct {
 	v string
-	r int // its range
+	r int
 }
 
-func flatten(rs []Range) []observedVersion {
+func flatten(rs []Range, failed []string) []observedVersion {
 	var flat []observedVersion
 	for i, r := range rs {
 		for _, v := range r.Versions {
 			flat = append(flat, observedVersion{v, i})
 		}
 	}
+	for _, f := range failed {
+		flat = append(flat, observedVersion{f, -1})
+	}
+	sort.SliceStable(flat, func(i, j int) bool { return symver.Compare(flat[i].v, flat[j].v) < 0 })
 	return flat
+}
+
+// MarkFailed records versions that could not be built: lookups infer
+// nothing across them. A version already observed is an error.
+func (t *Table) MarkFailed(versions ...string) error {
+	for _, f := range versions {
+		if err := symver.Check(f); err != nil {
+			return err
+		}
+		for _, o := range t.flat {
+			if symver.Compare(o.v, f) == 0 {
+				return fmt.Errorf("version %s: failed and in the table (as %s)", f, o.v)
+			}
+		}
+		t.Failed = append(t.Failed, f)
+	}
+	symver.Sort(t.Failed)
+	t.flat = flatten(t.Ranges, t.Failed)
+	return nil
 }
 
 // Describe says the answer in a sentence that names the range or both
@@ -230,7 +297,19 @@ func (t *Table) Describe(a Answer) string {
 		}
 		return fmt.Sprintf("range %d (%s … %s)", i, r.First, r.Last)
 	}
+	near := func(v string, i int) string {
+		if i < 0 {
+			return "none"
+		}
+		return fmt.Sprintf("%s (range %d)", v, i)
+	}
 	switch {
+	case !a.Covered && a.Failed == a.Version:
+		return fmt.Sprintf("%s: not covered: this version could not be built; the observed versions around it are %s and %s",
+			a.Version, near(a.Prev, a.Before), near(a.Next, a.After))
+	case !a.Covered && a.Failed != "":
+		return fmt.Sprintf("%s: not covered: between %s and %s lies %s, which could not be built",
+			a.Version, near(a.Prev, a.Before), near(a.Next, a.After), a.Failed)
 	case a.Covered && a.Observed:
 		return fmt.Sprintf("%s: covered by %s, observed", a.Version, span(a.Range))
 	case a.Covered:
@@ -264,7 +343,7 @@ func ReadJSON(name string, b []byte) (*Table, error) {
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	t.flat = flatten(t.Ranges)
+	t.flat = flatten(t.Ranges, t.Failed)
 	return &t, nil
 }
 
@@ -307,6 +386,23 @@ func (t *Table) check() error {
 			if j < 0 || j >= i-1 || t.Ranges[j].Fingerprint != r.Fingerprint {
 				return fmt.Errorf("range %d: same_as %d is not an earlier range with the same fingerprint", i, j)
 			}
+		}
+	}
+	if t.Failed == nil {
+		t.Failed = []string{}
+	}
+	for i, f := range t.Failed {
+		if err := symver.Check(f); err != nil {
+			return fmt.Errorf("failed: %v", err)
+		}
+		if i > 0 && symver.Compare(t.Failed[i-1], f) >= 0 {
+			return fmt.Errorf("failed: version %s does not come after %s", f, t.Failed[i-1])
+		}
+	}
+	seen := flatten(t.Ranges, t.Failed)
+	for i := 1; i < len(seen); i++ {
+		if symver.Compare(seen[i-1].v, seen[i].v) == 0 {
+			return fmt.Errorf("failed: version %s is also in a range", seen[i].v)
 		}
 	}
 	for fp, a := range t.ABIs {

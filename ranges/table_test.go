@@ -163,6 +163,63 @@ func TestAdd(t *testing.T) {
 	}
 }
 
+func TestFailed(t *testing.T) {
+	tab, err := New(nil, vs("1=a", "2=a", "4=a", "5=b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.MarkFailed("3", "6"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.MarkFailed("2.0"); err == nil || !strings.Contains(err.Error(), "failed and in the table (as 2)") {
+		t.Errorf("MarkFailed of an observed version: %v", err)
+	}
+	for _, tt := range []struct {
+		v       string
+		covered bool
+		failed  string
+		text    string
+	}{
+		{"1.5", true, "", "inferred"},
+		{"2.5", false, "3", "2.5: not covered: between 2 (range 0) and 4 (range 0) lies 3, which could not be built"},
+		{"3", false, "3", "3: not covered: this version could not be built; the observed versions around it are 2 (range 0) and 4 (range 0)"},
+		{"3.5", false, "3", "between 2 (range 0) and 4 (range 0) lies 3"},
+		{"4.5", false, "", "gap between"},
+		{"5.5", false, "6", "between 5 (range 1) and none lies 6"},
+		{"7", false, "6", "between 5 (range 1) and none lies 6"},
+	} {
+		a, _ := tab.Lookup(tt.v)
+		if a.Covered != tt.covered || a.Failed != tt.failed || !strings.Contains(tab.Describe(a), tt.text) {
+			t.Errorf("%s: %+v %q", tt.v, a, tab.Describe(a))
+		}
+	}
+	// Building a failed version later takes it off the list.
+	if err := tab.Add(Version{Name: "3", Fingerprint: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tab.Failed, []string{"6"}) {
+		t.Errorf("failed after add: %v", tab.Failed)
+	}
+	if a, _ := tab.Lookup("2.5"); !a.Covered {
+		t.Errorf("2.5 after add of 3: %+v", a)
+	}
+	var buf strings.Builder
+	tab.WriteJSON(&buf)
+	back, err := ReadJSON("t.json", []byte(buf.String()))
+	if err != nil || !slices.Equal(back.Failed, []string{"6"}) {
+		t.Errorf("round trip: %v %v", err, back)
+	}
+	for _, bad := range []string{
+		`{"ranges":[{"first":"1","last":"1","versions":["1"],"fingerprint":"a"}],"failed":["1.0"]}`,
+		`{"ranges":[],"failed":["2","1"]}`,
+		`{"ranges":[],"failed":["x"]}`,
+	} {
+		if _, err := ReadJSON("t.json", []byte(bad)); err == nil || !strings.Contains(err.Error(), "failed") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
 func structABI(size int64, members ...abi.Member) *abi.ABI {
 	return &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugHeaders, Symbols: []abi.Symbol{}, Roots: []string{"struct s"},
 		Types: map[string]*abi.Type{
@@ -191,7 +248,7 @@ func TestChanges(t *testing.T) {
 	has := func(r int, want Change) {
 		t.Helper()
 		for _, c := range tab.Ranges[r].Changes {
-			c.Text = ""
+			c.Text, c.Kind, c.Note = "", "", ""
 			if c == want {
 				return
 			}
@@ -201,8 +258,8 @@ func TestChanges(t *testing.T) {
 	has(1, Change{Type: "struct s", Path: "size", Old: "8", New: "16"})
 	has(1, Change{Type: "struct s", Path: "y.offset", Old: "4", New: "8"})
 	has(1, Change{Type: "struct s", Path: "y.type", Old: "int", New: "long"})
-	has(2, Change{Type: "struct s", Path: "z", New: "member at offset 12 (int)", Compatible: true})
-	has(3, Change{Type: "struct s", Path: "z", Old: "member"})
+	has(2, Change{Type: "struct s", Path: "z", New: "int at offset 12", Compatible: true})
+	has(3, Change{Type: "struct s", Path: "z"})
 }
 
 func TestReadJSON(t *testing.T) {

@@ -1,10 +1,19 @@
 // Package targets is the embedded table of named places a binary must
-// load: distro releases, manylinux policies and compiler runtimes, each
-// with the highest version of every symbol-version namespace it provides.
+// load: distro releases, manylinux and musllinux policies and compiler
+// runtimes, each with the highest version of every symbol-version namespace
+// it provides.
 //
-// The table is data (targets.json, each row's source noted there), read
-// once; every function returns copies, so a caller may change what it gets.
+// The manylinux and musllinux rows (policies.json) are generated from
+// auditwheel's policy files in auditwheel/ by go generate (see gen/): per
+// architecture, the allowed symbol versions of each namespace as sets, the
+// libraries a file may need without shipping them (LibWhitelist) and the
+// symbols it must not use (Blacklist). The distro and compiler rows
+// (targets.json) are kept by hand, each with its source and the package
+// versions it was read from. The table is read once; every function
+// returns copies, so a caller may change what it gets.
 package targets
+
+//go:generate go run ./gen
 
 import (
 	_ "embed"
@@ -14,28 +23,154 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/abifloor/abifloor/symver"
+)
+
+// Kinds of target.
+const (
+	Distro    = "distro"
+	Manylinux = "manylinux"
+	Musllinux = "musllinux"
+	Compiler  = "compiler"
 )
 
 // Target is a named place a binary must load: a distro release, a
-// manylinux policy or a compiler's runtime. Limits maps a namespace to the
-// highest version the target provides.
+// manylinux or musllinux policy or a compiler's runtime.
 type Target struct {
-	Name    string            `json:"name"`
-	Aliases []string          `json:"aliases,omitempty"`
-	Kind    string            `json:"kind"`
-	Limits  map[string]string `json:"limits"`
+	Name    string   `json:"name"`
+	Aliases []string `json:"aliases,omitempty"`
+	// Family groups the releases of one distro (debian, rhel), oldest
+	// first in table order.
+	Family string `json:"family,omitempty"`
+	Kind   string `json:"kind"`
+	// Libc is "glibc" or "musl"; compiler rows have none.
+	Libc string `json:"libc,omitempty"`
+	// Priority orders policies as auditwheel does: higher is older and
+	// more widely loadable.
+	Priority int `json:"priority,omitempty"`
+	// Limits maps a namespace to the highest version the target provides.
+	// For a policy these are x86_64's; LimitsFor gives another
+	// architecture's, and Allowed the exact sets a check uses.
+	Limits map[string]string `json:"limits"`
+	// SymbolVersions maps a policy's architecture (auditwheel's names:
+	// x86_64, i686, aarch64, armv7l, ...) to namespace to the version
+	// names allowed, without the "NS_" prefix (GLIBCXX: "3.4.24",
+	// "LDBL_3.4"). A namespace it lists allows nothing else; one it does
+	// not list is not limited.
+	SymbolVersions map[string]map[string][]string `json:"symbol_versions,omitempty"`
+	// LibWhitelist are the libraries a file may need without shipping
+	// them (policies only).
+	LibWhitelist []string `json:"lib_whitelist,omitempty"`
+	// Blacklist maps a whitelisted library to symbols that must not be
+	// used from it.
+	Blacklist map[string][]string `json:"blacklist,omitempty"`
+	// Packages names the package versions a distro row was read from.
+	Packages map[string]string `json:"packages,omitempty"`
+	Source   string            `json:"source,omitempty"`
 }
 
 //go:embed targets.json
 var targetsJSON []byte
 
+//go:embed policies.json
+var policiesJSON []byte
+
 var targetTable = func() []Target {
-	var t struct{ Targets []Target }
-	if err := json.Unmarshal(targetsJSON, &t); err != nil {
+	var hand, gen struct{ Targets []Target }
+	if err := json.Unmarshal(targetsJSON, &hand); err != nil {
 		panic("targets: embedded targets.json: " + err.Error())
 	}
-	return t.Targets
+	if err := json.Unmarshal(policiesJSON, &gen); err != nil {
+		panic("targets: embedded policies.json: " + err.Error())
+	}
+	// Distros first, then the policies, then compilers, as before.
+	var out []Target
+	for _, t := range hand.Targets {
+		if t.Kind != Compiler {
+			out = append(out, t)
+		}
+	}
+	out = append(out, gen.Targets...)
+	for _, t := range hand.Targets {
+		if t.Kind == Compiler {
+			out = append(out, t)
+		}
+	}
+	return out
 }()
+
+// IsPolicy reports whether t is a manylinux or musllinux policy, checked
+// per architecture with allowed sets, a library whitelist and a blacklist.
+func (t Target) IsPolicy() bool { return t.Kind == Manylinux || t.Kind == Musllinux }
+
+// PolicyArch maps an architecture name (elfx's, or a user's: amd64,
+// arm64, i386) to auditwheel's (x86_64, aarch64, i686).
+func PolicyArch(arch string) string {
+	switch a := strings.ToLower(arch); a {
+	case "amd64", "x86-64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	case "i386", "i486", "i586", "x86", "386":
+		return "i686"
+	case "arm", "armhf", "armv7":
+		return "armv7l"
+	case "ppc64el":
+		return "ppc64le"
+	case "loong64":
+		return "loongarch64"
+	default:
+		return a
+	}
+}
+
+// Covers reports whether t applies to files of arch: a policy only to the
+// architectures it lists, other targets to every architecture.
+func (t Target) Covers(arch string) bool {
+	if !t.IsPolicy() {
+		return true
+	}
+	_, ok := t.SymbolVersions[PolicyArch(arch)]
+	return ok
+}
+
+// LimitsFor returns the highest version of each namespace on arch: for a
+// policy, of its sets for that architecture (nil when it does not cover
+// arch); for other targets, Limits.
+func (t Target) LimitsFor(arch string) map[string]string {
+	if !t.IsPolicy() {
+		return maps.Clone(t.Limits)
+	}
+	sets, ok := t.SymbolVersions[PolicyArch(arch)]
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for ns, vs := range sets {
+		for _, v := range vs {
+			if symver.Valid(v) {
+				if cur, ok := out[ns]; !ok || symver.Compare(v, cur) > 0 {
+					out[ns] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Allowed reports whether the policy t allows a file of arch to require
+// the version name ver (GLIBCXX_3.4.24). It answers for the namespace
+// before the first '_', as auditwheel does: a namespace the policy does
+// not list is not limited. limited says whether it is.
+func (t Target) Allowed(arch, ver string) (ok, limited bool) {
+	ns, rest, _ := strings.Cut(ver, "_")
+	set, limited := t.SymbolVersions[PolicyArch(arch)][ns]
+	if !limited {
+		return true, false
+	}
+	return slices.Contains(set, rest), true
+}
 
 // All returns a copy of the embedded target table, in table order.
 func All() []Target {
@@ -49,6 +184,26 @@ func All() []Target {
 func (t Target) clone() Target {
 	t.Aliases = slices.Clone(t.Aliases)
 	t.Limits = maps.Clone(t.Limits)
+	t.LibWhitelist = slices.Clone(t.LibWhitelist)
+	t.Packages = maps.Clone(t.Packages)
+	if t.SymbolVersions != nil {
+		sv := make(map[string]map[string][]string, len(t.SymbolVersions))
+		for arch, nss := range t.SymbolVersions {
+			m := make(map[string][]string, len(nss))
+			for ns, vs := range nss {
+				m[ns] = slices.Clone(vs)
+			}
+			sv[arch] = m
+		}
+		t.SymbolVersions = sv
+	}
+	if t.Blacklist != nil {
+		bl := make(map[string][]string, len(t.Blacklist))
+		for lib, syms := range t.Blacklist {
+			bl[lib] = slices.Clone(syms)
+		}
+		t.Blacklist = bl
+	}
 	return t
 }
 

@@ -24,7 +24,7 @@ func TestTargetTable(t *testing.T) {
 	}
 	for name, glibc := range map[string]string{
 		"debian-12": "2.36", "bookworm": "2.36", "ubuntu-22.04": "2.35", "centos-7": "2.17",
-		"manylinux2014": "2.17", "manylinux_2_17": "2.17", "rocky-9": "2.34", "UBUNTU-20.04": "2.31",
+		"manylinux2014": "2.17", "manylinux_2_17": "2.17", "manylinux_2_28": "2.28", "rocky-9": "2.34", "UBUNTU-20.04": "2.31",
 	} {
 		tg, err := Lookup(name)
 		if err != nil || tg.Limits["GLIBC"] != glibc {
@@ -58,5 +58,16 @@ func TestCopies(t *testing.T) {
 	tg.Limits["GLIBC"] = "0.2"
 	if again, _ := Lookup(tg.Name); again.Limits["GLIBC"] == "0.2" {
 		t.Fatal("writing to Lookup's result changed the table")
+	}
+}
+
+func TestPolicyCopies(t *testing.T) {
+	a, _ := Lookup("manylinux_2_28")
+	a.SymbolVersions["x86_64"]["GLIBCXX"][0] = "9.9"
+	a.Blacklist["libz.so.1"][0] = "x"
+	a.LibWhitelist[0] = "x"
+	b, _ := Lookup("manylinux_2_28")
+	if b.SymbolVersions["x86_64"]["GLIBCXX"][0] == "9.9" || b.Blacklist["libz.so.1"][0] == "x" || b.LibWhitelist[0] == "x" {
+		t.Fatal("writing to a policy's sets changed the table")
 	}
 }

@@ -1,35 +1,108 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
-func TestLinkOutput(t *testing.T) {
+func TestParseCCLine(t *testing.T) {
+	dir := t.TempDir()
+	rsp := filepath.Join(dir, "args.rsp")
+	os.WriteFile(rsp, []byte("-o 'my app' \"x.c\"\n-Wl,-z,now\n"), 0o644)
+	nested := filepath.Join(dir, "nested.rsp")
+	os.WriteFile(nested, []byte("@"+rsp+" -shared"), 0o644)
+	loop := filepath.Join(dir, "loop.rsp")
+	os.WriteFile(loop, []byte("@"+loop), 0o644)
 	for _, tt := range []struct {
 		args string
-		out  string
 		link bool
+		out  string
 		exe  bool
+		err  string
 	}{
-		{"x.c", "a.out", true, true},
-		{"-o prog x.c", "prog", true, true},
-		{"-oprog x.c", "prog", true, true},
-		{"-c x.c -o x.o", "", false, false},
-		{"-S x.c", "", false, false},
-		{"-E x.c", "", false, false},
-		{"-shared -fPIC -o libx.so x.c", "libx.so", true, false},
-		{"-static -o s x.c", "s", true, false},
-		{"-o", "a.out", true, true},
-		{"--version", "", false, false},
+		{"x.c", true, "a.out", true, ""},
+		{"-o prog x.c", true, "prog", true, ""},
+		{"-oprog x.c", true, "prog", true, ""},
+		{"--output=prog x.c", true, "prog", true, ""},
+		{"--output prog x.c", true, "prog", true, ""},
+		{"-o a x.c -Wl,-o,prog", true, "prog", true, ""},
+		{"x.c -Wl,-o -Wl,prog", true, "prog", true, ""},
+		{"x.c -Wl,--output=prog", true, "prog", true, ""},
+		{"x.c -Xlinker -o -Xlinker prog", true, "prog", true, ""},
+		{"x.c -Wl,-oprog", true, "prog", true, ""},
+		{"x.c -Wl,-o", true, "", false, "linker option -o without a file name"},
+		{"x.c -o", true, "", false, "-o without a file name"},
+		{"-c x.c -o x.o", false, "", false, ""},
+		{"-S x.c", false, "", false, ""},
+		{"-E x.c", false, "", false, ""},
+		{"-M x.c", false, "", false, ""},
+		{"-MMD -MF x.d -o p x.c", true, "p", true, ""},
+		{"-fsyntax-only x.c", false, "", false, ""},
+		{"--version", false, "", false, ""},
+		{"-v", false, "", false, ""},
+		{"-v -o p x.c", true, "p", true, ""},
+		{"-dumpmachine", false, "", false, ""},
+		{"-print-file-name=libc.a", false, "", false, ""},
+		{"-print-prog-name=ld", false, "", false, ""},
+		{"-no-pie -o /dev/null -x c -", true, "/dev/null", true, ""},
+		{"-shared -fPIC -o libx.so x.c", true, "libx.so", false, ""},
+		{"-Wl,-shared -o libx.so x.c", true, "libx.so", false, ""},
+		{"-static -o s x.c", true, "s", false, ""},
+		{"-r -o x.o a.o b.o", true, "x.o", false, ""},
+		{"-nostdlib -o s x.c", true, "s", false, ""},
+		{"-I inc -D X -include h.h -o p x.c", true, "p", true, ""},
+		{"@" + rsp, true, "my app", true, ""},
+		{"@" + nested, true, "my app", false, ""},
+		{"@" + loop + " x.c", false, "", false, "nested more than"},
+		{"@" + filepath.Join(dir, "none") + " -c", false, "", false, ""},
 	} {
-		args := strings.Fields(tt.args)
-		out, link := linkOutput(args)
-		if out != tt.out || link != tt.link {
-			t.Errorf("linkOutput(%q) = %q, %v; want %q, %v", tt.args, out, link, tt.out, tt.link)
+		l := parseCCLine(strings.Fields(tt.args))
+		var err string
+		if l.err != nil {
+			err = l.err.Error()
 		}
-		if exe := linksExecutable(args); exe != tt.exe {
-			t.Errorf("linksExecutable(%q) = %v", tt.args, exe)
+		if tt.err != "" || err != "" {
+			if tt.err == "" || !strings.Contains(err, tt.err) {
+				t.Errorf("parseCCLine(%q) error %q, want %q", tt.args, err, tt.err)
+			}
+			continue
 		}
+		if l.link != tt.link || (l.link && l.output != tt.out) || l.executable() != tt.exe {
+			t.Errorf("parseCCLine(%q) = link %v out %q exe %v; want %v %q %v", tt.args, l.link, l.output, l.executable(), tt.link, tt.out, tt.exe)
+		}
+	}
+}
+
+func TestSplitResponse(t *testing.T) {
+	got := splitResponse(`a 'b c' "d\"e" f\ g  ''` + "\n")
+	want := []string{"a", "b c", `d"e`, "f g", ""}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("splitResponse = %q, want %q", got, want)
+	}
+}
+
+func TestCxxOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"gcc": "g++", "clang": "clang++", "cc": "c++", "/usr/bin/aarch64-linux-gnu-gcc-12": "/usr/bin/aarch64-linux-gnu-g++-12",
+		"g++": "c++", "icx": "c++",
+	} {
+		if got := cxxOf(in); got != want {
+			t.Errorf("cxxOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExplainUndefined(t *testing.T) {
+	msgs := []byte("/usr/bin/ld: /tmp/x.o: in function `main':\nx.c:(.text+0x5): undefined reference to `arc4random'\n" +
+		"x.c:(.text+0x9): undefined reference to `arc4random'\ncollect2: error: ld returned 1 exit status\n")
+	lines, all := explainUndefined(msgs, "x86_64", "2.17")
+	if !all || len(lines) != 1 || lines[0] != "arc4random: GLIBC_2.36 > 2.17" {
+		t.Errorf("explainUndefined = %q, %v", lines, all)
+	}
+	lines, all = explainUndefined([]byte("ld.lld: error: undefined symbol: no_such_thing_x\n"), "x86_64", "2.17")
+	if all || len(lines) != 0 {
+		t.Errorf("unknown symbol explained: %q, %v", lines, all)
 	}
 }

@@ -54,7 +54,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	res := doScan(ctx, env, paths, sf, nil)
+	res := doScan(ctx, env, paths, sf, nil, nil)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
 	} else {
@@ -66,8 +66,8 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	return exitOK
 }
 
-func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits) *floor.Result {
-	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Workers: sf.jobs}
+func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits, ts []targets.Target) *floor.Result {
+	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Targets: ts, Workers: sf.jobs}
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
@@ -223,17 +223,27 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		tighten(limits, from, ns, ver, "--max")
 	}
+	var named []targets.Target
 	for _, name := range targetNames {
 		t, err := targets.Lookup(name)
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor check:", err, "(abifloor targets lists all)")
 			return exitError
 		}
+		named = append(named, t)
+		if t.IsPolicy() {
+			continue // checked by its per-architecture rules (floor/policy.go)
+		}
 		for ns, ver := range t.Limits {
 			tighten(limits, from, ns, ver, t.Name)
 		}
 	}
-	res := doScan(ctx, env, paths, sf, limits)
+	res := doScan(ctx, env, paths, sf, limits, named)
+	for i := range res.Violations {
+		if v := &res.Violations[i]; v.Target == "" {
+			v.Target = from[v.Namespace]
+		}
+	}
 	switch format {
 	case report.JSON:
 		// check always has "violations", [] when there are none, so tools
@@ -250,7 +260,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		for _, v := range res.Violations {
 			report.WriteAnnotation(env.stdout, report.Annotation{
 				Level: "error", File: v.Path,
-				Title:   fmt.Sprintf("%s %s is above %s (%s)", v.Namespace, v.Required, v.Allowed, from[v.Namespace]),
+				Title:   v.Cause(),
 				Message: "needs " + symbolList(v.Symbols, 20),
 			})
 		}
@@ -260,7 +270,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			}
 		}
 	default:
-		writeCheckText(env, res, sf, limits, from)
+		writeCheckText(env, res, sf, limits, named)
 	}
 	switch {
 	case res.Stats.Errors > 0:
@@ -282,12 +292,14 @@ func tighten(l floor.Limits, from map[string]string, ns, ver, src string) {
 	}
 }
 
-func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, from map[string]string) {
+func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, named []targets.Target) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	for _, v := range res.Violations {
-		fmt.Fprintf(w, "%s %s: %s %s > %s (%s)\n    needs %s\n", p.Red("FAIL"), v.Path,
-			v.Namespace, v.Required, v.Allowed, from[v.Namespace], symbolList(v.Symbols, 8))
+		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), v.Path, v.Cause())
+		if len(v.Symbols) > 0 || v.Rule == "" {
+			fmt.Fprintf(w, "    needs %s\n", symbolList(v.Symbols, 8))
+		}
 	}
 	for _, f := range res.Files {
 		switch {
@@ -299,7 +311,18 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 		}
 	}
 	writeSummary(w, res, p, sf.verbose)
-	fmt.Fprintf(w, "limits: %s\n", floorList(limits))
+	if len(limits) > 0 {
+		fmt.Fprintf(w, "limits: %s\n", floorList(limits))
+	}
+	var policies []string
+	for _, t := range named {
+		if t.IsPolicy() {
+			policies = append(policies, t.Name)
+		}
+	}
+	if len(policies) > 0 {
+		fmt.Fprintf(w, "policies: %s\n", strings.Join(policies, ", "))
+	}
 	bad := map[string]bool{}
 	for _, v := range res.Violations {
 		bad[v.Path] = true

@@ -83,6 +83,11 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitOK
 	}
 	c, ok := commands[args[0]]
+	if !ok && fallback != nil {
+		if code, ok := fallback(ctx, env, args); ok {
+			return code
+		}
+	}
 	if !ok {
 		fmt.Fprintf(env.stderr, "abifloor: unknown command %q\n", args[0])
 		usage(env.stderr)
@@ -90,6 +95,10 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	return c.run(ctx, env, args[1:])
 }
+
+// fallback, when set, may run a command line that names no command (cc.go:
+// a tool that runs only the first word of $CC).
+var fallback func(ctx context.Context, env *cmdEnv, args []string) (int, bool)
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor COMMAND [flags] ARGS...")

@@ -164,7 +164,11 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	b := rangesBuilder(env, opt, *noCache)
 	b.Jobs = *jobs
 	show, done := progress(env)
-	b.Progress = func(n, total int) { show("building %d/%d versions", n, total) }
+	b.Progress = func(n, total int) {
+		const width = 30
+		fill := width * n / total
+		show("[%s%s] %d/%d versions", strings.Repeat("#", fill), strings.Repeat(".", width-fill), n, total)
+	}
 	res := b.Build(ctx, ins)
 	done()
 	code := exitOK

@@ -32,9 +32,10 @@ type inclusion struct {
 }
 
 type zreader struct {
-	b   []byte
-	off int
-	err error
+	b      []byte
+	off    int
+	err    error
+	zig011 bool // the zig 0.11 layout
 }
 
 func (r *zreader) fail(format string, a ...any) {
@@ -123,31 +124,14 @@ func parseAbilists(b []byte) (*abilists, error) {
 }
 
 func parseLayout(b []byte, zig011 bool) (*abilists, error) {
-	r := &zreader{b: b}
-	z := &abilists{}
-	for n := int(r.u8()); n > 0 && r.err == nil; n-- {
-		z.libs = append(z.libs, r.str())
-	}
-	for n := int(r.u8()); n > 0 && r.err == nil; n-- {
-		major, minor, patch := r.u8(), r.u8(), r.u8()
-		v := fmt.Sprintf("%d.%d", major, minor)
-		if patch != 0 {
-			v += fmt.Sprintf(".%d", patch)
-		}
-		z.versions = append(z.versions, v)
-	}
-	for n := int(r.u8()); n > 0 && r.err == nil; n-- {
-		z.targets = append(z.targets, r.str())
-	}
-	if max := map[bool]int{false: 64, true: 31}[zig011]; len(z.targets) > max {
-		r.fail("%d targets, at most %d fit the target set", len(z.targets), max)
-	}
+	r := &zreader{b: b, zig011: zig011}
+	z := r.header()
 	for _, kind := range []byte{'F', 'O', 'T'} {
 		if kind == 'T' && r.off == len(b) {
-			break // older files have no TLS list
+			break // no TLS list
 		}
 		// The count is of inclusions; a name starts a run of inclusions
-		// that ends with one whose target set has bit 31 set.
+		// that ends with one marked last.
 		name := ""
 		for n := r.u16(); n > 0 && r.err == nil; n-- {
 			if name == "" {
@@ -155,36 +139,9 @@ func parseLayout(b []byte, zig011 bool) (*abilists, error) {
 					r.fail("empty symbol name")
 				}
 			}
-			in := inclusion{name: name, kind: kind}
-			last := false
-			if zig011 {
-				t := r.u32()
-				in.targets, last = uint64(t&^(1<<31)), t&(1<<31) != 0
-				if kind != 'F' {
-					in.size = uint64(r.u16())
-				}
-				in.lib = int(r.u8())
-			} else {
-				in.targets = r.uleb()
-				if kind != 'F' {
-					in.size = r.uleb()
-				}
-				l := r.u8()
-				in.lib, last = int(l&^0x80), l&0x80 != 0
-			}
+			in, last := r.inclusion(z, name, kind)
 			if last {
 				name = ""
-			}
-			if in.lib >= len(z.libs) {
-				r.fail("library index %d of %d", in.lib, len(z.libs))
-			}
-			for end := false; !end && r.err == nil; {
-				v := r.u8()
-				end = v&0x80 != 0
-				if int(v&^0x80) >= len(z.versions) {
-					r.fail("version index %d of %d", v&^0x80, len(z.versions))
-				}
-				in.versions = append(in.versions, int(v&^0x80))
 			}
 			z.incls = append(z.incls, in)
 		}
@@ -202,4 +159,59 @@ func parseLayout(b []byte, zig011 bool) (*abilists, error) {
 		return nil, errors.New("abilists: no symbols")
 	}
 	return z, nil
+}
+
+// header reads the lists of libraries, versions and targets.
+func (r *zreader) header() *abilists {
+	z := &abilists{}
+	for n := int(r.u8()); n > 0 && r.err == nil; n-- {
+		z.libs = append(z.libs, r.str())
+	}
+	for n := int(r.u8()); n > 0 && r.err == nil; n-- {
+		major, minor, patch := r.u8(), r.u8(), r.u8()
+		v := fmt.Sprintf("%d.%d", major, minor)
+		if patch != 0 {
+			v += fmt.Sprintf(".%d", patch)
+		}
+		z.versions = append(z.versions, v)
+	}
+	for n := int(r.u8()); n > 0 && r.err == nil; n-- {
+		z.targets = append(z.targets, r.str())
+	}
+	if max := map[bool]int{false: 64, true: 31}[r.zig011]; len(z.targets) > max {
+		r.fail("%d targets, at most %d fit the target set", len(z.targets), max)
+	}
+	return z
+}
+
+// inclusion reads one inclusion of name; last is set on the name's last.
+func (r *zreader) inclusion(z *abilists, name string, kind byte) (in inclusion, last bool) {
+	in = inclusion{name: name, kind: kind}
+	if r.zig011 {
+		t := r.u32()
+		in.targets, last = uint64(t&^(1<<31)), t&(1<<31) != 0
+		if kind != 'F' {
+			in.size = uint64(r.u16())
+		}
+		in.lib = int(r.u8())
+	} else {
+		in.targets = r.uleb()
+		if kind != 'F' {
+			in.size = r.uleb()
+		}
+		l := r.u8()
+		in.lib, last = int(l&^0x80), l&0x80 != 0
+	}
+	if in.lib >= len(z.libs) {
+		r.fail("library index %d of %d", in.lib, len(z.libs))
+	}
+	for end := false; !end && r.err == nil; {
+		v := r.u8()
+		end = v&0x80 != 0
+		if int(v&^0x80) >= len(z.versions) {
+			r.fail("version index %d of %d", v&^0x80, len(z.versions))
+		}
+		in.versions = append(in.versions, int(v&^0x80))
+	}
+	return in, last
 }

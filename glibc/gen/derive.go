@@ -29,10 +29,15 @@ type arch struct {
 	zigTop  string                 // the newest release the zig data describes ("" without zig data)
 	zigSize map[key]inclusion
 	// foreign holds, for an architecture with no real release before
-	// 2.34, the libraries zig does not describe (libanl) with the names
-	// other architectures' releases before 2.34 had there.
+	// 2.34, the names of libanl, which zig's data does not describe.
 	foreign map[string]string // name -> soname
-	errs    []string
+	// compat231 says, for such an architecture, whether (lib, name) was
+	// compat-only in the other architectures' real 2.31.
+	compat231 map[[2]string]bool
+	// goneBy231 holds what upstream had in a library of another
+	// architecture and that architecture's real 2.31 no longer has.
+	goneBy231 map[[2]string]bool
+	errs      []string
 }
 
 // Rules for the releases between or before the real ones. Each says when
@@ -47,13 +52,17 @@ func moveRelease(lib, name string, in bool) (string, bool) {
 	case !in && strings.HasPrefix(lib, "ld-") || lib == "ld64.so.1":
 		// ld.so stopped exporting its minimal malloc in 2.32.
 		switch name {
-		case "malloc", "calloc", "realloc", "free", "__libc_memalign":
+		case "malloc", "calloc", "realloc", "free":
 			return "2.32", true
+		case "__libc_memalign":
+			return "2.31", true // gone in the real 2.31
 		}
 		return "", false
 	case in && lib == "libc.so.6" && strings.HasPrefix(name, "clock_"):
 		// clock_* moved from librt to libc in 2.17 (librt kept its copies).
 		return "2.17", true
+	case !in && lib == "librt.so.1" && strings.HasPrefix(name, "clock_"):
+		return "2.31", true // librt's copies are gone in the real 2.31
 	}
 	// libpthread, libdl, librt, libutil, libanl and parts of libresolv and
 	// libm (__isnanf128) moved into libc in 2.34; malloc_get_state and
@@ -79,6 +88,9 @@ var compatFrom = map[string]string{
 	"_IO_vfscanf": "2.29",
 	"sys_errlist": "2.32", "_sys_errlist": "2.32", "sys_nerr": "2.32", "_sys_nerr": "2.32",
 	"sys_siglist": "2.32", "_sys_siglist": "2.32", "sys_sigabbrev": "2.32",
+	"sysctl": "2.32", "__sysctl": "2.32", "sstk": "2.32",
+	"vtimes":   "2.33",
+	"tr_break": "2.34", "mallwatch": "2.34",
 	"__malloc_hook": "2.34", "__free_hook": "2.34", "__realloc_hook": "2.34", "__memalign_hook": "2.34",
 	"__after_morecore_hook": "2.34", "__morecore": "2.34", "__default_morecore": "2.34",
 }
@@ -180,7 +192,11 @@ func (a *arch) present(k key, t string) bool {
 	case inQ:
 		return symver.Compare(t, a.move(k, true)) >= 0
 	case born:
-		return symver.Compare(t, a.move(k, false)) < 0
+		until := a.move(k, false)
+		if a.goneBy231[[2]string{k.lib, k.name}] {
+			until = "2.31" // gone from the other architectures' 2.31
+		}
+		return symver.Compare(t, until) < 0
 	}
 	return false
 }
@@ -220,6 +236,9 @@ func (a *arch) compatOnly(lib, name string, t string, versions []string) bool {
 	from, known := compatFromName(lib, name)
 	if known {
 		return symver.Compare(t, from) >= 0
+	}
+	if c, ok := a.compat231[[2]string{lib, name}]; ok && symver.Compare(t, "2.31") <= 0 {
+		return c
 	}
 	switch {
 	case hasP && hasQ && cP == cQ, hasP && !hasQ:

@@ -1,0 +1,95 @@
+#!/bin/sh
+# ranges.sh: abifloor ranges build on a git repository of 200 tags of a
+# header tree of 20 structs (every release touches the header, as NVIDIA's
+# do, so no two tags share a tree; the layout changes 8 times, once
+# reverted). Times a cold build (empty cache), a warm rebuild (every version
+# from the cache), one new tag added to a warm cache, and the peer's cost for
+# the same table: one clone and one compile per version, as a pair-wise
+# differ (gVisor's tools/nvidia_driver_differ) does, run two at a time.
+#
+# usage: bench/ranges.sh [TAGS]   (default 200)
+set -eu
+cd "$(dirname "$0")/.."
+n=${1:-200}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/abifloor" ./cmd/abifloor
+export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null
+
+# header VERSION EXTRA: 20 structs; EXTRA is a member added to struct s7
+# while a change is in force.
+header() {
+	echo "/* release $1 */"
+	echo "typedef unsigned int NvU32; typedef unsigned long long NvU64;"
+	j=0
+	while [ $j -lt 20 ]; do
+		prev=""
+		[ $j -gt 0 ] && prev="struct s$((j - 1)) *prev;"
+		extra=""
+		[ $j -eq 7 ] && extra=$2
+		echo "typedef struct s$j { NvU32 hRoot; NvU32 hObject; NvU64 pParams; NvU32 size; NvU32 status; $prev char name[16]; union { NvU32 u; float f; } v; $extra } S${j}_PARAMETERS;"
+		j=$((j + 1))
+	done
+}
+
+repo=$tmp/repo
+mkdir -p "$repo/inc"
+git -C "$repo" init -q -b main
+i=0
+while [ $i -lt "$n" ]; do
+	v="5$((35 + i / 20)).$((i % 20)).0$((i % 7))"
+	case $((i / 25)) in
+	1 | 3) extra="NvU32 added$((i / 25));" ;;
+	5) extra="NvU32 added1;" ;; # the change of stretch 1, again: a revert
+	*) extra="" ;;
+	esac
+	header "$v" "$extra" >"$repo/inc/nv.h"
+	git -C "$repo" add -A
+	git -C "$repo" commit -qm "$v"
+	git -C "$repo" tag "$v"
+	i=$((i + 1))
+done
+
+build() {
+	"$tmp/abifloor" ranges build --git "$repo" --tags '^5' -I inc --header nv.h --type 'S*_PARAMETERS' "$@"
+}
+now() { date +%s.%N; }
+since() { echo "$1 $(now)" | awk '{printf "%.2f", $2 - $1}'; }
+
+export ABIFLOOR_CACHE=$tmp/cache
+t=$(now)
+build >"$tmp/cold.txt"
+cold=$(since "$t")
+t=$(now)
+build >"$tmp/warm.txt"
+warm=$(since "$t")
+cmp -s "$tmp/cold.txt" "$tmp/warm.txt" || { echo "warm table differs from cold" >&2; exit 1; }
+ranges=$(($(wc -l <"$tmp/cold.txt") - 1))
+
+# One new release on top of a warm cache: one compile.
+header "600.1.01" "" >"$repo/inc/nv.h"
+git -C "$repo" commit -qam 600.1.01
+git -C "$repo" tag 600.1.01
+t=$(now)
+build >/dev/null
+incr=$(since "$t")
+
+# The peer: a shallow clone of each tag and one compile of its header.
+t=$(now)
+git -C "$repo" tag -l '5*' | xargs -P 2 -I TAG sh -c '
+	d=$(mktemp -d "'"$tmp"'/peer.XXXX")
+	git clone -q --depth 1 --branch TAG "file://'"$repo"'" "$d/src" 2>/dev/null
+	printf "#include \"nv.h\"\n" >"$d/tu.c"
+	cc -g -O0 -fno-eliminate-unused-debug-types -c -I "$d/src/inc" -o "$d/tu.o" "$d/tu.c"
+	rm -rf "$d"'
+peer=$(since "$t")
+
+lookup=$(go test ./ranges -run XXX -bench BenchmarkLookup -benchtime 1s 2>/dev/null | awk '/BenchmarkLookup/ {print $3}')
+echo "abifloor ranges on $n tags of 20 structs, $ranges ranges ($(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg))"
+printf '  cold build          %8s s\n' "$cold"
+printf '  warm rebuild        %8s s  (%s ms per version)\n' "$warm" "$(echo "$warm $n" | awk '{printf "%.1f", 1000 * $1 / $2}')"
+printf '  one new tag, warm   %8s s\n' "$incr"
+printf '  peer: clone+compile %8s s  (%s x the cold build, %s x the warm rebuild)\n' "$peer" \
+	"$(echo "$peer $cold" | awk '{printf "%.1f", $1 / $2}')" "$(echo "$peer $warm" | awk '{printf "%.0f", $1 / $2}')"
+printf '  lookup              %8s ns\n' "$lookup"

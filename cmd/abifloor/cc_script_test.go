@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// outerGoEnv is the go command's environment outside the script, so that a
+// script building Go code reuses the build cache instead of rebuilding the
+// standard library.
+var outerGoEnv = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT").Output()
+	if err != nil {
+		return nil
+	}
+	f := strings.Split(strings.TrimSpace(string(out)), "\n")
+	for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOROOT"} {
+		if i < len(f) {
+			m[k] = f[i]
+		}
+	}
+	return m
+})
+
+// bullseyeDir is where .ci/fetch-bullseye.sh unpacked Debian bullseye's
+// glibc 2.31 ($ABIFLOOR_BULLSEYE, else its default), or "" when absent.
+var bullseyeDir = sync.OnceValue(func() string {
+	dir := os.Getenv("ABIFLOOR_BULLSEYE")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache/abifloor/bullseye")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "lib/x86_64-linux-gnu/ld-2.31.so")); err != nil {
+		return ""
+	}
+	return dir
+})
+
+func init() {
+	// rustenv: CARGO_HOME and RUSTUP_HOME as outside the script (rustup's
+	// proxies need them; the script's HOME is not the user's).
+	scriptCmds["rustenv"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		home, _ := os.UserHomeDir()
+		for k, def := range map[string]string{"CARGO_HOME": ".cargo", "RUSTUP_HOME": ".rustup"} {
+			v := os.Getenv(k)
+			if v == "" {
+				v = filepath.Join(home, def)
+			}
+			ts.Setenv(k, v)
+		}
+	}
+	// [bullseye]: Debian bullseye's glibc 2.31 is unpacked (see bullseyeDir).
+	scriptConds["bullseye"] = func() bool { return bullseyeDir() != "" }
+	// [!] glibc231 PROG ARGS...: run PROG with bullseye's real loader and
+	// libraries (and the script's directory), as on a glibc 2.31 system.
+	scriptCmds["glibc231"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		lib := filepath.Join(bullseyeDir(), "lib/x86_64-linux-gnu")
+		err := ts.Exec(filepath.Join(lib, "ld-2.31.so"), append([]string{"--library-path", lib + ":" + ts.Getenv("WORK"), ts.MkAbs(args[0])}, args[1:]...)...)
+		if (err != nil) != neg {
+			ts.Fatalf("glibc 2.31 run of %s: %v", args[0], err)
+		}
+	}
+	// goenv: set GOCACHE, GOMODCACHE, GOPATH and GOROOT as outside the script.
+	scriptCmds["goenv"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		env := outerGoEnv()
+		if env == nil {
+			ts.Fatalf("go env failed")
+		}
+		for k, v := range env {
+			ts.Setenv(k, v)
+		}
+	}
+}

@@ -1,0 +1,71 @@
+package glibc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Compiler is what the stubs depend on of the C compiler that builds them:
+// they are machine code for its target, and the linker script they come
+// with relies on its libc_nonshared.a. Both go into the cache key, so a
+// cross compiler never finds the host's stubs, and an upgraded compiler
+// gets its own entry.
+type Compiler struct {
+	Path   string // absolute, symbolic links resolved
+	Triple string // what -dumpmachine prints: x86_64-linux-gnu
+	Arch   string // the architecture of Triple, as the database names it
+	// ID identifies this compiler binary, as ccache's default
+	// compiler_check does: its path, size and modification time.
+	ID string
+}
+
+// ProbeCompiler finds cc on PATH and asks it for its target (one fast
+// -dumpmachine run).
+func ProbeCompiler(ctx context.Context, cc string) (*Compiler, error) {
+	p, err := exec.LookPath(cc)
+	if err != nil {
+		return nil, fmt.Errorf("glibc: C compiler %q not found on PATH: %w", cc, err)
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return nil, err
+	}
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		p = r
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, fmt.Errorf("glibc: C compiler %s: %w", cc, err)
+	}
+	out, err := exec.CommandContext(ctx, p, "-dumpmachine").Output()
+	if err != nil {
+		return nil, fmt.Errorf("glibc: %s -dumpmachine: %w", cc, err)
+	}
+	triple := strings.TrimSpace(string(out))
+	if triple == "" || strings.ContainsAny(triple, " \t\n") {
+		return nil, fmt.Errorf("glibc: %s -dumpmachine printed %q, not a target triple", cc, out)
+	}
+	return &Compiler{
+		Path:   p,
+		Triple: triple,
+		Arch:   tripleArch(triple),
+		ID:     fmt.Sprintf("%s\x00%d\x00%d", p, fi.Size(), fi.ModTime().UnixNano()),
+	}, nil
+}
+
+// tripleArch maps a triple's first part to the database's architecture name.
+func tripleArch(triple string) string {
+	cpu, _, _ := strings.Cut(triple, "-")
+	switch cpu {
+	case "i386", "i486", "i586", "i686":
+		return "i386"
+	case "arm64":
+		return "aarch64"
+	case "amd64":
+		return "x86_64"
+	}
+	return cpu
+}

