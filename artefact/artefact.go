@@ -385,6 +385,9 @@ func (w *walker) inner(m *Member, err error) error {
 	if err == nil || errors.As(err, &s) {
 		return err
 	}
+	if errors.Is(err, ErrNotArtefact) {
+		return w.emit(m) // a compressed file (a man page): just a file
+	}
 	if errors.Is(err, ErrBomb) {
 		return err // the budget is the whole artefact's
 	}
