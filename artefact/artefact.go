@@ -104,8 +104,11 @@ type Member struct {
 	Name string
 	Size int64
 	Mode fs.FileMode
-	// Data is the whole content when Options.Select accepted the
-	// member's first bytes; nil otherwise.
+	// Content reads the member when Options.Select accepted its first
+	// bytes; nil otherwise. It is Data, or for an ELF member larger than
+	// Options.SparseOver a *Sparse holding only the parts a floor reads.
+	Content io.ReaderAt
+	// Data is the whole content when it was read whole.
 	Data []byte
 	// Err is what went wrong with this member; the message does not
 	// repeat the name.
@@ -129,6 +132,13 @@ type Options struct {
 	// a bomb and its reading stops with an error.
 	Ratio     int64
 	MinExpand int64
+	// SparseOver is the size above which a selected ELF member keeps
+	// only its non-executable parts (default DefaultSparseOver; see
+	// Sparse). Negative reads every member whole.
+	SparseOver int64
+	// NoTools keeps to the Go decompressors (by default the xz program
+	// decompresses xz streams when it is on PATH: see tool.go).
+	NoTools bool
 	// Progress, when set, is called with the member about to be read.
 	Progress func(name string)
 }
@@ -150,6 +160,9 @@ func (o *Options) fill() {
 	}
 	if o.Depth <= 0 {
 		o.Depth = DefaultDepth
+	}
+	if o.SparseOver == 0 {
+		o.SparseOver = DefaultSparseOver
 	}
 	if o.Ratio <= 0 {
 		o.Ratio = DefaultRatio
@@ -364,6 +377,24 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		m.Err = fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, size, w.opt.MaxMember)
 		return w.emit(m)
 	}
+	if sel && w.opt.SparseOver > 0 && size > w.opt.SparseOver && size > sparseHead {
+		got := make([]byte, sparseHead)
+		copy(got, head)
+		if _, err := io.ReadFull(r, got[n:]); err != nil {
+			m.Err = readErr(err)
+			return w.emit(m)
+		}
+		if rs, ok := sparseRanges(got, size); ok {
+			sp, err := readSparse(got, r, size, rs)
+			if err != nil {
+				m.Err = readErr(err)
+			} else {
+				m.Content = sp
+			}
+			return w.emit(m)
+		}
+		head, n = got, len(got)
+	}
 	data := make([]byte, size)
 	copy(data, head)
 	if _, err := io.ReadFull(r, data[n:]); err != nil {
@@ -373,7 +404,7 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	if nested {
 		return w.inner(m, w.zip(m.Name+"!", bytes.NewReader(data), size, depth+1))
 	}
-	m.Data = data
+	m.Data, m.Content = data, bytes.NewReader(data)
 	return w.emit(m)
 }
 

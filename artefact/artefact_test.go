@@ -121,7 +121,9 @@ func TestFormats(t *testing.T) {
 		{"rpm zstd crc", func(t *testing.T) []byte { return mkRPM(zst(t, mkCpio(tr, "070702")), nil) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			checkTree(t, walkBytes(t, c.build(t), Options{}), "")
+			b := c.build(t)
+			checkTree(t, walkBytes(t, b, Options{}), "")
+			checkTree(t, walkBytes(t, b, Options{NoTools: true}), "")
 		})
 	}
 }

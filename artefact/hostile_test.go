@@ -39,6 +39,8 @@ func TestHostile(t *testing.T) {
 	zeros := mkTar(t, []ent{good, {name: "./zeros", data: make([]byte, 64<<20)}})
 	truncated := gz(mkTar(t, []ent{{name: "./a/first", data: bin}, {name: "./a/second", data: lib}}))
 	truncated = truncated[:len(truncated)-300]
+	truncXZ := xzc(t, mkTar(t, []ent{{name: "./a/first", data: bin}, {name: "./a/second", data: lib}}))
+	truncXZ = truncXZ[:len(truncXZ)-300]
 	cpioBad := mkCpio([]ent{good, {name: "./bin/other", data: bin}}, "070701")
 	second := bytes.Index(cpioBad[6:], []byte("070701")) + 6
 	copy(cpioBad[second:], "999999")
@@ -72,6 +74,10 @@ func TestHostile(t *testing.T) {
 		{name: "gzip bomb", b: gz(zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "zstd bomb", b: zst(t, zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "truncated", b: truncated, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
+		{name: "truncated xz", b: truncXZ, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
+		// The Go reader yields nothing of a truncated block: the error is the
+		// artefact's.
+		{name: "truncated xz, Go reader", b: truncXZ, opt: Options{NoTools: true}, errs: map[string]error{"": ErrTruncated}},
 		{name: "cpio bad magic", b: mkRPM(gz(cpioBad), nil), errs: map[string]error{"/bin/prog": ErrFormat}},
 		{name: "zips in zips", b: deep, errs: map[string]error{"/again.zip!/again.zip!/again.zip": ErrTooDeep}},
 		{name: "gzip of gzip of gzip", b: stacked, errs: map[string]error{"": ErrTooDeep}},

@@ -259,7 +259,7 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 	switch f := Detect(head); f {
 	case Tar:
 	case Gzip, Zstd, XZ, Bzip2:
-		dr, closer, err := decompressor(f, br)
+		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
 		}

@@ -5,10 +5,10 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	gzip "github.com/klauspost/compress/gzip"
 	"io"
 	"io/fs"
 	"path"
@@ -41,7 +41,7 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 		if layers >= maxLayers {
 			return fmt.Errorf("%w: %d compressions stacked", ErrTooDeep, layers+1)
 		}
-		dr, closer, err := decompressor(f, br)
+		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
 		}
@@ -64,7 +64,15 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 	return fmt.Errorf("%w: not an artefact this tool reads", ErrFormat)
 }
 
-func decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
+func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
+	if f == XZ && !w.opt.NoTools {
+		// -T1: one thread, as the Go reader; the memory limit refuses
+		// a hostile stream's claim of a huge dictionary (xz -9 needs
+		// 65 MiB).
+		if t, closer, err := toolReader("xz", r, "-dc", "-T1", "--memlimit-decompress=300MiB"); err == nil {
+			return t, closer, nil
+		}
+	}
 	switch f {
 	case Gzip:
 		z, err := gzip.NewReader(r)
@@ -120,7 +128,7 @@ func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, da
 				return w.emit(&Member{Name: prefix + last, Err: err})
 			}
 			if last == "" {
-				return fmt.Errorf("%w: tar: %v", ErrFormat, readErr(err))
+				return fmt.Errorf("%w: tar: %w", ErrFormat, readErr(err))
 			}
 			// The stream broke in or after the last member: it is
 			// that member's error, and nothing after it can be read.
@@ -236,7 +244,7 @@ func (w *walker) debControl(r io.Reader) error {
 	head, _ := br.Peek(HeadSize)
 	var in io.Reader = br
 	if f := Detect(head); f != Tar {
-		dr, closer, err := decompressor(f, br)
+		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
 			return fmt.Errorf("%w: control.tar: %v", ErrFormat, err)
 		}

@@ -1,7 +1,6 @@
 package floor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"sort"
@@ -38,9 +37,9 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		switch {
 		case m.Err != nil:
 			it.members = append(it.members, item{rep: FileReport{Path: name, Error: m.Err}})
-		case m.Data != nil:
+		case m.Content != nil:
 			mi := item{rep: FileReport{Path: name}}
-			f, err := elfx.NewFileHead(bytes.NewReader(m.Data), int64(len(m.Data)), m.Data)
+			f, err := elfx.NewFile(m.Content, m.Size)
 			if err != nil {
 				mi.rep.Error = err
 			} else {

@@ -1,14 +1,19 @@
 package floor
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/abifloor/abifloor/artefact"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/fixture"
 )
 
@@ -160,4 +165,71 @@ func TestRealArtefacts(t *testing.T) {
 		run(t, dir, "dpkg-deb", "-x", debs[0], tree)
 		sameFloors(t, debs[0], tree, 50)
 	})
+}
+
+// TestSparseMembers: a large member keeps only its non-executable parts;
+// the floors and the symbols behind them, read from what is kept, are
+// those of the whole file. Every member is made "large" here.
+func TestSparseMembers(t *testing.T) {
+	var libs []string
+	for _, pat := range []string{"/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libLLVM*.so*", "/usr/lib/aarch64-linux-gnu/libc.so.6", "/usr/bin/ls", "/usr/bin/gcc"} {
+		m, _ := filepath.Glob(pat)
+		for _, l := range m {
+			if r, err := filepath.EvalSymlinks(l); err == nil && !slices.Contains(libs, r) {
+				libs = append(libs, r)
+			}
+		}
+	}
+	if len(libs) == 0 {
+		t.Skip("no system libraries to read")
+	}
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for _, l := range libs {
+		data, err := os.ReadFile(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw.WriteHeader(&tar.Header{Name: l[1:], Size: int64(len(data)), Mode: 0o755, Typeflag: tar.TypeReg})
+		tw.Write(data)
+	}
+	tw.Close()
+	seen := 0
+	err := artefact.WalkReaderAt(context.Background(), bytes.NewReader(b.Bytes()), int64(b.Len()), artefact.Options{SparseOver: 1}, func(m *artefact.Member) error {
+		if m.Err != nil {
+			t.Errorf("%s: %v", m.Name, m.Err)
+			return nil
+		}
+		if m.Content == nil {
+			return nil
+		}
+		seen++
+		sp, _ := m.Content.(*artefact.Sparse)
+		if sp == nil {
+			t.Errorf("%s: read whole", m.Name)
+			return nil
+		}
+		f, err := elfx.NewFile(m.Content, m.Size)
+		if err != nil {
+			t.Errorf("%s from its kept parts: %v", m.Name, err)
+			return nil
+		}
+		got, _ := Analyze(f, m.Name, FileOptions{Why: true})
+		whole, err := elfx.Open(m.Name) // the member's name is the file's
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer whole.Close()
+		want, _ := Analyze(whole, m.Name, FileOptions{Why: true})
+		gj, _ := json.Marshal(got)
+		wj, _ := json.Marshal(want)
+		if string(gj) != string(wj) {
+			t.Errorf("%s:\n kept %s\nwhole %s", m.Name, gj, wj)
+		}
+		t.Logf("%s: kept %d of %d bytes, in %d", m.Name, sp.Kept(), m.Size, sp.Held())
+		return nil
+	})
+	if err != nil || seen == 0 {
+		t.Fatalf("walk: %v, %d members", err, seen)
+	}
 }
