@@ -5,7 +5,6 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/hex"
-	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -15,11 +14,17 @@ import (
 // file are larger than the types. For a relocatable object, whose
 // .debug_info needs relocating, it returns a dwarf.Data; otherwise the
 // section bytes, from which a dwarf.Data is built only if needed.
-func loadDWARF(f *elf.File) (*dwarf.Data, *sections, error) {
+// Compressed sections count against maxSize (their uncompressed size) and
+// are refused past it before anything is decompressed.
+func loadDWARF(f *elf.File, maxSize int64) (*dwarf.Data, *sections, error) {
 	if f.Type == elf.ET_REL {
+		if err := checkDebugSizes(f, maxSize); err != nil {
+			return nil, nil, err
+		}
 		d, err := f.DWARF()
 		return d, nil, err
 	}
+	budget := newDebugBudget(maxSize)
 	s := &sections{order: f.ByteOrder}
 	for _, x := range []struct {
 		name string
@@ -32,9 +37,9 @@ func loadDWARF(f *elf.File) (*dwarf.Data, *sections, error) {
 		if sec == nil || sec.Type == elf.SHT_NOBITS {
 			continue
 		}
-		b, err := sec.Data()
+		b, err := sectionData(sec, budget)
 		if err != nil {
-			return nil, nil, fmt.Errorf("section %s: %w", x.name, err)
+			return nil, nil, err
 		}
 		*x.dst = b
 	}
@@ -103,11 +108,13 @@ func findDebug(f *elf.File, path string, opt Options) (string, *debugFile) {
 		if c == path {
 			continue
 		}
-		osf, err := os.Open(c)
+		// A debug file must be a regular file: a FIFO named by a
+		// planted .gnu_debuglink would block the open or the read.
+		osf, err := openRegular(c)
 		if err != nil {
 			continue
 		}
-		ef, err := elf.NewFile(osf)
+		ef, err := newELF(osf, opt.maxDebugSize())
 		if err != nil || !hasDWARF(ef) || (len(id) > 0 && !bytes.Equal(buildID(ef), id) && buildID(ef) != nil) {
 			osf.Close()
 			continue

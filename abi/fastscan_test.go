@@ -54,7 +54,7 @@ func TestFastScanMatchesScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, s, err := loadDWARF(ef)
+		_, s, err := loadDWARF(ef, DefaultMaxDebugSize)
 		if err != nil {
 			t.Fatal(err)
 		}

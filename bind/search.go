@@ -78,24 +78,30 @@ func (c *objects) parse(in elfx.Input) (*object, error) {
 
 // host maps a path inside the image to a path on this machine: with a
 // sysroot, every symbolic link on the way is resolved inside the root (an
-// absolute target is taken relative to it), so nothing outside the image
-// is ever read.
-func (a *Auditor) host(p string) string {
+// absolute target is taken relative to it, and ".." stops at it), so
+// nothing outside the image is ever read. A path that cannot be resolved
+// (a missing directory, a loop) maps to an error, never to a guess.
+func (a *Auditor) host(p string) (string, error) {
 	if a.sysroot == "" {
-		return p
+		return p, nil
 	}
-	r, err := resolveIn(a.sysroot, p)
-	if err != nil {
-		return filepath.Join(a.sysroot, p) // the open will fail and say why
-	}
-	return r
+	return resolveIn(a.sysroot, p)
 }
 
+// maxLinks is how many symbolic links one resolution follows, as Linux's
+// MAXSYMLINKS.
+const maxLinks = 40
+
 // resolveIn resolves p (absolute, inside the image) under root, following
-// links as the image's own loader would see them. It gives up after 40
-// links, as the kernel does.
+// links as the image's own kernel would see them with root as "/": a link
+// to an absolute path starts again at root, ".." never climbs above root,
+// and a path through a missing directory or through a file does not exist
+// (the kernel's ENOENT and ENOTDIR; resolving the rest lexically is how a
+// link to "missing/../../../etc" once escaped). Only the last component may
+// be missing. The result is root joined with a path of real names, none
+// of them "..", so it cannot leave root.
 func resolveIn(root, p string) (string, error) {
-	todo := strings.Split(strings.TrimPrefix(path.Clean("/"+p), "/"), "/")
+	todo := strings.Split(p, "/")
 	var done []string
 	links := 0
 	for len(todo) > 0 {
@@ -110,30 +116,48 @@ func resolveIn(root, p string) (string, error) {
 			}
 			continue
 		}
-		cur := filepath.Join(root, strings.Join(append(done, c), "/"))
+		cur := filepath.Join(root, filepath.Join(append(done, c)...))
 		fi, err := os.Lstat(cur)
-		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-			done = append(done, c)
-			if err != nil {
-				// Nothing to follow past a missing component.
-				done = append(done, todo...)
-				todo = nil
+		if err != nil {
+			if !moreNames(todo) {
+				return cur, nil // the caller's open reports it missing
 			}
+			return "", &fs.PathError{Op: "resolve", Path: p, Err: err}
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			if !fi.IsDir() && moreNames(todo) {
+				return "", &fs.PathError{Op: "resolve", Path: p, Err: syscall.ENOTDIR}
+			}
+			done = append(done, c)
 			continue
 		}
-		if links++; links > 40 {
-			return "", fmt.Errorf("%s: too many levels of symbolic links", p)
+		if links++; links > maxLinks {
+			return "", &fs.PathError{Op: "resolve", Path: p, Err: syscall.ELOOP}
 		}
 		t, err := os.Readlink(cur)
 		if err != nil {
-			return "", err
+			return "", &fs.PathError{Op: "resolve", Path: p, Err: err}
+		}
+		if t == "" {
+			return "", &fs.PathError{Op: "resolve", Path: p, Err: syscall.ENOENT}
 		}
 		if strings.HasPrefix(t, "/") {
 			done = nil
 		}
 		todo = append(strings.Split(t, "/"), todo...)
 	}
-	return filepath.Join(root, strings.Join(done, "/")), nil
+	return filepath.Join(root, filepath.Join(done...)), nil
+}
+
+// moreNames reports whether components remain that must be looked up
+// below the current one ("a/" and "a/." still need a to be a directory).
+func moreNames(todo []string) bool {
+	for _, c := range todo {
+		if c != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // loaded is one object in a binary's load order.
@@ -252,8 +276,18 @@ func (a *Auditor) try(p string, want *object, nf *NotFoundError) (o *object, don
 		nf.Broken = p + ": " + a.brokenReason(p, want, err)
 		return nil, true
 	}
-	nf.Skipped = append(nf.Skipped, p+": "+elfx.Message(a.host(p), err))
+	nf.Skipped = append(nf.Skipped, p+": "+elfx.Message(a.hostName(p), err))
 	return nil, false
+}
+
+// hostName is host for messages about p, which was opened (or tried):
+// the path on this machine, or "" when p does not resolve (never p
+// itself, which would name a file of this machine, not of the image).
+func (a *Auditor) hostName(p string) string {
+	if h, err := a.host(p); err == nil {
+		return h
+	}
+	return ""
 }
 
 // brokenReason says why ld.so refuses the file at p, in its words where
@@ -263,19 +297,23 @@ func (a *Auditor) brokenReason(p string, want *object, err error) string {
 	if want == nil || want.Class == elf.ELFCLASS64 {
 		ehdr = 64
 	}
-	if st, e := os.Stat(a.host(p)); e == nil && st.Size() < ehdr {
+	if st, e := os.Stat(a.hostName(p)); e == nil && st.Size() < ehdr {
 		return "file too short"
 	}
 	if errors.Is(err, elfx.ErrNotELF) {
 		return "invalid ELF header"
 	}
-	return elfx.Message(a.host(p), err)
+	return elfx.Message(a.hostName(p), err)
 }
 
 // open loads the object at p (inside the image) when it is a library of
 // want's machine, class and byte order (any, when want is nil).
 func (a *Auditor) open(p string, want *object) (*object, error) {
-	o, err := a.objs.get(a.host(p))
+	h, err := a.host(p)
+	if err != nil {
+		return nil, err
+	}
+	o, err := a.objs.get(h)
 	if err != nil {
 		return nil, err
 	}
@@ -391,10 +429,14 @@ func defaultDirs(o *object, multiarch bool) []string {
 func (a *Auditor) cache() *ldCache {
 	a.cacheOnce.Do(func() {
 		p := a.cachePath
+		var err error
 		if p == "" {
-			p = a.host("/etc/ld.so.cache")
+			p, err = a.host("/etc/ld.so.cache")
 		}
-		b, err := readBounded(p, 64<<20)
+		var b []byte
+		if err == nil {
+			b, err = readBounded(p, 64<<20)
+		}
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
 				a.cacheErr = err

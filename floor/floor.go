@@ -85,6 +85,9 @@ type FileOptions struct {
 	// Targets are held to their libc, and policies (manylinux,
 	// musllinux) to their rules (policy.go).
 	Targets []targets.Target
+	// EachTarget checks every target's limits separately (fit), not
+	// only the policies'.
+	EachTarget bool
 }
 
 // Analyze computes the floors of f, the file at path, and what opt asks
@@ -138,12 +141,12 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 	}
 
 	for ns, ver := range r.Floors {
-		if lim, ok := limits[ns]; ok && symver.Compare(ver, lim) > 0 {
+		if lim, ok := limits.Lookup(ns); ok && symver.Compare(ver, lim) > 0 {
 			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim})
 		}
 	}
 	// Whatever path returns below, the targets' rules are checked last.
-	defer func() { viol = append(viol, checkTargets(f, &r, opt.Targets)...) }()
+	defer func() { viol = append(viol, checkTargets(f, &r, opt.Targets, opt.EachTarget)...) }()
 	if !why && len(viol) == 0 {
 		return r, nil
 	}

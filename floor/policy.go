@@ -113,7 +113,10 @@ func applicable(ts []targets.Target, path, libc string) ([]targets.Target, *Viol
 // and to the libc of every target. Violations of lib_whitelist are
 // reported here for every needed library outside it; Scan drops those the
 // tree ships.
-func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target) []Violation {
+//
+// With each set (fit), every other target's limits are checked too, one
+// target at a time, so each violation names the target it breaks.
+func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) []Violation {
 	if len(ts) == 0 || r.Floors == nil {
 		return nil
 	}
@@ -122,21 +125,22 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target) []Violation 
 	if lv != nil {
 		viol = append(viol, *lv)
 	}
-	var syms []elfx.Symbol
-	var symErr error
-	read := false
-	symbols := func() []elfx.Symbol {
-		if !read {
-			read = true
-			syms, symErr = f.Symbols()
-			if symErr != nil && r.Error == nil {
-				r.Error = fmt.Errorf("%s: reading symbols: %w", r.Path, symErr)
+	var idx *symIndex
+	symbols := func() *symIndex {
+		if idx == nil {
+			syms, err := f.Symbols()
+			if err != nil && r.Error == nil {
+				r.Error = fmt.Errorf("%s: reading symbols: %w", r.Path, err)
 			}
+			idx = indexSymbols(syms)
 		}
-		return syms
+		return idx
 	}
 	for _, t := range ts {
 		if !t.IsPolicy() {
+			if each {
+				viol = append(viol, limitViolations(t, r, symbols)...)
+			}
 			continue
 		}
 		if !t.Covers(r.Arch) {
@@ -144,16 +148,46 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target) []Violation 
 			continue
 		}
 		viol = append(viol, versionViolations(t, r, symbols)...)
-		viol = append(viol, libraryViolations(t, f, r, symbols)...)
+		viol = append(viol, libraryViolations(t, r, symbols)...)
 	}
 	return viol
+}
+
+// symIndex is a file's references, each written name@VER, sorted by
+// name, indexed once for every target a file is checked against.
+type symIndex struct {
+	byVersion map[string][]string // version name → references to it
+	byLib     map[string][]string // library → versioned references bound to it
+	byName    map[string][]string // name → undefined references of that name
+}
+
+func indexSymbols(syms []elfx.Symbol) *symIndex {
+	x := &symIndex{byVersion: map[string][]string{}, byLib: map[string][]string{}, byName: map[string][]string{}}
+	for _, s := range syms {
+		if !s.Undefined() {
+			continue
+		}
+		str := s.String()
+		x.byName[s.Name] = append(x.byName[s.Name], str)
+		if s.Library != "" && s.Version != "" {
+			x.byVersion[s.Version] = append(x.byVersion[s.Version], str)
+			x.byLib[s.Library] = append(x.byLib[s.Library], str)
+		}
+	}
+	for _, m := range []map[string][]string{x.byVersion, x.byLib} {
+		for k, v := range m {
+			slices.Sort(v)
+			m[k] = slices.Compact(v)
+		}
+	}
+	return x
 }
 
 // versionViolations: every required version of a namespace the policy
 // limits must be in its set for the file's architecture, as auditwheel
 // checks; a floor implied without a version name (DT_RELR) must be within
 // the set's highest.
-func versionViolations(t targets.Target, r *FileReport, symbols func() []elfx.Symbol) []Violation {
+func versionViolations(t targets.Target, r *FileReport, symbols func() *symIndex) []Violation {
 	bad := map[string][]string{} // namespace → disallowed version names
 	for _, n := range r.Needs {
 		for _, v := range n.Versions {
@@ -191,12 +225,40 @@ func versionViolations(t targets.Target, r *FileReport, symbols func() []elfx.Sy
 				}
 			}
 		}
-		for _, s := range symbols() {
-			if s.Library != "" && slices.Contains(vers, s.Version) {
-				v.Symbols = append(v.Symbols, s.String())
+		// Highest version first, then by name, as for a limit.
+		sortVersions(vers)
+		for i := len(vers) - 1; i >= 0; i-- {
+			v.Symbols = append(v.Symbols, symbols().byVersion[vers[i]]...)
+		}
+		if v.Symbols == nil {
+			v.Symbols = []string{}
+		}
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Namespace < out[j].Namespace })
+	return out
+}
+
+// limitViolations: the floors of r above t's limits, as check reports
+// them for a --max.
+func limitViolations(t targets.Target, r *FileReport, symbols func() *symIndex) []Violation {
+	var out []Violation
+	for ns, ver := range r.Floors {
+		lim, ok := t.Limits[ns]
+		if !ok || symver.Compare(ver, lim) <= 0 {
+			continue
+		}
+		var above []string
+		for name := range symbols().byVersion {
+			if vns, vv, ok := symver.Split(name); ok && vns == ns && symver.Compare(vv, lim) > 0 {
+				above = append(above, name)
 			}
 		}
-		v.Symbols = sortSymbols(v.Symbols)
+		sortVersions(above)
+		v := Violation{Path: r.Path, Namespace: ns, Required: ver, Allowed: lim, Target: t.Name, Symbols: []string{}}
+		for i := len(above) - 1; i >= 0; i-- {
+			v.Symbols = append(v.Symbols, symbols().byVersion[above[i]]...)
+		}
 		out = append(out, v)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Namespace < out[j].Namespace })
@@ -208,43 +270,16 @@ func nsOf(version string) string {
 	return ns
 }
 
-// sortSymbols orders names@VER by version, highest first, then by name,
-// without duplicates; never nil.
-func sortSymbols(syms []string) []string {
-	key := func(s string) string {
-		_, ver, _ := strings.Cut(strings.Replace(s, "@@", "@", 1), "@")
-		_, v, _ := symver.Split(ver)
-		return v
-	}
-	sort.SliceStable(syms, func(i, j int) bool {
-		if c := symver.Compare(key(syms[i]), key(syms[j])); c != 0 {
-			return c > 0
-		}
-		return syms[i] < syms[j]
-	})
-	syms = slices.Compact(syms)
-	if syms == nil {
-		syms = []string{}
-	}
-	return syms
-}
-
 // libraryViolations: needed libraries outside lib_whitelist (the loader
 // itself excepted) and symbols on the blacklist of a needed library.
-func libraryViolations(t targets.Target, f *elfx.File, r *FileReport, symbols func() []elfx.Symbol) []Violation {
+func libraryViolations(t targets.Target, r *FileReport, symbols func() *symIndex) []Violation {
 	var out []Violation
 	for _, lib := range r.Needed {
 		if slices.Contains(t.LibWhitelist, lib) || isLoader(lib) {
 			continue
 		}
-		v := Violation{Path: r.Path, Rule: RuleLibWhitelist, Target: t.Name, Library: lib, Symbols: []string{}}
-		for _, s := range symbols() {
-			if s.Library == lib && s.Undefined() {
-				v.Symbols = append(v.Symbols, s.String())
-			}
-		}
-		v.Symbols = sortSymbols(v.Symbols)
-		out = append(out, v)
+		syms := append([]string{}, symbols().byLib[lib]...)
+		out = append(out, Violation{Path: r.Path, Rule: RuleLibWhitelist, Target: t.Name, Library: lib, Symbols: syms})
 	}
 	for _, lib := range r.Needed {
 		forbidden := t.Blacklist[lib]
@@ -252,15 +287,17 @@ func libraryViolations(t targets.Target, f *elfx.File, r *FileReport, symbols fu
 			continue
 		}
 		v := Violation{Path: r.Path, Rule: RuleBlacklist, Target: t.Name, Library: lib, Symbols: []string{}}
-		for _, s := range symbols() {
+		for _, name := range forbidden {
 			// An unversioned reference may bind to any needed library;
 			// auditwheel counts it against each.
-			if s.Undefined() && (s.Library == lib || s.Library == "") && slices.Contains(forbidden, s.Name) {
-				v.Symbols = append(v.Symbols, s.String())
+			for _, str := range symbols().byName[name] {
+				if at := strings.Index(str, "@"); at < 0 || slices.Contains(symbols().byLib[lib], str) {
+					v.Symbols = append(v.Symbols, str)
+				}
 			}
 		}
 		if len(v.Symbols) > 0 {
-			v.Symbols = sortSymbols(v.Symbols)
+			slices.Sort(v.Symbols)
 			out = append(out, v)
 		}
 	}

@@ -19,7 +19,9 @@ type Options struct {
 	Limits  Limits   // when set, report violations (check)
 	// Targets, when set, are checked too: libc, and a policy's rules.
 	Targets []targets.Target
-	Workers int // parallel file readers (default 2×GOMAXPROCS)
+	// EachTarget checks each target separately (fit).
+	EachTarget bool
+	Workers    int // parallel file readers (default 2×GOMAXPROCS)
 	// Progress, when set, is called now and then, from any worker
 	// goroutine, with the files seen and the ELF files among them.
 	Progress func(files, elf int64)
@@ -147,6 +149,6 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true
 	}
-	it.rep, it.viol = Analyze(f, wf.Path, FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets})
+	it.rep, it.viol = Analyze(f, wf.Path, FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets, EachTarget: opt.EachTarget})
 	return it, true
 }

@@ -217,8 +217,9 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	covered := compatCovered(a, o.Target)
 	var missing []string
 	flags := map[string]bool{}
+	ix := a.Index(o.Target)
 	for name := range undef {
-		w, ok := a.Lookup(name, o.Target)
+		w, ok := ix.Lookup(name)
 		if ok && w.Soname != "" {
 			if f := LinkFlag(w.Soname); f != "" {
 				flags[f] = true

@@ -397,17 +397,17 @@ type StubLib struct {
 func (a *Arch) Select(target string) []StubLib {
 	var out []StubLib
 	for _, l := range a.Libs {
-		if s := SelectLib(l, target); len(s.Syms) > 0 {
+		if s := selectLib(l, target); len(s.Syms) > 0 {
 			out = append(out, s)
 		}
 	}
 	return out
 }
 
-// SelectLib returns what l exports in release target: the definitions
+// selectLib returns what l exports in release target: the definitions
 // whose version is at or below target and whose In holds it, each default
 // when its DefaultIn holds target.
-func SelectLib(l *Library, target string) StubLib {
+func selectLib(l *Library, target string) StubLib {
 	s := StubLib{Soname: l.Soname}
 	versions := map[string]bool{}
 	for _, d := range l.Defs {

@@ -31,11 +31,11 @@ func TestSelectLib(t *testing.T) {
 		{"2.34", "matherr@GLIBC_2.2.5 memcpy@@GLIBC_2.14 memcpy@GLIBC_2.2.5 pthread_create@@GLIBC_2.34 pthread_create@GLIBC_2.2.5"},
 	}
 	for _, tt := range tests {
-		if g := strings.Join(stubStrings(SelectLib(lib, tt.target)), " "); g != tt.want {
+		if g := strings.Join(stubStrings(selectLib(lib, tt.target)), " "); g != tt.want {
 			t.Errorf("target %s:\n got %s\nwant %s", tt.target, g, tt.want)
 		}
 	}
-	if s := SelectLib(lib, "2.13"); strings.Join(s.Versions, ",") != "GLIBC_2.2.5" {
+	if s := selectLib(lib, "2.13"); strings.Join(s.Versions, ",") != "GLIBC_2.2.5" {
 		t.Errorf("versions at 2.13: %v", s.Versions)
 	}
 }

@@ -42,27 +42,6 @@ func realReleases() []realRelease {
 	}
 }
 
-// releaseOf reads the version of the glibc whose libc.so.6 is at path from
-// its banner ("GNU C Library (Debian GLIBC 2.36-9) stable release version
-// 2.36."), so that a host with another glibc is not compared with 2.36.
-func releaseOf(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	const marker = "release version "
-	i := strings.Index(string(b), marker)
-	if i < 0 {
-		return ""
-	}
-	s := string(b[i+len(marker):])
-	end := strings.IndexFunc(s, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
-	if end < 0 {
-		return ""
-	}
-	return strings.TrimSuffix(s[:end], ".")
-}
-
 // TestExactReleases compares, library by library, what the database says
 // release X of each architecture exports with what the real libraries of X
 // export: every name@VER and name@@VER, GLIBC_PRIVATE aside.
@@ -74,8 +53,8 @@ func TestExactReleases(t *testing.T) {
 			if libc == "" {
 				t.Skipf("no glibc %s for %s here (%s)", rr.release, rr.arch, rr.fetch)
 			}
-			if got := releaseOf(libc); got != rr.release {
-				t.Skipf("%s is glibc %q, not %s", libc, got, rr.release)
+			if got, err := LibcRelease(libc); err != nil || got != rr.release {
+				t.Skipf("%s is glibc %q (%v), not %s", libc, got, err, rr.release)
 			}
 			a, err := LoadArch(rr.arch, true)
 			if err != nil {
@@ -89,7 +68,7 @@ func TestExactReleases(t *testing.T) {
 				path := findIn(rr.dirs, l.Soname)
 				var real []string
 				if path != "" {
-					_, exps, err := ReadLibrary(path, a.Name)
+					exps, err := ReadLibrary(path, a.Name)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -146,4 +125,28 @@ func head(s []string) string {
 		return strings.Join(s[:8], " ") + " ..."
 	}
 	return strings.Join(s, " ")
+}
+
+func TestLibcRelease(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"none":  "no banner here",
+		"empty": "stable release version .",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if v, err := LibcRelease(p); err == nil {
+			t.Errorf("%s: release %q, want an error", name, v)
+		}
+	}
+	p := filepath.Join(dir, "ok")
+	os.WriteFile(p, []byte("GNU C Library (Debian GLIBC 2.31-13+deb11u11) stable release version 2.31.\n"), 0o644)
+	if v, err := LibcRelease(p); err != nil || v != "2.31" {
+		t.Errorf("ok: %q, %v", v, err)
+	}
+	if _, err := LibcRelease(filepath.Join(dir, "missing")); err == nil {
+		t.Error("a missing file has a release")
+	}
 }

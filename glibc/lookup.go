@@ -15,31 +15,49 @@ type Where struct {
 	Newer   string // the oldest GLIBC_x version above the target, when Soname is ""
 }
 
-// Lookup says where name is at target (already checked): which library of
-// that release defines it, or the version that adds it later. ok is false
-// when glibc never defines it.
-func (a *Arch) Lookup(name, target string) (w Where, ok bool) {
+// Index answers Lookup for many names of one release.
+type Index struct {
+	at     map[string]Where
+	oldest map[string]string
+}
+
+// Index builds the look-up table of target (already checked).
+func (a *Arch) Index(target string) *Index {
+	ix := &Index{at: map[string]Where{}, oldest: map[string]string{}}
+	def := map[string]bool{} // the entry in at is a default version
 	for _, st := range a.Select(target) {
 		for _, s := range st.Syms {
-			if s.Name == name && (w.Soname == "" || s.Default) {
-				w.Soname, w.Version, ok = st.Soname, s.Version, true
+			if _, ok := ix.at[s.Name]; !ok || s.Default && !def[s.Name] {
+				ix.at[s.Name] = Where{Soname: st.Soname, Version: s.Version}
+				def[s.Name] = s.Default
 			}
 		}
-	}
-	if ok {
-		return w, true
 	}
 	for _, l := range a.Libs {
 		for _, d := range l.Defs {
-			if d.Name != name {
-				continue
-			}
-			if w.Newer == "" || symver.Compare(verNum(d.Version), verNum(w.Newer)) < 0 {
-				w.Newer, ok = d.Version, true
+			if o, ok := ix.oldest[d.Name]; !ok || symver.Compare(verNum(d.Version), verNum(o)) < 0 {
+				ix.oldest[d.Name] = d.Version
 			}
 		}
 	}
-	return w, ok
+	return ix
+}
+
+// Lookup says where name is: which library of the release defines it, or
+// the version that adds it later. ok is false when glibc never defines it.
+func (ix *Index) Lookup(name string) (w Where, ok bool) {
+	if w, ok := ix.at[name]; ok {
+		return w, true
+	}
+	if v, ok := ix.oldest[name]; ok {
+		return Where{Newer: v}, true
+	}
+	return Where{}, false
+}
+
+// Lookup is Index(target).Lookup(name), for a single name.
+func (a *Arch) Lookup(name, target string) (Where, bool) {
+	return a.Index(target).Lookup(name)
 }
 
 // LinkFlag is the option that links soname: libanl.so.1 → -lanl; "" for

@@ -1,8 +1,10 @@
 package glibc
 
 import (
+	"bytes"
 	"debug/elf"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
@@ -23,30 +25,22 @@ type Export struct {
 
 // ReadLibrary reads what the glibc library at path exports: every
 // definition the loader binds to (elfx.Symbol.Exported) in a GLIBC_x.y
-// version, GLIBC_PRIVATE and unversioned symbols aside, and the GLIBC_x.y
-// version nodes the library defines. It fails when the file is not of arch.
-func ReadLibrary(path, arch string) (versions []string, exports []Export, err error) {
+// version, GLIBC_PRIVATE and unversioned symbols aside. It fails when the
+// file is not of arch.
+func ReadLibrary(path, arch string) ([]Export, error) {
 	f, err := elfx.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	if f.Arch() != arch {
-		return nil, nil, fmt.Errorf("%s: is %s, not %s", path, f.Arch(), arch)
-	}
-	vds, err := f.VersionDefs()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for _, vd := range vds {
-		if isGLIBC(vd.Name) && !vd.Base() {
-			versions = append(versions, vd.Name)
-		}
+		return nil, fmt.Errorf("%s: is %s, not %s", path, f.Arch(), arch)
 	}
 	syms, err := f.Symbols()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	var exports []Export
 	for _, s := range syms {
 		if !s.Exported() || s.VersionNode() || !isGLIBC(s.Version) {
 			continue
@@ -62,11 +56,11 @@ func ReadLibrary(path, arch string) (versions []string, exports []Export, err er
 			e.Kind = Object
 		}
 		if strings.ContainsAny(e.Name, " \t\n\"\\,;:") {
-			return nil, nil, fmt.Errorf("%s: symbol name %q cannot be stubbed", path, e.Name)
+			return nil, fmt.Errorf("%s: symbol name %q cannot be stubbed", path, e.Name)
 		}
 		exports = append(exports, e)
 	}
-	return versions, exports, nil
+	return exports, nil
 }
 
 // isGLIBC reports whether v is a public glibc version, GLIBC_2.2.5: not
@@ -74,4 +68,29 @@ func ReadLibrary(path, arch string) (versions []string, exports []Export, err er
 func isGLIBC(v string) bool {
 	ns, _, ok := symver.Split(v)
 	return ok && ns == "GLIBC"
+}
+
+// LibcRelease reads which glibc release the libc.so.6 at path is, from the
+// banner it prints ("GNU C Library (Debian GLIBC 2.36-9) stable release
+// version 2.36."): 2.36.
+func LibcRelease(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	const marker = "release version "
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 {
+		return "", fmt.Errorf("%s: no glibc release banner", path)
+	}
+	s := b[i+len(marker):]
+	end := bytes.IndexFunc(s, func(r rune) bool { return r != '.' && (r < '0' || r > '9') })
+	if end < 0 {
+		end = len(s)
+	}
+	v := strings.TrimSuffix(string(s[:end]), ".")
+	if _, _, ok := symver.Split("GLIBC_" + v); !ok {
+		return "", fmt.Errorf("%s: banner names no release: %q", path, v)
+	}
+	return v, nil
 }

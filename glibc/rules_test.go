@@ -104,3 +104,49 @@ func TestDerivedReleases(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryRelease checks, for every release of every architecture from
+// its first version (2.17 at the latest) to its newest, what any release's
+// libraries obey: a name has at most one default version per library, no
+// name@VER appears twice in one library, and libc and the loader exist.
+func TestEveryRelease(t *testing.T) {
+	db, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range db.Arches {
+		releases := map[string]bool{}
+		for _, l := range a.Libs {
+			for _, v := range l.Versions {
+				releases[verNum(v)] = true
+			}
+		}
+		for r := range releases {
+			if _, err := a.Check(r); err != nil {
+				continue
+			}
+			libs := map[string]bool{}
+			for _, s := range a.Select(r) {
+				libs[s.Soname] = true
+				defaults := map[string]string{}
+				seen := map[string]bool{}
+				for _, sym := range s.Syms {
+					if seen[sym.Name+"@"+sym.Version] {
+						t.Errorf("%s %s %s: %s@%s twice", a.Name, r, s.Soname, sym.Name, sym.Version)
+					}
+					seen[sym.Name+"@"+sym.Version] = true
+					if !sym.Default {
+						continue
+					}
+					if d, ok := defaults[sym.Name]; ok {
+						t.Errorf("%s %s %s: %s has two defaults, %s and %s", a.Name, r, s.Soname, sym.Name, d, sym.Version)
+					}
+					defaults[sym.Name] = sym.Version
+				}
+			}
+			if !libs["libc.so.6"] || !libs[a.Loader] {
+				t.Errorf("%s %s: no libc or loader stub (%v)", a.Name, r, libs)
+			}
+		}
+	}
+}

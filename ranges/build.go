@@ -54,6 +54,9 @@ type Result struct {
 	// Warning says the cache entry for this input was corrupt and was
 	// rebuilt.
 	Warning string
+	// Note says the ABI could not be written to the cache; the result is
+	// still good.
+	Note string
 }
 
 // Builder computes one ABI per input, in parallel, with a cache.
@@ -80,7 +83,6 @@ type Builder struct {
 type call struct {
 	done chan struct{}
 	abi  *abi.ABI
-	warn string
 	err  error
 }
 
@@ -164,18 +166,20 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		r.ABI, r.Err, r.Cached = c.abi, c.err, true
 		return r
 	}
+	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
 	defer close(c.done)
-	if a, warn := b.readCache(key); a != nil {
-		c.abi, r.ABI, r.Cached = a, a, true
+	a, warn := b.readCache(key)
+	if a != nil {
+		c.abi, c.err = a, nil
+		r.ABI, r.Cached = a, true
 		return r
-	} else {
-		r.Warning, c.warn = warn, warn
 	}
+	r.Warning = warn
 	c.abi, c.err = b.extract(ctx, in)
 	r.ABI, r.Err = c.abi, c.err
 	if r.Err == nil {
-		if err := b.writeCache(key, r.ABI); err != nil && r.Warning == "" {
-			r.Warning = err.Error()
+		if err := b.writeCache(key, r.ABI); err != nil {
+			r.Note = err.Error()
 		}
 	}
 	return r
@@ -296,8 +300,12 @@ func rel(root, p string) string {
 // one git process for all of them and no checkout: git's tree ids are
 // already hashes of the content. A rev that lacks a path has an error.
 func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[string]treeIDs, error) {
+	// Per rev: the commit itself (so a missing tag is named as such), then
+	// each include path.
+	per := len(incs) + 1
 	var q bytes.Buffer
 	for _, rev := range revs {
+		fmt.Fprintf(&q, "%s^{commit}\n", rev)
 		for _, inc := range incs {
 			p := path.Clean(filepath.ToSlash(inc))
 			if p == "." {
@@ -311,15 +319,20 @@ func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[stri
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != len(revs)*len(incs) {
-		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d paths", repo, len(lines), len(revs)*len(incs))
+	if len(lines) != len(revs)*per {
+		return nil, fmt.Errorf("%s: git cat-file answered %d lines for %d names", repo, len(lines), len(revs)*per)
 	}
+	missing := func(l string) bool { return strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") }
 	res := make(map[string]treeIDs, len(revs))
 	for i, rev := range revs {
 		var t treeIDs
+		if missing(lines[i*per]) {
+			res[rev] = treeIDs{err: fmt.Errorf("%s: no tag or commit %s", repo, rev)}
+			continue
+		}
 		for j, inc := range incs {
-			l := lines[i*len(incs)+j]
-			if strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") {
+			l := lines[i*per+1+j]
+			if missing(l) {
 				t = treeIDs{err: fmt.Errorf("%s has no %s", rev, inc)}
 				break
 			}

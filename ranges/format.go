@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/abifloor/abifloor/report"
 )
 
 // WriteText writes one line per range: index, first, last, the number of
@@ -31,9 +33,10 @@ func (t *Table) WriteText(w io.Writer) error {
 				notes = append(notes, fmt.Sprintf("and %d more", len(r.Changes)-3))
 				break
 			}
-			notes = append(notes, c.String())
+			// Type and member names come from the headers read.
+			notes = append(notes, report.Clean(c.String()))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", i, r.First, r.Last, len(r.Versions), fp, strings.Join(notes, "; "))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", i, report.Clean(r.First), report.Clean(r.Last), len(r.Versions), fp, strings.Join(notes, "; "))
 	}
 	return tw.Flush()
 }

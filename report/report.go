@@ -74,11 +74,14 @@ type Annotation struct {
 // requires: properties escape %, CR, LF, ':' and ','; the message escapes
 // %, CR and LF.
 func WriteAnnotation(w io.Writer, a Annotation) error {
-	props := "file=" + escapeProp(a.File)
-	if a.Title != "" {
-		props += ",title=" + escapeProp(a.Title)
+	var props []string
+	if a.File != "" {
+		props = append(props, "file="+escapeProp(a.File))
 	}
-	_, err := fmt.Fprintf(w, "::%s %s::%s\n", a.Level, props, escapeData(a.Message))
+	if a.Title != "" {
+		props = append(props, "title="+escapeProp(a.Title))
+	}
+	_, err := fmt.Fprintf(w, "::%s %s::%s\n", a.Level, strings.Join(props, ","), escapeData(a.Message))
 	return err
 }
 

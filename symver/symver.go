@@ -65,7 +65,9 @@ func Check(v string) error {
 	if strings.HasSuffix(v, "-") || strings.HasSuffix(v, "+") || strings.Contains(build, "+") {
 		return fmt.Errorf("version %q: empty pre-release or build", v)
 	}
-	for i, c := range splitAny(main, "._") {
+	for i, rest, more := 0, main, true; more; i++ {
+		var c string
+		c, rest, more = cutAny(rest, "._")
 		if c == "" {
 			return fmt.Errorf("version %q: empty component", v)
 		}
@@ -95,15 +97,68 @@ func Check(v string) error {
 func Compare(a, b string) int {
 	am, ap, _ := parts(a)
 	bm, bp, _ := parts(b)
-	for am != "" || bm != "" {
-		var ca, cb string
-		ca, am = nextComponent(am)
-		cb, bm = nextComponent(bm)
-		if c := compareComponent(ca, cb); c != 0 {
-			return c
-		}
+	if c := compareMain(am, bm); c != 0 {
+		return c
 	}
 	return comparePre(ap, bp)
+}
+
+// compareMain compares the dotted parts in place, component by component,
+// without allocating: Compare is the inner loop of every sort and lookup.
+func compareMain(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		// The digit runs, leading zeros skipped, compare by length, then
+		// byte by byte.
+		for i < len(a) && a[i] == '0' {
+			i++
+		}
+		for j < len(b) && b[j] == '0' {
+			j++
+		}
+		ni, nj := i, j
+		for ni < len(a) && isDigit(a[ni]) {
+			ni++
+		}
+		for nj < len(b) && isDigit(b[nj]) {
+			nj++
+		}
+		if c := cmpInt(ni-i, nj-j); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a[i:ni], b[j:nj]); c != 0 {
+			return c
+		}
+		// The suffixes, up to the next separator.
+		si, sj := ni, nj
+		for si < len(a) && a[si] != '.' && a[si] != '_' {
+			si++
+		}
+		for sj < len(b) && b[sj] != '.' && b[sj] != '_' {
+			sj++
+		}
+		if c := strings.Compare(a[ni:si], b[nj:sj]); c != 0 {
+			return c
+		}
+		i, j = min(si+1, len(a)), min(sj+1, len(b))
+		if si == len(a) {
+			i = len(a)
+		}
+		if sj == len(b) {
+			j = len(b)
+		}
+	}
+	return 0
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // Max returns the higher of two versions; an empty string is no version.
@@ -129,23 +184,6 @@ func parts(v string) (main, pre, build string) {
 	v, build, _ = strings.Cut(v, "+")
 	main, pre, _ = strings.Cut(v, "-")
 	return main, pre, build
-}
-
-func nextComponent(s string) (comp, rest string) {
-	i := strings.IndexAny(s, "._")
-	if i < 0 {
-		return s, ""
-	}
-	return s[:i], s[i+1:]
-}
-
-func compareComponent(a, b string) int {
-	na, sa := splitNum(a)
-	nb, sb := splitNum(b)
-	if c := compareNum(na, nb); c != 0 {
-		return c
-	}
-	return strings.Compare(sa, sb)
 }
 
 // compareNum compares digit runs as numbers without parsing them, so no
@@ -210,17 +248,12 @@ func splitNum(s string) (num, suffix string) {
 	return s[:i], s[i:]
 }
 
-// splitAny splits s at every byte in seps, keeping empty fields.
-func splitAny(s, seps string) []string {
-	var out []string
-	for {
-		i := strings.IndexAny(s, seps)
-		if i < 0 {
-			return append(out, s)
-		}
-		out = append(out, s[:i])
-		s = s[i+1:]
+// cutAny cuts s at the first byte in seps; found says whether there was one.
+func cutAny(s, seps string) (before, after string, found bool) {
+	if i := strings.IndexAny(s, seps); i >= 0 {
+		return s[:i], s[i+1:], true
 	}
+	return s, "", false
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -2,6 +2,7 @@ package symver
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -134,6 +135,9 @@ func FuzzCompare(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, a, b, c string) {
 		ab, ba := Compare(a, b), Compare(b, a)
+		if ref := compareRef(a, b); ab != ref {
+			t.Fatalf("Compare(%q,%q)=%d, the reference says %d", a, b, ab, ref)
+		}
 		if ab != -ba {
 			t.Fatalf("Compare(%q,%q)=%d but reverse %d", a, b, ab, ba)
 		}
@@ -145,4 +149,32 @@ func FuzzCompare(f *testing.F) {
 		}
 		_ = Valid(a)
 	})
+}
+
+// compareRef is the plain statement of the order, component by component
+// on split strings; FuzzCompare checks the allocation-free Compare against
+// it.
+func compareRef(a, b string) int {
+	am, ap, _ := parts(a)
+	bm, bp, _ := parts(b)
+	dots := strings.NewReplacer("_", ".")
+	as, bs := strings.Split(dots.Replace(am), "."), strings.Split(dots.Replace(bm), ".")
+	for k := 0; k < len(as) || k < len(bs); k++ {
+		var x, y string
+		if k < len(as) {
+			x = as[k]
+		}
+		if k < len(bs) {
+			y = bs[k]
+		}
+		xn, xs := splitNum(x)
+		yn, ys := splitNum(y)
+		if c := compareNum(xn, yn); c != 0 {
+			return c
+		}
+		if c := strings.Compare(xs, ys); c != 0 {
+			return c
+		}
+	}
+	return comparePre(ap, bp)
 }

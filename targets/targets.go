@@ -68,6 +68,10 @@ type Target struct {
 	// Packages names the package versions a distro row was read from.
 	Packages map[string]string `json:"packages,omitempty"`
 	Source   string            `json:"source,omitempty"`
+
+	// archMax caches LimitsFor of the table's sets (shared by copies,
+	// never written after load).
+	archMax map[string]map[string]string
 }
 
 //go:embed targets.json
@@ -91,7 +95,13 @@ var targetTable = func() []Target {
 			out = append(out, t)
 		}
 	}
-	out = append(out, gen.Targets...)
+	for _, t := range gen.Targets {
+		t.archMax = map[string]map[string]string{}
+		for arch, sets := range t.SymbolVersions {
+			t.archMax[arch] = maxima(sets)
+		}
+		out = append(out, t)
+	}
 	for _, t := range hand.Targets {
 		if t.Kind == Compiler {
 			out = append(out, t)
@@ -142,10 +152,17 @@ func (t Target) LimitsFor(arch string) map[string]string {
 	if !t.IsPolicy() {
 		return maps.Clone(t.Limits)
 	}
+	if m, ok := t.archMax[PolicyArch(arch)]; ok {
+		return maps.Clone(m)
+	}
 	sets, ok := t.SymbolVersions[PolicyArch(arch)]
 	if !ok {
 		return nil
 	}
+	return maxima(sets)
+}
+
+func maxima(sets map[string][]string) map[string]string {
 	out := map[string]string{}
 	for ns, vs := range sets {
 		for _, v := range vs {

@@ -31,14 +31,16 @@ func runABI(ctx context.Context, env *cmdEnv, args []string) int {
 }
 
 func abiUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: abifloor abi dump FILE [--debug-dir DIR] [--format text|json]")
-	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--format text|json]")
+	fmt.Fprintln(w, "usage: abifloor abi dump FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
+	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--timeout D] [--max-memory N] [--format text|json]")
 }
 
 func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "abi dump", "FILE [--debug-dir DIR] [--format text|json]")
+	fs := newFlags(env, "abi dump", "FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
 	var dirs multiFlag
 	fs.Var(&dirs, "debug-dir", "look for separate debug info under `DIR` (by build ID and .gnu_debuglink); repeatable")
+	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
+	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G)")
 	format := fs.String("format", "text", "output `format`: text or json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -52,13 +54,13 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	a, err := abi.Load(ctx, pos[0], abi.Options{DebugDirs: dirs})
+	a, err := abi.Load(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)})
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor abi dump:", err)
+		fmt.Fprintln(env.stderr, "abifloor abi dump:", report.Clean(err.Error()))
 		return exitError
 	}
 	if a.DebugInfo == abi.DebugNone {
-		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", pos[0])
+		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", report.Clean(pos[0]))
 	}
 	return writeABI(env, f, a)
 }
@@ -78,7 +80,7 @@ func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
 }
 
 func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "abi headers", "-I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A]")
+	fs := newFlags(env, "abi headers", "-I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--timeout D] [--max-memory N]")
 	var opt abi.HeaderOptions
 	var inc, hdr, typ, cst, def multiFlag
 	fs.Var(&inc, "I", "add `DIR` to the include path; repeatable")
@@ -88,11 +90,15 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&def, "D", "define a macro (`NAME[=VALUE]`) for the compiler; repeatable")
 	fs.StringVar(&opt.CC, "cc", "", "C compiler (default cc, or ARCH-linux-gnu-gcc with --target-arch)")
 	fs.StringVar(&opt.Arch, "target-arch", "", "target `ARCH` (aarch64, ...) for a cross compiler")
+	fs.DurationVar(&opt.Timeout, "timeout", abi.DefaultCompileTimeout, "kill the compiler and all it started after `DURATION`")
+	maxMem := sizeFlag(abi.DefaultCompileMemory)
+	fs.Var(&maxMem, "max-memory", "address space the compiler may use, `N` bytes (512M, 2G)")
 	format := fs.String("format", "text", "output `format`: text or json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
 	}
+	opt.MaxMemory = int64(maxMem)
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(pos) != 0 || len(hdr) == 0 || len(typ)+len(cst) == 0 {
 		if err != nil {
@@ -115,7 +121,11 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 		if errors.Is(err, abi.ErrNoCompiler) {
 			msg += " (install it or name one with --cc)"
 		}
-		fmt.Fprintln(env.stderr, "abifloor abi headers:", strings.TrimSpace(msg))
+		lines := strings.Split(strings.TrimSpace(msg), "\n")
+		for i, l := range lines {
+			lines[i] = report.Clean(l) // the compiler quotes the headers
+		}
+		fmt.Fprintln(env.stderr, "abifloor abi headers:", strings.Join(lines, "\n"))
 		return exitError
 	}
 	return writeABI(env, f, a)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -35,6 +36,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
+	strict := fs.Bool("strict", false, "a lazily bound symbol no loaded library provides fails (exit 1) instead of warning")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -59,6 +61,19 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintln(env.stderr, "abifloor bind:", err)
 			return exitError
 		}
+		// A missing image root would make every library "not found": an
+		// error in the command line, not a verdict on the binary.
+		if st, err := os.Stat(sysroot); err != nil || !st.IsDir() {
+			if err == nil {
+				err = fmt.Errorf("%s: not a directory", sysroot)
+			}
+			fmt.Fprintln(env.stderr, "abifloor bind: --sysroot:", report.Clean(err.Error()))
+			return exitError
+		}
+	}
+	if err := notArchives(paths); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor bind:", err)
+		return exitError
 	}
 	opt := bind.Options{Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
 	show, done := progress(env)
@@ -66,19 +81,33 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	opt.Progress = func(files int64) { show("%d files", files) }
 	a := bind.New(opt)
 	res := a.Audit(ctx, paths)
+	lazy := lazyWarnings(res, len(dlopen) > 0)
 	switch f {
 	case report.JSON:
-		report.WriteJSON(env.stdout, res)
+		report.WriteJSON(env.stdout, struct {
+			*bind.Result
+			Warnings []bindWarning `json:"warnings"`
+		}{res, lazy})
 	case report.GitHub:
 		writeBindGitHub(env, res)
+		for _, w := range lazy {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: w.Path, Title: "lazily bound symbols nothing provides", Message: w.Message})
+		}
 	default:
 		writeBindText(env, res)
+		p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
+		for _, w := range lazy {
+			fmt.Fprintf(env.stdout, "%s %s: %s\n", p.Yellow("warning:"), w.Path, w.Message)
+		}
 	}
 	code := exitOK
 	for _, fr := range res.Files {
 		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 {
 			code = exitViolation
 		}
+	}
+	if *strict && len(lazy) > 0 {
+		code = exitViolation
 	}
 	for _, fr := range res.Files {
 		if fr.Error != nil {
@@ -93,24 +122,24 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 	w := env.stdout
 	for _, fr := range res.Files {
 		if fr.Error != nil && fr.Arch == "" {
-			fmt.Fprintf(w, "%s: %s\n", fr.Path, p.Red("error: "+fr.ErrorMessage()))
+			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.ErrorMessage())))
 			continue
 		}
 		if fr.Kind == elfx.DebugInfo {
-			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), "debug info (a separate debug file): never run, not audited")
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), "debug info (a separate debug file): never run, not audited")
 			continue
 		}
 		if fr.Kind.Static() {
-			fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), p.Green("loads"))
+			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), p.Green("loads"))
 			fmt.Fprintf(w, "  %s: no dynamic loader, nothing to bind\n", fr.Kind)
 			continue
 		}
 		verdict := p.Green("loads")
 		switch {
 		case fr.DiesAtStart:
-			verdict = p.Red("dies at start: " + fr.Reason)
+			verdict = p.Red("dies at start: " + report.Clean(fr.Reason))
 		case fr.HostSymbols > 0:
-			verdict = p.Yellow(fr.Reason)
+			verdict = p.Yellow(report.Clean(fr.Reason))
 		}
 		mode := "lazy binding"
 		if fr.BindNow {
@@ -119,20 +148,20 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 				mode += " (Go linker)"
 			}
 		}
-		fmt.Fprintf(w, "%s: %s\n", p.Bold(fr.Path), verdict)
+		fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), verdict)
 		fmt.Fprintf(w, "  %s, RELRO %s", mode, fr.Relro)
 		if fr.Interp != "" {
-			fmt.Fprintf(w, ", interpreter %s", fr.Interp)
+			fmt.Fprintf(w, ", interpreter %s", report.Clean(fr.Interp))
 		}
 		fmt.Fprintln(w)
 		if fr.Message != "" {
-			fmt.Fprintf(w, "  ld.so: %s\n", fr.Message)
+			fmt.Fprintf(w, "  ld.so: %s\n", report.Clean(fr.Message))
 		}
 		for _, m := range fr.MissingLibraries {
-			fmt.Fprintf(w, "  %s => not found\n", m)
+			fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
 		}
 		for _, sk := range fr.Skipped {
-			fmt.Fprintf(w, "  skipped %s\n", sk)
+			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
 		}
 		for _, u := range fr.Unresolved {
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
@@ -144,16 +173,50 @@ func writeBindText(env *cmdEnv, res *bind.Result) {
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
 		}
 		if fr.Error != nil {
-			fmt.Fprintf(w, "  %s\n", p.Red("error: "+fr.ErrorMessage()))
+			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.ErrorMessage())))
 		}
 	}
 }
 
+// bindWarning is a file with lazily bound symbols that no loaded library
+// provides: it starts, then dies at the first call to one of them.
+type bindWarning struct {
+	Path    string   `json:"path"`
+	Message string   `json:"message"`
+	Symbols []string `json:"symbols"`
+}
+
+// lazyWarnings lists, per file, the lazily bound symbols nothing loaded
+// provides (with --dlopen libraries, those they lack too). A plugin's
+// are its host's to provide.
+func lazyWarnings(res *bind.Result, dlopen bool) []bindWarning {
+	out := []bindWarning{}
+	for _, fr := range res.Files {
+		var syms []string
+		if dlopen {
+			for _, u := range fr.DlopenMissing {
+				syms = append(syms, symName(u))
+			}
+		} else if !fr.Plugin {
+			for _, u := range fr.Unresolved {
+				if u.Binding == "lazy" {
+					syms = append(syms, symName(u))
+				}
+			}
+		}
+		if len(syms) > 0 {
+			out = append(out, bindWarning{Path: fr.Path, Symbols: syms,
+				Message: fmt.Sprintf("%s lazily bound that no loaded library provides: the program dies at the first call to %s", plural(len(syms), "symbol"), strings.Join(syms[:min(len(syms), 5)], ", "))})
+		}
+	}
+	return out
+}
+
 func symName(u bind.Unresolved) string {
 	if u.Version != "" {
-		return u.Name + "@" + u.Version
+		return report.Clean(u.Name + "@" + u.Version)
 	}
-	return u.Name
+	return report.Clean(u.Name)
 }
 
 func refDetail(u bind.Unresolved) string {
@@ -167,7 +230,7 @@ func refDetail(u bind.Unresolved) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return " (" + report.Clean(strings.Join(parts, ", ")) + ")"
 }
 
 func writeBindGitHub(env *cmdEnv, res *bind.Result) {

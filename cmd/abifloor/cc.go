@@ -300,7 +300,7 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 	}
 	res := bind.New(bind.Options{LibraryPath: path, Workers: 1}).Audit(ctx, []string{line.output})
 	var msgs []string
-	var db *glibc.Arch
+	var db *glibc.Index
 	for _, f := range res.Files {
 		if f.Error != nil {
 			return []string{f.ErrorMessage()}
@@ -313,12 +313,13 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 				continue
 			}
 			if db == nil {
-				var err error
-				if db, err = glibc.LoadArch(arch, true); err != nil {
+				a, err := glibc.LoadArch(arch, true)
+				if err != nil {
 					return []string{err.Error()}
 				}
+				db = a.Index(target)
 			}
-			_, known := db.Lookup(u.Name, target)
+			_, known := db.Lookup(u.Name)
 			isGlibc := strings.HasPrefix(u.Version, "GLIBC_")
 			if l, ok := glibcHint(db, u.Name, target); ok {
 				msgs = append(msgs, l)
@@ -411,6 +412,7 @@ func explainUndefined(msgs []byte, arch, target string) (lines []string, all boo
 	if err != nil {
 		return nil, false
 	}
+	ix := a.Index(target)
 	all = true
 	seen := map[string]bool{}
 	for _, m := range ms {
@@ -420,7 +422,7 @@ func explainUndefined(msgs []byte, arch, target string) (lines []string, all boo
 			continue
 		}
 		seen[name] = true
-		if l, ok := glibcHint(a, name, target); ok {
+		if l, ok := glibcHint(ix, name, target); ok {
 			lines = append(lines, l)
 		} else {
 			all = false
@@ -433,14 +435,14 @@ func explainUndefined(msgs []byte, arch, target string) (lines []string, all boo
 // that has it at the target, or the release that added it (and, when the
 // target's headers called it by a __ name, where that one is:
 // res_query was __res_query in libresolv before 2.34).
-func glibcHint(a *glibc.Arch, name, target string) (string, bool) {
-	w, ok := a.Lookup(name, target)
+func glibcHint(ix *glibc.Index, name, target string) (string, bool) {
+	w, ok := ix.Lookup(name)
 	switch {
 	case ok && w.Soname != "" && glibc.LinkFlag(w.Soname) != "":
 		return fmt.Sprintf("%s is in %s in glibc %s: add %s", name, w.Soname, target, glibc.LinkFlag(w.Soname)), true
 	case ok && w.Newer != "":
 		l := fmt.Sprintf("%s: %s > %s", name, w.Newer, target)
-		if old, ok := a.Lookup("__"+name, target); ok && old.Soname != "" {
+		if old, ok := ix.Lookup("__" + name); ok && old.Soname != "" {
 			l += fmt.Sprintf(" (glibc %s's headers call __%s, in %s", target, name, old.Soname)
 			if f := glibc.LinkFlag(old.Soname); f != "" {
 				l += ": build with those headers and " + f

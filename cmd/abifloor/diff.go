@@ -24,13 +24,15 @@ func init() {
 }
 
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "diff", "OLD NEW [--format text|json] [--suppressions FILE] [--debug-dir DIR] [--debug-dir1 DIR] [--debug-dir2 DIR]")
+	fs := newFlags(env, "diff", "OLD NEW [--format text|json] [--suppressions FILE] [--debug-dir DIR] [--debug-dir1 DIR] [--debug-dir2 DIR] [--max-debug-size N]")
 	format := fs.String("format", "text", "output `format`: text or json")
 	supFile := fs.String("suppressions", "", "hide changes matching the rules in `FILE` (lines: symbol REGEX, type REGEX)")
 	var dirs, dirs1, dirs2 multiFlag
 	fs.Var(&dirs, "debug-dir", "separate debug info `DIR` for both inputs; repeatable")
 	fs.Var(&dirs1, "debug-dir1", "separate debug info `DIR` for OLD only; repeatable")
 	fs.Var(&dirs2, "debug-dir2", "separate debug info `DIR` for NEW only; repeatable")
+	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
+	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if flagExit(err) == exitOK {
@@ -63,7 +65,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	// Two large DWARF trees are built and dropped once; collecting less
 	// often saves a third of the time for a little more peak memory.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	opts := [2]abi.Options{{DebugDirs: append(dirs1, dirs...)}, {DebugDirs: append(dirs2, dirs...)}}
+	opts := [2]abi.Options{{DebugDirs: append(dirs1, dirs...), MaxDebugSize: int64(maxDebug)}, {DebugDirs: append(dirs2, dirs...), MaxDebugSize: int64(maxDebug)}}
 	var abis [2]*abi.ABI
 	var errs [2]error
 	done := make(chan int, 2)
@@ -77,11 +79,11 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	<-done
 	for i, err := range errs {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			fmt.Fprintln(env.stderr, "abifloor diff:", report.Clean(err.Error()))
 			return diffError
 		}
 		if abis[i].DebugInfo == abi.DebugNone {
-			fmt.Fprintf(env.stderr, "abifloor diff: %s: no debug info found: comparing symbols only\n", pos[i])
+			fmt.Fprintf(env.stderr, "abifloor diff: %s: no debug info found: comparing symbols only\n", report.Clean(pos[i]))
 		}
 	}
 	r := abidiff.Compare(abis[0], abis[1], sup)

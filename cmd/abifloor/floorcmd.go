@@ -54,6 +54,10 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
+	if err := notArchives(paths); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor scan:", err)
+		return exitError
+	}
 	res := doScan(ctx, env, paths, sf, nil, nil)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
@@ -89,7 +93,7 @@ func floorList(floors map[string]string) string {
 	for i, ns := range names {
 		parts[i] = ns + " " + floors[ns]
 	}
-	return strings.Join(parts, ", ")
+	return report.Clean(strings.Join(parts, ", "))
 }
 
 var nsRank = map[string]int{"GLIBC": 0, "GLIBCXX": 1, "CXXABI": 2, "GCC": 3}
@@ -113,10 +117,10 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
 	for _, f := range res.Files {
 		if f.Error != nil {
-			fmt.Fprintf(tw, "%s\t%s\n", f.Path, p.Red("error: "+f.ErrorMessage()))
+			fmt.Fprintf(tw, "%s\t%s\n", report.Clean(f.Path), p.Red("error: "+report.Clean(f.ErrorMessage())))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Arch, floorList(f.Floors))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 		writeDetails(tw, f, sf)
 	}
 	tw.Flush()
@@ -126,11 +130,11 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
 	if sf.verbose {
 		for _, n := range f.Needs {
-			fmt.Fprintf(w, "    %s: %s\n", n.Library, strings.Join(n.Versions, " "))
+			fmt.Fprintf(w, "    %s: %s\n", report.Clean(n.Library), report.Clean(strings.Join(n.Versions, " ")))
 		}
 	}
 	for _, n := range f.Notes {
-		fmt.Fprintf(w, "    note: %s\n", n)
+		fmt.Fprintf(w, "    note: %s\n", report.Clean(n))
 	}
 	if sf.why {
 		names := make([]string, 0, len(f.Why))
@@ -139,7 +143,7 @@ func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
 		}
 		sortNamespaces(names)
 		for _, ns := range names {
-			fmt.Fprintf(w, "    %s %s: %s\n", ns, f.Floors[ns], symbolList(f.Why[ns], 8))
+			fmt.Fprintf(w, "    %s %s: %s\n", report.Clean(ns), report.Clean(f.Floors[ns]), symbolList(f.Why[ns], 8))
 		}
 	}
 }
@@ -150,19 +154,19 @@ func symbolList(syms []string, max int) string {
 		return "(no symbol names it: the version is required by the library link alone)"
 	}
 	if len(syms) <= max {
-		return strings.Join(syms, " ")
+		return report.Clean(strings.Join(syms, " "))
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(syms[:max], " "), len(syms)-max)
+	return report.Clean(fmt.Sprintf("%s and %d more", strings.Join(syms[:max], " "), len(syms)-max))
 }
 
 func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 	s := res.Stats
-	fmt.Fprintf(w, "%d ELF files (%d files looked at", s.ELF, s.Files)
+	fmt.Fprintf(w, "%s (%s looked at", plural64(s.ELF, "ELF file"), plural64(s.Files, "file"))
 	if s.Symlinks > 0 {
-		fmt.Fprintf(w, ", %d symlinks not followed", s.Symlinks)
+		fmt.Fprintf(w, ", %s not followed", plural64(s.Symlinks, "symlink"))
 	}
 	if s.Special > 0 {
-		fmt.Fprintf(w, ", %d special files skipped", s.Special)
+		fmt.Fprintf(w, ", %s skipped", plural64(s.Special, "special file"))
 	}
 	if s.Excluded > 0 {
 		fmt.Fprintf(w, ", %d excluded", s.Excluded)
@@ -183,11 +187,11 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 	}
 	fmt.Fprintf(w, "); floor: %s", floorList(floors))
 	if others > 0 {
-		fmt.Fprintf(w, " (and %d other namespaces; -v lists them)", others)
+		fmt.Fprintf(w, " (and %s; -v lists them)", plural(others, "other namespace"))
 	}
 	fmt.Fprintln(w)
 	if s.Errors > 0 {
-		fmt.Fprintln(w, p.Red(fmt.Sprintf("%d files could not be read", s.Errors)))
+		fmt.Fprintln(w, p.Red(plural64(s.Errors, "file")+" could not be read"))
 	}
 }
 
@@ -213,8 +217,13 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
+	if err := notArchives(paths); err != nil {
+		fmt.Fprintln(env.stderr, "abifloor check:", err)
+		return exitError
+	}
 	limits := floor.Limits{}
 	from := map[string]string{} // namespace → what set its limit, for text
+	var maxNS []string          // namespaces limited by --max, to warn of limits that checked nothing
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
@@ -222,6 +231,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			return exitError
 		}
 		tighten(limits, from, ns, ver, "--max")
+		maxNS = append(maxNS, ns+"="+ver)
 	}
 	var named []targets.Target
 	for _, name := range targetNames {
@@ -241,9 +251,11 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	res := doScan(ctx, env, paths, sf, limits, named)
 	for i := range res.Violations {
 		if v := &res.Violations[i]; v.Target == "" {
-			v.Target = from[v.Namespace]
+			v.Target = lookupFold(from, v.Namespace)
 		}
 	}
+	warnings := unusedLimits(res, maxNS)
+	empty := res.Stats.ELF == 0 && res.Stats.Errors == 0
 	switch format {
 	case report.JSON:
 		// check always has "violations", [] when there are none, so tools
@@ -255,7 +267,8 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		report.WriteJSON(env.stdout, struct {
 			*floor.Result
 			Violations []floor.Violation `json:"violations"`
-		}{res, viol})
+			Warnings   []string          `json:"warnings"`
+		}{res, viol, warnings})
 	case report.GitHub:
 		for _, v := range res.Violations {
 			report.WriteAnnotation(env.stdout, report.Annotation{
@@ -269,19 +282,49 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 				report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: f.Path, Title: "unreadable ELF file", Message: f.ErrorMessage()})
 			}
 		}
+		for _, w := range warnings {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: w})
+		}
 	default:
-		writeCheckText(env, res, sf, limits, named)
+		writeCheckText(env, res, sf, limits, named, warnings, empty && !*allowEmpty)
 	}
 	switch {
 	case res.Stats.Errors > 0:
 		return exitError
 	case len(res.Violations) > 0:
 		return exitViolation
-	case res.Stats.ELF == 0 && !*allowEmpty:
+	case empty && !*allowEmpty:
 		fmt.Fprintf(env.stderr, "abifloor check: no ELF file under %s: nothing was checked (--allow-empty accepts this)\n", strings.Join(paths, " "))
 		return exitError
 	}
 	return exitOK
+}
+
+// lookupFold finds ns in m, case-insensitively (--max glibc=2.28 limits
+// GLIBC).
+func lookupFold(m map[string]string, ns string) string {
+	if v, ok := m[ns]; ok {
+		return v
+	}
+	for k, v := range m {
+		if strings.EqualFold(k, ns) {
+			return v
+		}
+	}
+	return ""
+}
+
+// unusedLimits warns of each --max whose namespace no scanned file needs
+// a version of: such a limit checked nothing (a typo, or the wrong tree).
+func unusedLimits(res *floor.Result, maxes []string) []string {
+	out := []string{}
+	for _, m := range maxes {
+		ns, _, _ := strings.Cut(m, "=")
+		if _, used := floor.Limits(res.Floors).Lookup(ns); !used {
+			out = append(out, fmt.Sprintf("--max %s: no file needs a %s version, so this limit checked nothing", m, ns))
+		}
+	}
+	return out
 }
 
 func tighten(l floor.Limits, from map[string]string, ns, ver, src string) {
@@ -292,11 +335,11 @@ func tighten(l floor.Limits, from map[string]string, ns, ver, src string) {
 	}
 }
 
-func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, named []targets.Target) {
+func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, named []targets.Target, warnings []string, empty bool) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	for _, v := range res.Violations {
-		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), v.Path, v.Cause())
+		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), report.Clean(v.Path), report.Clean(v.Cause()))
 		if len(v.Symbols) > 0 || v.Rule == "" {
 			fmt.Fprintf(w, "    needs %s\n", symbolList(v.Symbols, 8))
 		}
@@ -304,9 +347,9 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	for _, f := range res.Files {
 		switch {
 		case f.Error != nil:
-			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), f.Path, f.ErrorMessage())
+			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
 		case sf.why || sf.verbose:
-			fmt.Fprintf(w, "%s  %s  %s\n", f.Path, f.Arch, floorList(f.Floors))
+			fmt.Fprintf(w, "%s  %s  %s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 			writeDetails(w, f, sf)
 		}
 	}
@@ -327,10 +370,20 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	for _, v := range res.Violations {
 		bad[v.Path] = true
 	}
-	if len(res.Violations) == 0 && res.Stats.Errors == 0 {
+	for _, warn := range warnings {
+		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
+	}
+	// OK only when something was checked and nothing went wrong: an
+	// empty tree or an unreadable file is never OK.
+	switch {
+	case empty:
+		fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
+	case len(res.Violations) == 0 && res.Stats.Errors == 0 && res.Stats.ELF == 0:
+		fmt.Fprintln(w, p.Green("OK")+": no ELF file to check (--allow-empty)")
+	case len(res.Violations) == 0 && res.Stats.Errors == 0:
 		fmt.Fprintln(w, p.Green("OK")+": every file is within the limits")
-	} else if len(res.Violations) > 0 {
-		fmt.Fprintf(w, "%s: %d violations in %d files\n", p.Red("FAIL"), len(res.Violations), len(bad))
+	case len(res.Violations) > 0:
+		fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
 	}
 }
 

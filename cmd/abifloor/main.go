@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // Exit codes shared by most sub-commands (diff uses abidiff's bits instead).
@@ -61,8 +62,12 @@ func Main() int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(48 << 20)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM and SIGHUP end the run like ^C does: what a command started
+	// (a compiler's process group) is killed and its temporary files go.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// A second signal ends abifloor at once, as it would without handlers.
+	go func() { <-ctx.Done(); stop() }()
 	// Output is buffered: text tables are written a cell at a time.
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	env := &cmdEnv{stdout: out, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr)}

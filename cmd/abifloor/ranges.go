@@ -22,7 +22,7 @@ func init() {
 func rangesUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor ranges build [--abi VER=FILE]... [--dir VER=DIR]... [--git REPO --tags REGEX] [-I DIR]... [--header FILE]... [--type NAME]... [--format text|json|go|html] [-o FILE]")
 	fmt.Fprintln(w, "       abifloor ranges lookup TABLE VERSION")
-	fmt.Fprintln(w, "       abifloor ranges add TABLE VERSION INPUT")
+	fmt.Fprintln(w, "       abifloor ranges add TABLE VERSION INPUT | abifloor ranges add --git REPO TABLE TAG")
 	fmt.Fprintln(w, "       abifloor ranges show TABLE [--format text|json|go|html]")
 }
 
@@ -73,6 +73,24 @@ func (h *headerFlags) set() bool {
 	return len(h.inc)+len(h.hdr)+len(h.typ)+len(h.cst)+len(h.def) > 0 || h.cc != "" || h.arch != ""
 }
 
+// outputFormat is --format, or, when it was not given, the format -o's
+// extension names (.json, .html, .go).
+func outputFormat(fs *flag.FlagSet, format, out string) string {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "format" })
+	if !given {
+		switch filepath.Ext(out) {
+		case ".json":
+			return "json"
+		case ".html", ".htm":
+			return "html"
+		case ".go":
+			return "go"
+		}
+	}
+	return format
+}
+
 func rangesFormat(s string) (report.Format, error) {
 	return report.ParseFormat(s, report.Text, report.JSON, "go", "html")
 }
@@ -110,7 +128,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	f, ferr := rangesFormat(*format)
+	f, ferr := rangesFormat(outputFormat(fs, *format, *out))
 	usageErr := func(msg string) int {
 		fmt.Fprintln(env.stderr, "abifloor ranges build:", msg)
 		fs.Usage()
@@ -173,6 +191,9 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	done()
 	code := exitOK
 	for _, r := range res {
+		if r.Note != "" {
+			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Note)
+		}
 		if r.Warning != "" {
 			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Warning)
 			code = exitError
@@ -326,15 +347,19 @@ func runRangesLookup(env *cmdEnv, args []string) int {
 }
 
 func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "ranges add", "TABLE VERSION INPUT  (INPUT: ABI JSON, ELF or a header tree; the table's header options unless given)")
+	fs := newFlags(env, "ranges add", "TABLE VERSION INPUT | --git REPO TABLE TAG  (INPUT: ABI JSON, ELF or a header tree; trees and tags are read with the table's header options unless given)")
 	var hf headerFlags
 	hf.register(fs)
+	repo := fs.String("git", "", "read the version from the tag of the same name in git repository `REPO`")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the ABI cache")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
 	}
-	if len(pos) != 3 {
+	if *repo != "" && len(pos) == 2 {
+		pos = append(pos, "")
+	}
+	if len(pos) != 3 || *repo != "" && pos[2] != "" {
 		fs.Usage()
 		return exitError
 	}
@@ -347,22 +372,29 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 	if !ok {
 		return exitError
 	}
-	in := ranges.Input{Version: version, File: input}
-	fi, err := os.Stat(input)
-	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
-		return exitError
+	var in ranges.Input
+	if *repo != "" {
+		in = ranges.Input{Version: version, Repo: *repo, Rev: version}
+	} else {
+		fi, err := os.Stat(input)
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
+			return exitError
+		}
+		in = ranges.Input{Version: version, File: input}
+		if fi.IsDir() {
+			in = ranges.Input{Version: version, Dir: input}
+		}
 	}
 	var opt ranges.Options
-	if fi.IsDir() {
-		in = ranges.Input{Version: version, Dir: input}
+	if in.File == "" {
 		switch {
 		case hf.set():
 			opt = hf.options()
 		case t.Options != nil:
 			opt = *t.Options
 		default:
-			fmt.Fprintf(env.stderr, "abifloor ranges add: %s is a header tree, and neither the table nor the flags say which headers and types to read\n", input)
+			fmt.Fprintf(env.stderr, "abifloor ranges add: %s holds headers, and neither the table nor the flags say which headers and types to read\n", in)
 			return exitError
 		}
 	}
@@ -397,7 +429,7 @@ func runRangesShow(env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	f, ferr := rangesFormat(*format)
+	f, ferr := rangesFormat(outputFormat(fs, *format, *out))
 	if ferr != nil || len(pos) != 1 {
 		if ferr != nil {
 			fmt.Fprintln(env.stderr, "abifloor ranges show:", ferr)

@@ -37,7 +37,9 @@ type arch struct {
 	// goneBy231 holds what upstream had in a library of another
 	// architecture and that architecture's real 2.31 no longer has.
 	goneBy231 map[[2]string]bool
-	errs      []string
+
+	aroundCache map[string][2]*release
+	errs        []string
 }
 
 // Rules for the releases between or before the real ones. Each says when
@@ -112,6 +114,15 @@ func compatFromName(lib, name string) (string, bool) {
 // around returns the real releases at or before t (the latest) and after
 // it (the earliest).
 func (a *arch) around(t string) (p, q *release) {
+	if pq, ok := a.aroundCache[t]; ok {
+		return pq[0], pq[1]
+	}
+	defer func() {
+		if a.aroundCache == nil {
+			a.aroundCache = map[string][2]*release{}
+		}
+		a.aroundCache[t] = [2]*release{p, q}
+	}()
 	for _, r := range a.reads {
 		if symver.Compare(r.version, t) <= 0 {
 			p = r

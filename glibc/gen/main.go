@@ -67,7 +67,11 @@ func main() {
 	flag.Parse()
 	args := flag.Args()
 	if len(args) == 0 {
-		args = defaultArgs()
+		var missing []string
+		args, missing = defaultArgs()
+		for _, m := range missing {
+			fmt.Fprintln(os.Stderr, "gen:", m)
+		}
 	}
 	data, prov, err := readArgs(args)
 	if err != nil {
@@ -148,7 +152,9 @@ func readArgs(args []string) (map[string]*arch, []string, error) {
 	return data, prov, nil
 }
 
-func defaultArgs() []string {
+// defaultArgs names the host's and cross libraries, and the releases
+// .ci/fetch-libc6.sh unpacked; missing says which of those are not there.
+func defaultArgs() (args, missing []string) {
 	home, _ := os.UserHomeDir()
 	libc6 := os.Getenv("ABIFLOOR_LIBC6")
 	if libc6 == "" {
@@ -156,7 +162,7 @@ func defaultArgs() []string {
 	}
 	deb := map[string]string{"x86_64": "amd64", "aarch64": "arm64", "i386": "i386", "s390x": "s390x"}
 	multi := map[string]string{"x86_64": "x86_64-linux-gnu", "aarch64": "aarch64-linux-gnu", "i386": "i386-linux-gnu", "s390x": "s390x-linux-gnu"}
-	args := []string{
+	args = []string{
 		"x86_64:2.36=/usr/lib/x86_64-linux-gnu,/lib64",
 		"aarch64:2.36=/usr/aarch64-linux-gnu/lib",
 		"i386:2.36=/usr/i686-linux-gnu/lib",
@@ -166,14 +172,14 @@ func defaultArgs() []string {
 		for _, a := range []string{"x86_64", "aarch64", "i386", "s390x"} {
 			root := filepath.Join(libc6, s.suite, deb[a])
 			if _, err := os.Stat(root); err != nil {
-				fmt.Fprintf(os.Stderr, "gen: no %s (%s) for %s: run .ci/fetch-libc6.sh %s %s\n", s.suite, s.release, a, s.suite, deb[a])
+				missing = append(missing, fmt.Sprintf("no %s (%s) for %s: run .ci/fetch-libc6.sh %s %s", s.suite, s.release, a, s.suite, deb[a]))
 				continue
 			}
 			args = append(args, fmt.Sprintf("%s:%s=%s,%s,%s", a, s.release,
 				filepath.Join(root, "lib", multi[a]), filepath.Join(root, "usr/lib", multi[a]), filepath.Join(root, "lib64")))
 		}
 	}
-	return args
+	return args, missing
 }
 
 func parseArg(a string) (name, rel, dirs string, err error) {
@@ -200,7 +206,7 @@ func readRelease(name, rel string, dirs []string, src int) (*release, string, er
 			}
 			continue
 		}
-		_, exps, err := glibc.ReadLibrary(path, name)
+		exps, err := glibc.ReadLibrary(path, name)
 		if err != nil {
 			return nil, "", err
 		}
@@ -209,11 +215,19 @@ func readRelease(name, rel string, dirs []string, src int) (*release, string, er
 			r.defs[key{lib, e.Name, e.Version}] = e
 		}
 		if lib == "libc.so.6" {
+			if got, err := glibc.LibcRelease(path); err != nil || got != rel {
+				return nil, "", fmt.Errorf("%s is glibc %q (%v), not %s", path, got, err, rel)
+			}
 			b, err := os.ReadFile(path)
 			if err != nil {
 				return nil, "", err
 			}
 			sum = fmt.Sprintf("%x", sha256.Sum256(b))
+			if i := bytes.Index(b, []byte("GNU C Library (")); i >= 0 {
+				if j := bytes.IndexByte(b[i:], ')'); j > 0 && j < 80 {
+					sum += " (" + string(b[i+len("GNU C Library ("):i+j]) + ")"
+				}
+			}
 		}
 	}
 	return r, sum, nil
@@ -293,7 +307,9 @@ func (a *arch) addZig(z *abilists, all map[string]*arch) {
 				inLibc[k.name] = true
 			}
 		}
+		has := map[[2]string]bool{}
 		for k := range o.reads[0].defs {
+			has[[2]string{k.lib, k.name}] = true
 			if !zigLib(k.lib) && !inLibc[k.name] {
 				a.foreign[k.name] = k.lib
 			}
@@ -309,14 +325,7 @@ func (a *arch) addZig(z *abilists, all map[string]*arch) {
 			if z.libs[in.lib] == "ld" {
 				soname = arches[o.name].loader
 			}
-			gone := true
-			for k := range o.reads[0].defs {
-				if k.lib == soname && k.name == in.name {
-					gone = false
-					break
-				}
-			}
-			if gone {
+			if !has[[2]string{soname, in.name}] {
 				if soname == arches[o.name].loader {
 					soname = arches[a.name].loader
 				}
