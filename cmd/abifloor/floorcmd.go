@@ -54,10 +54,6 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor scan:", err)
-		return exitError
-	}
 	res := doScan(ctx, env, paths, sf, nil, nil)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
@@ -215,10 +211,6 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	if len(paths) == 0 || len(maxes)+len(targetNames) == 0 {
 		fmt.Fprintln(env.stderr, "abifloor check: need PATH... and at least one --max or --target")
 		fs.Usage()
-		return exitError
-	}
-	if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
 	}
 	limits := floor.Limits{}
