@@ -136,6 +136,12 @@ type Options struct {
 	// only its non-executable parts (default DefaultSparseOver; see
 	// Sparse). Negative reads every member whole.
 	SparseOver int64
+	// Want, when set, names members read whole too whatever their
+	// content (a package.json, a wheel's WHEEL), up to 1 MiB.
+	Want func(name string) bool
+	// Control, when set, receives what a package says of itself as it
+	// is read: a .deb's control file, an rpm's Requires (see Control).
+	Control *string
 	// NoTools keeps to the Go decompressors (by default the xz program
 	// decompresses xz streams when it is on PATH: see tool.go).
 	NoTools bool
@@ -266,7 +272,7 @@ type walker struct {
 
 func newWalker(ctx context.Context, opt Options, fn func(*Member) error, size int64) *walker {
 	lim := opt.MinExpand + opt.Ratio*max(size, 0)
-	return &walker{ctx: ctx, opt: opt, fn: fn, budget: lim, limit: lim}
+	return &walker{ctx: ctx, opt: opt, fn: fn, budget: lim, limit: lim, control: opt.Control}
 }
 
 // file reads a random-access artefact: the top level, or a member held in
@@ -359,6 +365,16 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	}
 	head = head[:n]
 	sel := w.opt.Select(head)
+	if !sel && w.opt.Want != nil && size <= 1<<20 && w.opt.Want(m.Name) {
+		data := make([]byte, size)
+		copy(data, head)
+		if _, err := io.ReadFull(r, data[n:]); err != nil {
+			m.Err = readErr(err)
+		} else {
+			m.Data, m.Content = data, bytes.NewReader(data)
+		}
+		return w.emit(m)
+	}
 	nested := !sel && Detect(head) != ""
 	if !sel && !nested {
 		return w.emit(m)

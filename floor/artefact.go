@@ -3,6 +3,7 @@ package floor
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/abifloor/abifloor/artefact"
@@ -31,19 +32,33 @@ func scanArtefact(ctx context.Context, path string, head []byte, opt Options) (i
 
 func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	it := item{rep: FileReport{Path: path}}
-	err := artefact.Walk(ctx, path, artefact.Options{}, func(m *artefact.Member) error {
+	// Claims are checked by check (limits or targets given), not scan.
+	checking := opt.Limits != nil || len(opt.Targets) > 0
+	var cl claims
+	cl.resolve(path) // a wheel's tags are in its name
+	fopt := FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets}
+	if checking && len(cl.targets) > 0 {
+		fopt.Targets = append(slices.Clip(opt.Targets), cl.targets...)
+	}
+	aopt := artefact.Options{}
+	if checking {
+		aopt.Want, aopt.Control = wantClaim, &cl.control
+	}
+	err := artefact.Walk(ctx, path, aopt, func(m *artefact.Member) error {
 		it.files++
 		name := path + "!" + m.Name
 		switch {
 		case m.Err != nil:
 			it.members = append(it.members, item{rep: FileReport{Path: name, Error: m.Err}})
+		case m.Data != nil && wantClaim(m.Name) && !elfx.IsELF(m.Data):
+			cl.pkgJSON = m.Data
 		case m.Content != nil:
 			mi := item{rep: FileReport{Path: name}}
 			f, err := elfx.NewFile(m.Content, m.Size)
 			if err != nil {
 				mi.rep.Error = err
 			} else {
-				mi.rep, mi.viol = Analyze(f, name, FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets})
+				mi.rep, mi.viol = Analyze(f, name, fopt)
 			}
 			it.members = append(it.members, mi)
 		}
@@ -56,6 +71,14 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		// The artefact as a whole: its members read before the error
 		// are still reported.
 		it.members = append(it.members, item{rep: FileReport{Path: path, Error: err}})
+	}
+	if checking {
+		cl.resolve(path)
+		for i := range it.members {
+			if m := &it.members[i]; m.rep.Error == nil {
+				m.viol = append(m.viol, cl.violations(m.rep)...)
+			}
+		}
 	}
 	sort.SliceStable(it.members, func(i, j int) bool { return it.members[i].rep.Path < it.members[j].rep.Path })
 	if len(it.members) == 0 {

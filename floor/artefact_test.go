@@ -144,6 +144,10 @@ func TestRealArtefacts(t *testing.T) {
 					t.Errorf("%s: libc %q, want %q", f.Path, f.Libc, want)
 				}
 			}
+			// Its package.json's cpu and libc hold.
+			if vs := claimed(t, art); len(vs) != 0 {
+				t.Errorf("claims broken: %+v", vs)
+			}
 		})
 	}
 	t.Run("coreutils.deb", func(t *testing.T) {
@@ -164,6 +168,10 @@ func TestRealArtefacts(t *testing.T) {
 		tree := t.TempDir()
 		run(t, dir, "dpkg-deb", "-x", debs[0], tree)
 		sameFloors(t, debs[0], tree, 50)
+		// Its Depends: libc6 (>= X) holds its binaries' GLIBC floor.
+		if vs := claimed(t, debs[0]); len(vs) != 0 {
+			t.Errorf("claims broken: %+v", vs)
+		}
 	})
 }
 
