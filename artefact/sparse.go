@@ -1,6 +1,7 @@
 package artefact
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -188,6 +189,7 @@ func readSparse(got []byte, r io.Reader, size int64, rs [][2]int64) (*Sparse, er
 	s := &Sparse{size: size}
 	pos := int64(len(got))
 	raw := make([]byte, blockSize)
+	scratch := make([]byte, s2.MaxEncodedLen(blockSize))
 	for _, rg := range rs {
 		if rg[0] > pos {
 			if _, err := io.CopyN(io.Discard, r, rg[0]-pos); err != nil {
@@ -208,7 +210,9 @@ func readSparse(got []byte, r io.Reader, size int64, rs [][2]int64) (*Sparse, er
 				}
 				pos = at + int64(len(b))
 			}
-			c.blocks = append(c.blocks, s2.Encode(nil, b))
+			// Encode into scratch, then keep an exact copy: the
+			// encoder's own buffer would keep 64 KiB per block alive.
+			c.blocks = append(c.blocks, bytes.Clone(s2.Encode(scratch, b)))
 		}
 		s.chunks = append(s.chunks, c)
 	}
