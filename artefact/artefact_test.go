@@ -273,3 +273,27 @@ func TestRealNotArtefact(t *testing.T) {
 		t.Errorf("ELF file: %v", g.err)
 	}
 }
+
+func TestSniff(t *testing.T) {
+	text := bytes.Repeat([]byte("a changelog line\n"), 64)
+	tarb := mkTar(t, tree(t))
+	for _, c := range []struct {
+		name string
+		head []byte
+		want Format
+	}{
+		{"gzip of text", gz(text), ""},
+		{"gzip of tar", gz(tarb), Gzip},
+		{"gzip of zip", gz(mkZip(t, tree(t)[1:])), ""},
+		{"zstd of text", zst(t, text), ""},
+		{"zstd of tar", zst(t, tarb), Zstd},
+		{"short gzip", gz([]byte("x")), Gzip}, // too short to tell: the reader decides
+		{"xz of text", xzc(t, text), XZ},       // not decoded from a head
+		{"a cut head", gz(tarb)[:40], Gzip},
+	} {
+		h := c.head[:min(len(c.head), 4096)]
+		if got := Sniff(h); got != c.want {
+			t.Errorf("%s: Sniff = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -19,7 +19,7 @@ import (
 // it is a directory like any other.
 
 // keep is the walker's filter: ELF files and artefacts.
-func keep(head []byte) bool { return elfx.IsELF(head) || artefact.Detect(head) != "" }
+func keep(head []byte) bool { return elfx.IsELF(head) || artefact.Sniff(head) != "" }
 
 // scanArtefact reads the ELF members of the artefact at path. A file that
 // is no artefact, or compressed text (a changelog.gz), is dropped.

@@ -22,6 +22,9 @@ type Options struct {
 	// EachTarget checks each target separately (fit).
 	EachTarget bool
 	Workers    int // parallel file readers (default 2×GOMAXPROCS)
+	// NoTreeArtefacts leaves closed the artefacts met inside
+	// directories (a tree of jars costs seconds); named ones are read.
+	NoTreeArtefacts bool
 	// Progress, when set, is called now and then, from any worker
 	// goroutine, with the files seen and the ELF files among them.
 	Progress func(files, elf int64)
@@ -68,7 +71,11 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	}
 	var ws walk.Stats
 	paths, layouts := splitLayouts(ctx, paths, opt)
-	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: keep, HeadSize: 4096}, &ws)
+	kept := keep
+	if opt.NoTreeArtefacts {
+		kept = elfx.IsELF
+	}
+	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096}, &ws)
 	var done, elfs atomic.Int64
 	items := walk.Process(files, opt.Workers, func() func(walk.File) (item, bool) {
 		head := make([]byte, 4096)

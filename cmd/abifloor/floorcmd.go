@@ -27,6 +27,7 @@ type scanFlags struct {
 	why     bool
 	verbose bool
 	jobs    int
+	noArt   bool
 }
 
 func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
@@ -36,6 +37,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.BoolVar(&sf.why, "why", false, "name the symbols that set each floor")
 	fs.BoolVar(&sf.verbose, "v", false, "also list the versions needed from each library")
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
+	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
 
 func runScan(ctx context.Context, env *cmdEnv, args []string) int {
@@ -67,7 +69,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 }
 
 func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits, ts []targets.Target) *floor.Result {
-	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Targets: ts, Workers: sf.jobs}
+	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Targets: ts, Workers: sf.jobs, NoTreeArtefacts: sf.noArt}
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
