@@ -288,7 +288,7 @@ func TestSniff(t *testing.T) {
 		{"zstd of text", zst(t, text), ""},
 		{"zstd of tar", zst(t, tarb), Zstd},
 		{"short gzip", gz([]byte("x")), Gzip}, // too short to tell: the reader decides
-		{"xz of text", xzc(t, text), XZ},       // not decoded from a head
+		{"xz of text", xzc(t, text), XZ},      // not decoded from a head
 		{"a cut head", gz(tarb)[:40], Gzip},
 	} {
 		h := c.head[:min(len(c.head), 4096)]

@@ -83,6 +83,12 @@ func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) 
 	case Bzip2:
 		return bzip2.NewReader(r), func() {}, nil
 	case XZ:
+		if br, ok := r.(*bufio.Reader); ok {
+			head, _ := br.Peek(64)
+			if err := xzDictOK(head); err != nil {
+				return nil, nil, err
+			}
+		}
 		z, err := xz.NewReader(r)
 		if err != nil {
 			return nil, nil, err
@@ -408,4 +414,56 @@ func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
 			return w.emit(&Member{Name: prefix + name, Err: readErr(err)})
 		}
 	}
+}
+
+// maxXZDict bounds the dictionary an xz stream may claim: the Go reader
+// allocates what the header says (up to 4 GiB), and xz -9 uses 64 MiB.
+const maxXZDict = 256 << 20
+
+// xzDictOK reads the LZMA2 dictionary size from the first block header of
+// an xz stream (after the 12-byte stream header) and refuses a huge one.
+func xzDictOK(h []byte) error {
+	if len(h) < 14 || h[12] == 0 { // no block: an empty stream, or too short to tell
+		return nil
+	}
+	end := 12 + (int(h[12])+1)*4
+	flags := h[13]
+	i := 14
+	varint := func() (uint64, bool) {
+		var v uint64
+		for s := 0; i < len(h) && i < end && s < 63; s += 7 {
+			b := h[i]
+			i++
+			v |= uint64(b&0x7f) << s
+			if b < 0x80 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	if flags&0x40 != 0 {
+		varint()
+	}
+	if flags&0x80 != 0 {
+		varint()
+	}
+	for f := 0; f <= int(flags&3); f++ {
+		id, ok1 := varint()
+		n, ok2 := varint()
+		if !ok1 || !ok2 || i+int(n) > len(h) {
+			return nil // the reader will say what is wrong
+		}
+		if id == 0x21 && n == 1 {
+			d := h[i]
+			if d > 40 {
+				return fmt.Errorf("xz: bad dictionary size code %d", d)
+			}
+			size := uint64(2|(d&1)) << (d/2 + 11)
+			if size > maxXZDict {
+				return fmt.Errorf("xz: the stream claims a %d MiB dictionary, more than %d MiB", size>>20, maxXZDict>>20)
+			}
+		}
+		i += int(n)
+	}
+	return nil
 }
