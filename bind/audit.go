@@ -126,10 +126,10 @@ type FileReport struct {
 	Unresolved       []Unresolved `json:"unresolved"`
 	MissingLibraries []string     `json:"missing_libraries"`
 	// Libraries is the load order after the file itself.
-	Libraries []string `json:"libraries,omitempty"`
+	Libraries []string `json:"libraries"`
 	// DlopenMissing are lazily bound symbols none of the --dlopen
 	// libraries provides: the program would fail at the first call.
-	DlopenMissing []Unresolved `json:"dlopen_missing,omitempty"`
+	DlopenMissing []Unresolved `json:"dlopen_missing"`
 	// PLTNone counts PLT relocations of type NONE, left by linking with
 	// --unresolved-symbols=ignore-in-object-files without exporting the
 	// symbol: fatal under lazy binding, a crash at the first call under
@@ -138,7 +138,7 @@ type FileReport struct {
 	// Skipped are library candidates the search passed over, with why
 	// ("/x/libfoo.so: wrong architecture aarch64"): what lies behind a
 	// "not found" that is not simply absent.
-	Skipped []string `json:"skipped,omitempty"`
+	Skipped []string `json:"skipped"`
 	// Error is why the file (or the image's ld.so.cache, or a library to
 	// dlopen) could not be read; nil when all went well. It unwraps to
 	// an *os.PathError or an *elfx.FormatError; the JSON carries
@@ -154,6 +154,17 @@ func (r FileReport) ErrorMessage() string { return elfx.Message(r.Path, r.Error)
 // names the file once, in "path" (docs/bind-json.md).
 func (r FileReport) MarshalJSON() ([]byte, error) {
 	type plain FileReport
+	// Arrays are always present, [] when empty (docs/bind-json.md).
+	for _, a := range []*[]string{&r.Libraries, &r.Skipped, &r.MissingLibraries} {
+		if *a == nil {
+			*a = []string{}
+		}
+	}
+	for _, a := range []*[]Unresolved{&r.Unresolved, &r.DlopenMissing} {
+		if *a == nil {
+			*a = []Unresolved{}
+		}
+	}
 	return errjson.Marshal(plain(r), r.ErrorMessage(), true)
 }
 

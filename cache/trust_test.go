@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -205,4 +206,28 @@ func TestPlantedEntry(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzManifest: whatever a manifest holds, verification answers without a
+// panic, and a manifest that does not describe the entry is refused.
+func FuzzManifest(f *testing.F) {
+	dir := f.TempDir()
+	entry := filepath.Join(dir, "e")
+	os.Mkdir(entry, 0o755)
+	os.WriteFile(filepath.Join(entry, "libc.so"), []byte("GROUP ( x )\n"), 0o644)
+	os.Symlink("libc.so", filepath.Join(entry, "libm.so"))
+	if err := writeManifest(entry, "k"); err != nil {
+		f.Fatal(err)
+	}
+	good, _ := os.ReadFile(filepath.Join(entry, manifestName))
+	f.Add(good)
+	f.Add([]byte(manifestHeader + " k\nl \"/etc\" \"libm.so\"\n"))
+	f.Add([]byte(manifestHeader + " k\nf x \"\\xff\"\nd \"\"\n"))
+	f.Fuzz(func(t *testing.T, m []byte) {
+		os.WriteFile(filepath.Join(entry, manifestName), m, 0o644)
+		err := verifyEntry(entry, "k")
+		if err == nil && !bytes.Contains(m, []byte("libc.so")) {
+			t.Errorf("manifest %q without libc.so verified", m)
+		}
+	})
 }

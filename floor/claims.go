@@ -54,9 +54,6 @@ var (
 	wheelRE = regexp.MustCompile(`^[^-]+-[^-]+(?:-[^-]+)?-[^-]+-[^-]+-([^-]+)\.whl$`)
 )
 
-// wheelArchs are the architecture suffixes of wheel platform tags.
-var wheelArchs = []string{"x86_64", "aarch64", "i686", "ppc64le", "s390x", "armv7l", "ppc64", "riscv64", "loongarch64"}
-
 // resolve turns what was read into limits and targets.
 func (c *claims) resolve(artefactPath string) {
 	if m := debLibc.FindStringSubmatch(c.control); m != nil {
@@ -75,12 +72,10 @@ func (c *claims) resolve(artefactPath string) {
 	c.targets = nil
 	if m := wheelRE.FindStringSubmatch(path.Base(artefactPath)); m != nil {
 		for _, tag := range strings.Split(m[1], ".") {
-			for _, a := range wheelArchs {
-				if name, ok := strings.CutSuffix(tag, "_"+a); ok {
-					if t, err := targets.Lookup(name); err == nil {
-						c.targets = append(c.targets, t)
-					}
-				}
+			// The whole tag names a policy of one architecture
+			// (targets.Lookup), so a binary of another breaks it too.
+			if t, err := targets.Lookup(tag); err == nil && t.IsPolicy() {
+				c.targets = append(c.targets, t)
 			}
 		}
 	}

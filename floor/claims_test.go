@@ -23,8 +23,8 @@ func TestClaimResolve(t *testing.T) {
 		{"p.deb", "Package: p\nPre-Depends: libc6 (>= 2.17)\n", "GLIBC=2.17"},
 		{"p.deb", "Package: p\nDepends: zlib1g\n", ""},
 		{"p.rpm", "libc.so.6(GLIBC_2.2.5)(64bit)\nlibc.so.6(GLIBC_2.14)(64bit)\nlibc.so.6(GLIBC_2.3.4)(64bit)\nrtld(GNU_HASH)\n", "GLIBC=2.14"},
-		{"numpy-2.0.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "", "manylinux_2_17 manylinux_2_17"},
-		{"x-1.0-py3-none-musllinux_1_2_aarch64.whl", "", "musllinux_1_2"},
+		{"numpy-2.0.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "", "manylinux_2_17_x86_64 manylinux_2_17_x86_64"},
+		{"x-1.0-py3-none-musllinux_1_2_aarch64.whl", "", "musllinux_1_2_aarch64"},
 		{"x-1.0-py3-none-linux_x86_64.whl", "", ""},
 	} {
 		cl := claims{control: c.control}
@@ -123,7 +123,7 @@ func TestClaims(t *testing.T) {
 		art := filepath.Join(t.TempDir(), "pkg-1.0-cp311-cp311-manylinux_2_5_x86_64.whl")
 		os.WriteFile(art, b.Bytes(), 0o644)
 		vs := claimed(t, art)
-		if len(vs) == 0 || vs[0].Target != "manylinux_2_5" || vs[0].Required != "2.14" {
+		if len(vs) == 0 || vs[0].Target != "manylinux_2_5_x86_64" || vs[0].Required != "2.14" {
 			t.Errorf("%+v", vs)
 		}
 	})

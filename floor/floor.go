@@ -21,7 +21,7 @@ type FileReport struct {
 	// or omitted (static, or none needed).
 	Libc string `json:"libc,omitempty"`
 	// Needed is DT_NEEDED, in load order.
-	Needed []string `json:"needed,omitempty"`
+	Needed []string `json:"needed"`
 	// Floors maps a namespace to the highest version required; nil when
 	// the file could not be read.
 	Floors map[string]string `json:"floors"`
@@ -30,7 +30,7 @@ type FileReport struct {
 	Needs []Need `json:"needs"`
 	// Notes explain floors that do not come straight from a version
 	// name (GLIBC_ABI_DT_RELR raises GLIBC to 2.36).
-	Notes []string `json:"notes,omitempty"`
+	Notes []string `json:"notes"`
 	// Why maps a namespace to the symbols that require its floor; only
 	// filled when asked for.
 	Why map[string][]string `json:"why,omitempty"`
@@ -45,10 +45,27 @@ type FileReport struct {
 func (r FileReport) ErrorMessage() string { return elfx.Message(r.Path, r.Error) }
 
 // MarshalJSON writes the report with "error" as ErrorMessage, so the JSON
-// names the file once, in "path" (docs/json.md).
+// names the file once, in "path" (docs/json.md). As everywhere, arrays
+// are present ([] when empty) and absent scalars omitted: a file read
+// whole has no "error", one that could not be read only "path" and
+// "error".
 func (r FileReport) MarshalJSON() ([]byte, error) {
+	if r.Floors == nil && r.Error != nil {
+		return errjson.Marshal(struct {
+			Path string `json:"path"`
+		}{r.Path}, r.ErrorMessage(), true)
+	}
 	type plain FileReport
-	return errjson.Marshal(plain(r), r.ErrorMessage(), false)
+	if r.Needed == nil {
+		r.Needed = []string{}
+	}
+	if r.Needs == nil {
+		r.Needs = []Need{}
+	}
+	if r.Notes == nil {
+		r.Notes = []string{}
+	}
+	return errjson.Marshal(plain(r), r.ErrorMessage(), true)
 }
 
 // Need is the set of versions required from one library.

@@ -40,7 +40,7 @@ func LibcOf(f *elfx.File) string {
 	if f.Dynamic != nil {
 		for _, n := range f.Dynamic.Needed {
 			switch {
-			case n == "libc.so":
+			case n == "libc.so" || strings.HasPrefix(n, "libc.musl-"):
 				return Musl
 			case n == "libc.so.6":
 				return Glibc
@@ -309,9 +309,11 @@ func libraryViolations(t targets.Target, r *FileReport, symbols func() *symIndex
 }
 
 // isLoader reports whether lib is a dynamic loader (glibc's libc.so.6
-// itself needs one): never a wheel's to ship.
+// itself needs one) or musl's libc under Alpine's soname
+// (libc.musl-x86_64.so.1, the loader itself): never a wheel's to ship.
 func isLoader(lib string) bool {
-	return strings.HasPrefix(lib, "ld-linux") || strings.HasPrefix(lib, "ld64.so") || strings.HasPrefix(lib, "ld-musl-") || lib == "ld.so.1"
+	return strings.HasPrefix(lib, "ld-linux") || strings.HasPrefix(lib, "ld64.so") || strings.HasPrefix(lib, "ld-musl-") ||
+		strings.HasPrefix(lib, "libc.musl-") || lib == "ld.so.1"
 }
 
 // dropShipped removes lib_whitelist violations for libraries the scanned

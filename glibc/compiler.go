@@ -15,6 +15,7 @@ import (
 // cross compiler never finds the host's stubs, and an upgraded compiler
 // gets its own entry.
 type Compiler struct {
+	Name   string // as given: gcc
 	Path   string // absolute, symbolic links resolved
 	Triple string // what -dumpmachine prints: x86_64-linux-gnu
 	Arch   string // the architecture of Triple, as the database names it
@@ -49,6 +50,7 @@ func ProbeCompiler(ctx context.Context, cc string) (*Compiler, error) {
 		return nil, fmt.Errorf("glibc: %s -dumpmachine printed %q, not a target triple", cc, out)
 	}
 	return &Compiler{
+		Name:   cc,
 		Path:   p,
 		Triple: triple,
 		Arch:   tripleArch(triple),
@@ -68,4 +70,20 @@ func tripleArch(triple string) string {
 		return "x86_64"
 	}
 	return cpu
+}
+
+// Targets says whether the compiler builds code for arch (i686 and i386
+// are one), with an error that names the compiler to use instead.
+func (c *Compiler) Targets(arch string) error {
+	if arch == "i686" {
+		arch = "i386"
+	}
+	if c.Arch == arch {
+		return nil
+	}
+	triple := arch + "-linux-gnu"
+	if arch == "i386" {
+		triple = "i686-linux-gnu"
+	}
+	return fmt.Errorf("glibc: %s targets %s, not %s: use %s-gcc, or --arch %s", c.Name, c.Triple, arch, triple, c.Arch)
 }

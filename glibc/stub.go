@@ -59,9 +59,16 @@ func (o *StubOptions) Resolve(symbols bool) (*Arch, error) {
 	if err != nil {
 		return nil, err
 	}
+	return a, o.ResolveWith(a)
+}
+
+// ResolveWith is Resolve with the architecture (or its Header) already
+// known: it reads nothing of the database.
+func (o *StubOptions) ResolveWith(a *Arch) error {
 	o.Arch = a.Name
+	var err error
 	if o.Target, err = a.Check(o.Target); err != nil {
-		return nil, err
+		return err
 	}
 	if o.CC == "" {
 		o.CC = "cc"
@@ -69,7 +76,7 @@ func (o *StubOptions) Resolve(symbols bool) (*Arch, error) {
 			o.CC = a.Triple + "-gcc"
 		}
 	}
-	return a, nil
+	return nil
 }
 
 // Key is what identifies the stubs of o (after Resolve, with Compiler set)
@@ -98,8 +105,8 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			return fmt.Errorf("%w (needed to build stubs for %s)", err, a.Name)
 		}
 	}
-	if comp.Arch != a.Name {
-		return fmt.Errorf("glibc: %s targets %s, not %s: use %s-gcc, or --arch %s", o.CC, comp.Triple, a.Name, a.Triple, comp.Arch)
+	if err := comp.Targets(a.Name); err != nil {
+		return err
 	}
 	cc := comp.Path
 	final := o.FinalDir

@@ -18,6 +18,7 @@ const (
 	Text   Format = "text"
 	JSON   Format = "json"
 	GitHub Format = "github"
+	SARIF  Format = "sarif"
 )
 
 // ParseFormat checks s against the formats a command supports.
@@ -41,10 +42,18 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// UseColor reports whether text output may be coloured: only on a terminal,
-// and never when NO_COLOR is set to anything (https://no-color.org).
+// UseColor reports whether text output may be coloured: never when
+// NO_COLOR is set to anything (https://no-color.org); always when
+// FORCE_COLOR is set to anything but 0 or false (CI logs render colour
+// though stdout is a pipe); else only on a terminal that is not dumb.
 func UseColor(tty bool, getenv func(string) string) bool {
-	return tty && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
+	if getenv("NO_COLOR") != "" {
+		return false
+	}
+	if f := getenv("FORCE_COLOR"); f != "" && f != "0" && f != "false" {
+		return true
+	}
+	return tty && getenv("TERM") != "dumb"
 }
 
 // Painter wraps strings in ANSI colours when enabled.

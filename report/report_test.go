@@ -33,4 +33,16 @@ func TestUseColor(t *testing.T) {
 	if UseColor(true, get) {
 		t.Fatal("NO_COLOR must switch colour off")
 	}
+	env["FORCE_COLOR"] = "1"
+	if UseColor(true, get) {
+		t.Fatal("NO_COLOR wins over FORCE_COLOR")
+	}
+	delete(env, "NO_COLOR")
+	if !UseColor(false, get) {
+		t.Fatal("FORCE_COLOR colours a pipe")
+	}
+	env["FORCE_COLOR"] = "0"
+	if UseColor(false, get) {
+		t.Fatal("FORCE_COLOR=0 forces nothing")
+	}
 }

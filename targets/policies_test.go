@@ -100,3 +100,27 @@ func TestDistroRowsDocumented(t *testing.T) {
 		}
 	}
 }
+
+func TestPlatformTags(t *testing.T) {
+	tg, err := Lookup("manylinux2014_aarch64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Name != "manylinux_2_17_aarch64" || !tg.Covers("aarch64") || tg.Covers("x86_64") || tg.Limits["GLIBC"] != "2.18" {
+		t.Errorf("manylinux2014_aarch64 = %s, covers x86_64 %v, limits %v", tg.Name, tg.Covers("x86_64"), tg.Limits)
+	}
+	if ok, _ := tg.Allowed("aarch64", "GLIBC_2.18"); !ok {
+		t.Error("manylinux2014_aarch64 does not allow GLIBC_2.18")
+	}
+	if m, err := Lookup("MUSLLINUX_1_2_X86_64"); err != nil || !m.Covers("x86_64") || m.Covers("aarch64") {
+		t.Errorf("musllinux_1_2_x86_64: %+v, %v", m.Name, err)
+	}
+	for _, bad := range []string{"manylinux_2_5_aarch64", "debian-12_x86_64", "manylinux_2_17_sparc"} {
+		if _, err := Lookup(bad); err == nil {
+			t.Errorf("Lookup(%q) succeeded", bad)
+		}
+	}
+	if again, _ := Lookup("manylinux2014"); !again.Covers("x86_64") {
+		t.Error("an arch-qualified lookup changed the table")
+	}
+}

@@ -74,6 +74,10 @@ type Target struct {
 	archMax map[string]map[string]string
 }
 
+// PoliciesFrom says which auditwheel the manylinux/musllinux rows were
+// generated from (auditwheel/README.md), for abifloor --version.
+const PoliciesFrom = "auditwheel 86154d1 (August 2026)"
+
 //go:embed targets.json
 var targetsJSON []byte
 
@@ -226,20 +230,55 @@ func (t Target) clone() Target {
 
 // Lookup finds a target by name or alias (case-insensitive) and returns a
 // copy. An unknown name yields an *UnknownError listing the closest names.
+//
+// A policy may also be named by a wheel's platform tag, with its
+// architecture (manylinux2014_aarch64, musllinux_1_2_x86_64): the target
+// then has the rules of that architecture only, so a file of another one
+// breaks it, as it would break the tag.
 func Lookup(name string) (Target, error) {
 	key := strings.ToLower(name)
-	for _, t := range targetTable {
-		if t.Name == key {
-			return t.clone(), nil
+	if t, ok := find(key); ok {
+		return t.clone(), nil
+	}
+	for arch := range allArches {
+		base, ok := strings.CutSuffix(key, "_"+arch)
+		if !ok {
+			continue
 		}
-		for _, a := range t.Aliases {
-			if a == key {
-				return t.clone(), nil
+		if t, ok := find(base); ok && t.IsPolicy() {
+			if _, covered := t.SymbolVersions[arch]; covered {
+				t = t.clone()
+				t.Name += "_" + arch
+				t.Aliases = nil
+				t.SymbolVersions = map[string]map[string][]string{arch: t.SymbolVersions[arch]}
+				t.Limits = t.LimitsFor(arch)
+				t.archMax = nil
+				return t, nil
 			}
 		}
 	}
 	return Target{}, &UnknownError{Name: name, Closest: closest(key, 3)}
 }
+
+func find(key string) (Target, bool) {
+	for _, t := range targetTable {
+		if t.Name == key || slices.Contains(t.Aliases, key) {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// allArches are the architectures some policy has rules for.
+var allArches = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range targetTable {
+		for arch := range t.SymbolVersions {
+			m[arch] = true
+		}
+	}
+	return m
+}()
 
 // UnknownError is the error of Lookup for a name not in the table.
 type UnknownError struct {

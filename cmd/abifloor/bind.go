@@ -17,7 +17,7 @@ func init() {
 }
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR] [--library-path DIRS] [--env] [--format text|json|github] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
 	var (
 		dlopen  multiFlag
 		format  string
@@ -29,19 +29,20 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		jobs    int
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
-	fs.StringVar(&format, "format", "text", "output format: text|json|github")
+	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
 	fs.StringVar(&sysroot, "sysroot", "", "resolve libraries, ld.so.cache and links inside this image root")
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
 	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
+	quiet := fs.Bool("q", false, "print failures and warnings only, not the files that load")
 	strict := fs.Bool("strict", false, "a lazily bound symbol no loaded library provides fails (exit 1) instead of warning")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
 	}
-	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub)
+	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF)
 	if err != nil || len(paths) == 0 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind:", err)
@@ -88,13 +89,15 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			*bind.Result
 			Warnings []bindWarning `json:"warnings"`
 		}{res, lazy})
+	case report.SARIF:
+		writeBindSARIF(env.stdout, res, lazy, *strict)
 	case report.GitHub:
 		writeBindGitHub(env, res)
 		for _, w := range lazy {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: w.Path, Title: "lazily bound symbols nothing provides", Message: w.Message})
 		}
 	default:
-		writeBindText(env, res)
+		writeBindText(env, res, *quiet, lazy)
 		p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 		for _, w := range lazy {
 			fmt.Fprintf(env.stdout, "%s %s: %s\n", p.Yellow("warning:"), w.Path, w.Message)
@@ -117,10 +120,17 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	return code
 }
 
-func writeBindText(env *cmdEnv, res *bind.Result) {
+func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
+	warned := map[string]bool{}
+	for _, l := range lazy {
+		warned[l.Path] = true
+	}
 	for _, fr := range res.Files {
+		if quiet && fr.Error == nil && !fr.DiesAtStart && len(fr.DlopenMissing) == 0 && fr.PLTNone == 0 && fr.HostSymbols == 0 && !warned[fr.Path] {
+			continue
+		}
 		if fr.Error != nil && fr.Arch == "" {
 			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.ErrorMessage())))
 			continue
@@ -187,17 +197,14 @@ type bindWarning struct {
 }
 
 // lazyWarnings lists, per file, the lazily bound symbols nothing loaded
-// provides (with --dlopen libraries, those they lack too). A plugin's
-// are its host's to provide.
+// provides. A plugin's are its host's to provide.
 func lazyWarnings(res *bind.Result, dlopen bool) []bindWarning {
 	out := []bindWarning{}
 	for _, fr := range res.Files {
 		var syms []string
-		if dlopen {
-			for _, u := range fr.DlopenMissing {
-				syms = append(syms, symName(u))
-			}
-		} else if !fr.Plugin {
+		// With --dlopen libraries, the lazily bound symbols they lack are
+		// already failures (DlopenMissing).
+		if !dlopen && !fr.Plugin {
 			for _, u := range fr.Unresolved {
 				if u.Binding == "lazy" {
 					syms = append(syms, symName(u))

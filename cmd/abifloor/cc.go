@@ -19,6 +19,7 @@ import (
 	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
 )
 
@@ -164,6 +165,19 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 		fmt.Fprintf(env.stderr, "abifloor %s: %v\n", o.name, err)
 		return exitError
 	}
+	line := parseCCLine(ccArgs[1:])
+	if line.err != nil {
+		return fail(fmt.Errorf("cannot tell which file this command links (%v): refusing to run a link it could not prove", line.err))
+	}
+	if !line.link {
+		// A probe, a compile or a preprocess: nothing of glibc's is
+		// involved, so the compiler runs untouched (and abifloor reads
+		// neither the database nor the cache).
+		if _, _, ok := symver.Split("GLIBC_" + strings.TrimPrefix(o.limits["GLIBC"], "GLIBC_")); !ok {
+			return fail(fmt.Errorf("%q is not a glibc version (want e.g. 2.17)", o.limits["GLIBC"]))
+		}
+		return runTool(ctx, env, env.stderr, ccArgs)
+	}
 	so := glibc.StubOptions{Arch: o.arch, Target: o.limits["GLIBC"], CC: ccArgs[0]}
 	var err error
 	if so.Compiler, err = glibc.ProbeCompiler(ctx, so.CC); err != nil {
@@ -172,24 +186,21 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 	if so.Arch == "" {
 		so.Arch = so.Compiler.Arch
 	}
-	a, err := so.Resolve(false)
-	if err != nil {
+	if err := so.Compiler.Targets(so.Arch); err != nil {
 		return fail(err)
-	}
-	o.limits["GLIBC"] = so.Target
-	line := parseCCLine(ccArgs[1:])
-	if line.err != nil {
-		return fail(fmt.Errorf("cannot tell which file this command links (%v): refusing to run a link it could not prove", line.err))
-	}
-	if !line.link {
-		// A probe, a compile or a preprocess: nothing of glibc's is
-		// involved, so the compiler runs untouched.
-		return runTool(ctx, env, env.stderr, ccArgs)
 	}
 	c, err := o.openCache(env)
 	if err != nil {
 		return fail(err)
 	}
+	a, err := archHeader(ctx, c, so.Arch)
+	if err != nil {
+		return fail(err)
+	}
+	if err := so.ResolveWith(a); err != nil {
+		return fail(err)
+	}
+	o.limits["GLIBC"] = so.Target
 	stubs, err := c.Get(ctx, so.Key(a), func(tmp, final string) error {
 		so.FinalDir = final
 		return glibc.WriteStubs(ctx, tmp, so)
@@ -237,6 +248,32 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 		return exitOK
 	}
 	return o.prove(ctx, env, line, stubs, a)
+}
+
+// archHeader is the database's header of arch (its releases, triple and
+// loader), kept in the cache: unpacking the embedded database to read it
+// would cost a warm run more than everything else it does.
+func archHeader(ctx context.Context, c *cache.Cache, arch string) (*glibc.Arch, error) {
+	dir, err := c.Get(ctx, strings.Join([]string{"glibc-arch", "1", glibc.Digest(), arch}, "\x00"), func(tmp, final string) error {
+		a, err := glibc.LoadArch(arch, false)
+		if err != nil {
+			return err
+		}
+		h := a.Header()
+		return os.WriteFile(filepath.Join(tmp, "arch"), []byte(strings.Join([]string{h.Name, h.Triple, h.Loader, h.First, h.Newest}, "\t")+"\n"), 0o644)
+	})
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "arch"))
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(strings.TrimSpace(string(b)), "\t")
+	if len(f) != 5 {
+		return nil, fmt.Errorf("cache: %s: malformed architecture header", dir)
+	}
+	return &glibc.Arch{Name: f[0], Triple: f[1], Loader: f[2], First: f[3], Newest: f[4], Digest: glibc.Digest()}, nil
 }
 
 // openCache opens the stub cache, or a private one with a warning.
@@ -396,13 +433,19 @@ func (h *heldWriter) Flush() {
 	}
 }
 
-// Undefined symbols, as GNU ld (quoted `x' or ‘x’) and lld name them.
-var undefinedRE = regexp.MustCompile("undefined reference to [`\u2018]([^'\u2019\n]+)['\u2019]|undefined symbol: ([^\\s(]+)")
+// Undefined symbols, as GNU ld (quoted `x' or ‘x’) and lld name them; and
+// a shared library's versioned references, which GNU ld reports with the
+// library's name.
+var (
+	undefinedRE    = regexp.MustCompile("undefined reference to [`\u2018]([^'\u2019\n]+)['\u2019]|undefined symbol: ([^\\s(]+)")
+	libUndefinedRE = regexp.MustCompile("([^\\s:]+\\.so(?:\\.[0-9]+)*): undefined reference to [`\u2018]([^'\u2019@\n]+@[^'\u2019\n]+)['\u2019]")
+)
 
 // explainUndefined reads the link editor's messages for symbols it could
 // not find and says, for each one glibc knows, what to do: the library
-// that has it at the target, or the release that added it. all is true
-// when every undefined symbol was explained.
+// that has it at the target, or the release that added it. A shared
+// library of the host that needs a newer glibc gets one line naming it.
+// all is true when every undefined symbol was explained.
 func explainUndefined(msgs []byte, arch, target string) (lines []string, all bool) {
 	ms := undefinedRE.FindAllSubmatch(msgs, -1)
 	if len(ms) == 0 {
@@ -414,10 +457,36 @@ func explainUndefined(msgs []byte, arch, target string) (lines []string, all boo
 	}
 	ix := a.Index(target)
 	all = true
+	fromLib := map[string]bool{}
+	var libs []string
+	needs := map[string][]string{}
+	for _, m := range libUndefinedRE.FindAllSubmatch(msgs, -1) {
+		lib, ref := string(m[1]), string(m[2])
+		if !fromLib[ref] {
+			fromLib[ref] = true
+			if len(needs[lib]) == 0 {
+				libs = append(libs, lib)
+			}
+			needs[lib] = append(needs[lib], ref)
+		}
+	}
+	for _, lib := range libs {
+		refs := needs[lib]
+		more := ""
+		if len(refs) > 3 {
+			more = fmt.Sprintf(" and %d more", len(refs)-3)
+			refs = refs[:3]
+		}
+		lines = append(lines, fmt.Sprintf("%s was built for a newer glibc than %s: it needs %s%s; link one built for %s, or statically",
+			lib, target, strings.Join(refs, ", "), more, target))
+	}
 	seen := map[string]bool{}
 	for _, m := range ms {
-		name := string(m[1]) + string(m[2])
-		name, _, _ = strings.Cut(name, "@")
+		full := string(m[1]) + string(m[2])
+		if fromLib[full] {
+			continue
+		}
+		name, _, _ := strings.Cut(full, "@")
 		if seen[name] {
 			continue
 		}

@@ -55,6 +55,23 @@ func init() {
 			ts.Setenv(k, v)
 		}
 	}
+	// plant DIR SCRIPT: an attacker's edit of a cache entry: every libc.so
+	// under DIR is replaced by the file SCRIPT.
+	scriptCmds["plant"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		b, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		n := 0
+		filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d os.DirEntry, err error) error {
+			if err == nil && d.Name() == "libc.so" {
+				ts.Check(os.WriteFile(p, []byte(os.Expand(string(b), ts.Getenv)), 0o644))
+				n++
+			}
+			return nil
+		})
+		if n == 0 {
+			ts.Fatalf("no libc.so under %s", args[0])
+		}
+	}
 	// [bullseye]: Debian bullseye's glibc 2.31 is unpacked (see bullseyeDir).
 	scriptConds["bullseye"] = func() bool { return bullseyeDir() != "" }
 	// [!] glibc231 PROG ARGS...: run PROG with bullseye's real loader and

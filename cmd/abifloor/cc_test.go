@@ -101,8 +101,32 @@ func TestExplainUndefined(t *testing.T) {
 	if !all || len(lines) != 1 || lines[0] != "arc4random: GLIBC_2.36 > 2.17" {
 		t.Errorf("explainUndefined = %q, %v", lines, all)
 	}
+	msgs = []byte("/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `fstat64@GLIBC_2.33'\n" +
+		"/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `pthread_key_create@GLIBC_2.34'\n" +
+		"/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `a@GLIBC_2.34'\n" +
+		"/usr/bin/ld: /lib/x86_64-linux-gnu/libstdc++.so.6: undefined reference to `b@GLIBC_2.34'\n")
+	lines, all = explainUndefined(msgs, "x86_64", "2.31")
+	if !all || len(lines) != 1 || lines[0] != "/lib/x86_64-linux-gnu/libstdc++.so.6 was built for a newer glibc than 2.31: it needs "+
+		"fstat64@GLIBC_2.33, pthread_key_create@GLIBC_2.34, a@GLIBC_2.34 and 1 more; link one built for 2.31, or statically" {
+		t.Errorf("explainUndefined(library) = %q, %v", lines, all)
+	}
 	lines, all = explainUndefined([]byte("ld.lld: error: undefined symbol: no_such_thing_x\n"), "x86_64", "2.17")
 	if all || len(lines) != 0 {
 		t.Errorf("unknown symbol explained: %q, %v", lines, all)
 	}
+}
+
+// FuzzParseCCLine: any command line (words separated by NUL) is read
+// without a panic, and a link always has an output or an error.
+func FuzzParseCCLine(f *testing.F) {
+	for _, s := range []string{"-o\x00p\x00x.c", "x.c\x00-Wl,-o", "-c\x00x.c", "-Xlinker", "@/dev/zero\x00x.c", "--output=\x00x.c", "-Wl,,,-o,,\x00a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l := parseCCLine(strings.Split(s, "\x00"))
+		if l.link && l.err == nil && l.output == "" {
+			t.Errorf("parseCCLine(%q): a link with no output and no error", s)
+		}
+		splitResponse(s)
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"syscall"
 )
 
 // ccLine is what abifloor cc needs to know of a compiler command line: does
@@ -194,19 +195,17 @@ func expandResponse(args []string, depth int, total *int64) ([]string, error) {
 
 var errTooBig = errors.New("too big")
 
+// readResponse reads a regular file of at most limit bytes; a FIFO or
+// device is not opened for reading (O_NONBLOCK, then checked).
 func readResponse(name string, limit int64) ([]byte, error) {
-	fi, err := os.Stat(name)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	}
-	f, err := os.Open(name)
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err

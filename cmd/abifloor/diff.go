@@ -25,7 +25,7 @@ func init() {
 
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "diff", "OLD NEW [--format text|json] [--suppressions FILE] [--debug-dir DIR] [--debug-dir1 DIR] [--debug-dir2 DIR] [--max-debug-size N]")
-	format := fs.String("format", "text", "output `format`: text or json")
+	format := fs.String("format", "text", "output `format`: text, json, github or sarif")
 	supFile := fs.String("suppressions", "", "hide changes matching the rules in `FILE` (lines: symbol REGEX, type REGEX)")
 	var dirs, dirs1, dirs2 multiFlag
 	fs.Var(&dirs, "debug-dir", "separate debug info `DIR` for both inputs; repeatable")
@@ -40,7 +40,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		return diffError | diffUsage
 	}
-	f, err := report.ParseFormat(*format, report.Text, report.JSON)
+	f, err := report.ParseFormat(*format, report.Text, report.JSON, report.GitHub, report.SARIF)
 	if err != nil || len(pos) != 2 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor diff:", err)
@@ -87,9 +87,14 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 	}
 	r := abidiff.Compare(abis[0], abis[1], sup)
-	if f == report.JSON {
+	switch f {
+	case report.JSON:
 		err = report.WriteJSON(env.stdout, &r)
-	} else {
+	case report.SARIF:
+		err = writeDiffSARIF(env.stdout, &r, pos[1])
+	case report.GitHub:
+		writeDiffGitHub(env.stdout, &r, pos[1])
+	default:
 		err = r.WriteText(env.stdout, report.Painter{On: report.UseColor(env.tty, env.getenv)})
 	}
 	if err != nil {

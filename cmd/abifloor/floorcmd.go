@@ -21,13 +21,15 @@ func init() {
 }
 
 type scanFlags struct {
-	exclude multiFlag
-	format  string
-	follow  bool
-	why     bool
-	verbose bool
-	jobs    int
-	noArt   bool
+	exclude  multiFlag
+	format   string
+	follow   bool
+	why      bool
+	verbose  bool
+	quiet    bool
+	demangle bool
+	jobs     int
+	noArt    bool
 }
 
 func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
@@ -37,6 +39,8 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.BoolVar(&sf.why, "why", false, "name the symbols that set each floor")
 	fs.BoolVar(&sf.verbose, "v", false, "also list the versions needed from each library")
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
+	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
+	fs.BoolVar(&sf.demangle, "demangle", false, "write C++ symbol names demangled (with --why and in violations)")
 	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
 
@@ -73,7 +77,18 @@ func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limi
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
-	return floor.Scan(ctx, paths, opt)
+	res := floor.Scan(ctx, paths, opt)
+	if sf.demangle {
+		for i := range res.Violations {
+			demangleAll(res.Violations[i].Symbols)
+		}
+		for _, f := range res.Files {
+			for _, syms := range f.Why {
+				demangleAll(syms)
+			}
+		}
+	}
+	return res
 }
 
 // floorList writes floors as "GLIBC 2.34, GLIBCXX 3.4.30", GLIBC first,
@@ -118,11 +133,16 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 			fmt.Fprintf(tw, "%s\t%s\n", report.Clean(f.Path), p.Red("error: "+report.Clean(f.ErrorMessage())))
 			continue
 		}
+		if sf.quiet {
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 		writeDetails(tw, f, sf)
 	}
 	tw.Flush()
-	writeSummary(env.stdout, res, p, sf.verbose)
+	if !sf.quiet {
+		writeSummary(env.stdout, res, p, sf.verbose)
+	}
 }
 
 func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
@@ -194,9 +214,9 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github] PATH...")
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github|sarif] PATH...")
 	var sf scanFlags
-	sf.add(fs, "text|json|github")
+	sf.add(fs, "text|json|github|sarif")
 	var maxes, targetNames multiFlag
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
 	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
@@ -205,7 +225,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub)
+	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF)
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
@@ -264,21 +284,9 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			Warnings   []string          `json:"warnings"`
 		}{res, viol, warnings})
 	case report.GitHub:
-		for _, v := range res.Violations {
-			report.WriteAnnotation(env.stdout, report.Annotation{
-				Level: "error", File: v.Path,
-				Title:   v.Cause(),
-				Message: "needs " + symbolList(v.Symbols, 20),
-			})
-		}
-		for _, f := range res.Files {
-			if f.Error != nil {
-				report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: f.Path, Title: "unreadable ELF file", Message: f.ErrorMessage()})
-			}
-		}
-		for _, w := range warnings {
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: w})
-		}
+		writeCheckGitHub(env.stdout, res, warnings, empty && !*allowEmpty)
+	case report.SARIF:
+		writeCheckSARIF(env.stdout, res, warnings, empty && !*allowEmpty)
 	default:
 		writeCheckText(env, res, sf, limits, named, warnings, empty && !*allowEmpty)
 	}
@@ -312,6 +320,9 @@ func lookupFold(m map[string]string, ns string) string {
 // a version of: such a limit checked nothing (a typo, or the wrong tree).
 func unusedLimits(res *floor.Result, maxes []string) []string {
 	out := []string{}
+	if res.Stats.ELF == 0 {
+		return out // nothing was checked at all: that is the error to report
+	}
 	for _, m := range maxes {
 		ns, _, _ := strings.Cut(m, "=")
 		if _, used := floor.Limits(res.Floors).Lookup(ns); !used {
@@ -342,10 +353,26 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 		switch {
 		case f.Error != nil:
 			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
+		case sf.quiet:
 		case sf.why || sf.verbose:
 			fmt.Fprintf(w, "%s  %s  %s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
 			writeDetails(w, f, sf)
 		}
+	}
+	bad := map[string]bool{}
+	for _, v := range res.Violations {
+		bad[v.Path] = true
+	}
+	for _, warn := range warnings {
+		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
+	}
+	if sf.quiet {
+		if len(res.Violations) > 0 {
+			fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
+		} else if empty {
+			fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
+		}
+		return
 	}
 	writeSummary(w, res, p, sf.verbose)
 	if len(limits) > 0 {
@@ -359,13 +386,6 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	}
 	if len(policies) > 0 {
 		fmt.Fprintf(w, "policies: %s\n", strings.Join(policies, ", "))
-	}
-	bad := map[string]bool{}
-	for _, v := range res.Violations {
-		bad[v.Path] = true
-	}
-	for _, warn := range warnings {
-		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
 	}
 	// OK only when something was checked and nothing went wrong: an
 	// empty tree or an unreadable file is never OK.

@@ -80,6 +80,16 @@ func Main() int {
 }
 
 func run(ctx context.Context, env *cmdEnv, args []string) int {
+	args, code := globalFlags(env, args)
+	if code >= 0 {
+		return code
+	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-V") {
+		return runVersion(ctx, env, nil)
+	}
+	if len(args) > 1 && args[0] == "help" {
+		return helpCommand(ctx, env, args[1])
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(env.stderr)
 		if len(args) == 0 {
@@ -125,8 +135,9 @@ func newFlags(env *cmdEnv, name, synopsis string) *flag.FlagSet {
 	fs.SetOutput(env.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "usage: abifloor %s %s\n", name, synopsis)
-		fs.PrintDefaults()
+		printFlags(env.stderr, fs)
 	}
+	noteFlags(name, synopsis, fs)
 	return fs
 }
 

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/bind"
+	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/report"
+)
+
+// Rule ids of SARIF output. They are stable: code scanning tracks an
+// alert by rule id and file, so renaming one reopens every alert.
+var checkRules = []report.SARIFRule{
+	{ID: "floor/limit", Name: "VersionAboveLimit", Short: "A symbol version is above the limit of a --max or a target.", Level: "error"},
+	{ID: "floor/symbol-versions", Name: "SymbolVersionNotAllowed", Short: "A symbol version is not in the policy's allowed set for the architecture.", Level: "error"},
+	{ID: "floor/lib-whitelist", Name: "LibraryNotAllowed", Short: "A needed library is outside the policy's lib_whitelist and not shipped.", Level: "error"},
+	{ID: "floor/blacklist", Name: "SymbolForbidden", Short: "A symbol the policy forbids is used from a library.", Level: "error"},
+	{ID: "floor/libc", Name: "WrongLibc", Short: "The file is linked against a C library none of the targets has.", Level: "error"},
+	{ID: "floor/arch", Name: "ArchitectureNotCovered", Short: "The policy has no rules for the file's architecture.", Level: "error"},
+	{ID: "floor/unreadable", Name: "UnreadableFile", Short: "The file could not be read.", Level: "error"},
+	{ID: "floor/limit-unused", Name: "LimitCheckedNothing", Short: "A --max limits a namespace no file needs: it checked nothing.", Level: "warning"},
+	{ID: "floor/nothing-checked", Name: "NothingChecked", Short: "The paths hold no ELF file: nothing was checked.", Level: "error"},
+}
+
+// checkRuleID maps a violation to its SARIF rule.
+func checkRuleID(v floor.Violation) string {
+	switch v.Rule {
+	case floor.RuleSymbolVersions:
+		return "floor/symbol-versions"
+	case floor.RuleLibWhitelist:
+		return "floor/lib-whitelist"
+	case floor.RuleBlacklist:
+		return "floor/blacklist"
+	case floor.RuleLibc:
+		return "floor/libc"
+	case floor.RuleArch:
+		return "floor/arch"
+	}
+	return "floor/limit"
+}
+
+func writeCheckSARIF(w io.Writer, res *floor.Result, warnings []string, empty bool) error {
+	var rs []report.SARIFResult
+	if empty {
+		rs = append(rs, report.SARIFResult{RuleID: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"})
+	}
+	for _, v := range res.Violations {
+		msg := v.Cause()
+		if len(v.Symbols) > 0 {
+			msg += "; needs " + symbolList(v.Symbols, 20)
+		}
+		rs = append(rs, report.SARIFResult{RuleID: checkRuleID(v), Message: msg, URI: v.Path})
+	}
+	for _, f := range res.Files {
+		if f.Error != nil {
+			rs = append(rs, report.SARIFResult{RuleID: "floor/unreadable", Message: f.ErrorMessage(), URI: f.Path})
+		}
+	}
+	for _, warn := range warnings {
+		rs = append(rs, report.SARIFResult{RuleID: "floor/limit-unused", Message: warn})
+	}
+	return report.WriteSARIF(w, buildVersion(), checkRules, rs)
+}
+
+// writeCheckGitHub writes one annotation per cause, not per file: GitHub
+// shows about ten annotations per step, and a tree fails for few causes
+// (540 files of /usr/bin for __libc_start_main@GLIBC_2.34). The last line
+// sums up.
+func writeCheckGitHub(w io.Writer, res *floor.Result, warnings []string, empty bool) {
+	type group struct {
+		cause string
+		files []string
+		syms  map[string]int
+		order []string
+	}
+	var gs []*group
+	byCause := map[string]*group{}
+	for _, v := range res.Violations {
+		c := v.Cause()
+		g := byCause[c]
+		if g == nil {
+			g = &group{cause: c, syms: map[string]int{}}
+			byCause[c] = g
+			gs = append(gs, g)
+		}
+		g.files = append(g.files, v.Path)
+		for _, s := range v.Symbols {
+			if g.syms[s] == 0 {
+				g.order = append(g.order, s)
+			}
+			g.syms[s]++
+		}
+	}
+	sort.SliceStable(gs, func(i, j int) bool { return len(gs[i].files) > len(gs[j].files) })
+	for _, g := range gs {
+		// The symbols most files need first.
+		sort.SliceStable(g.order, func(i, j int) bool { return g.syms[g.order[i]] > g.syms[g.order[j]] })
+		a := report.Annotation{Level: "error", File: g.files[0], Title: g.cause}
+		if len(g.files) == 1 {
+			if len(g.order) > 0 {
+				a.Message = "needs " + symbolList(g.order, 20)
+			} else {
+				a.Message = g.cause
+			}
+		} else {
+			a.Title += " (" + plural(len(g.files), "file") + ")"
+			var syms []string
+			for _, s := range g.order[:min(len(g.order), 8)] {
+				syms = append(syms, fmt.Sprintf("%s (%s)", s, plural(g.syms[s], "file")))
+			}
+			a.Message = plural(len(g.files), "file") + ": " + symbolList(g.files, 10)
+			if len(syms) > 0 {
+				a.Message += "\nneeds " + strings.Join(syms, ", ")
+				if len(g.order) > 8 {
+					a.Message += fmt.Sprintf(" and %d more", len(g.order)-8)
+				}
+			}
+		}
+		report.WriteAnnotation(w, a)
+	}
+	var unreadable []string
+	for _, f := range res.Files {
+		if f.Error != nil {
+			unreadable = append(unreadable, f.Path+": "+f.ErrorMessage())
+		}
+	}
+	if len(unreadable) == 1 {
+		report.WriteAnnotation(w, report.Annotation{Level: "error", File: res.Files[0].Path, Title: "unreadable ELF file", Message: unreadable[0]})
+	}
+	for _, f := range res.Files {
+		if f.Error != nil && len(unreadable) > 1 {
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: f.Path, Title: fmt.Sprintf("%s could not be read", plural(len(unreadable), "file")),
+				Message: strings.Join(unreadable[:min(len(unreadable), 20)], "\n")})
+			break
+		}
+	}
+	for _, warn := range warnings {
+		report.WriteAnnotation(w, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: warn})
+	}
+	bad := map[string]bool{}
+	for _, v := range res.Violations {
+		bad[v.Path] = true
+	}
+	checked := plural64(res.Stats.ELF, "ELF file")
+	switch {
+	case empty:
+		report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: "no ELF file was checked"})
+	case len(res.Violations) > 0 || len(unreadable) > 0:
+		msg := fmt.Sprintf("FAIL: %s in %s (%s) of %s", plural(len(res.Violations), "violation"), plural(len(bad), "file"), plural(len(gs), "cause"), checked)
+		if len(unreadable) > 0 {
+			msg += fmt.Sprintf("; %s could not be read", plural(len(unreadable), "file"))
+		}
+		report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: msg})
+	default:
+		report.WriteAnnotation(w, report.Annotation{Level: "notice", Title: "abifloor check", Message: "OK: " + checked + " within the limits"})
+	}
+}
+
+var bindRules = []report.SARIFRule{
+	{ID: "bind/dies-at-start", Name: "DiesAtStart", Short: "The loader stops the program before main.", Level: "error"},
+	{ID: "bind/dlopen-missing", Name: "DlopenLibraryLacksSymbol", Short: "A lazily bound symbol is defined by none of the --dlopen libraries.", Level: "error"},
+	{ID: "bind/lazy-unresolved", Name: "LazySymbolUnresolved", Short: "A lazily bound symbol no loaded library provides: the program dies at the first call.", Level: "warning"},
+	{ID: "bind/plt-none", Name: "PLTRelocationNone", Short: "PLT relocations of type NONE: calls through them crash.", Level: "warning"},
+	{ID: "bind/unreadable", Name: "UnreadableFile", Short: "The file, a library or the loader cache could not be read.", Level: "error"},
+}
+
+func writeBindSARIF(w io.Writer, res *bind.Result, lazy []bindWarning, strict bool) error {
+	var rs []report.SARIFResult
+	for _, fr := range res.Files {
+		switch {
+		case fr.Error != nil:
+			rs = append(rs, report.SARIFResult{RuleID: "bind/unreadable", Message: fr.ErrorMessage(), URI: fr.Path})
+		case fr.DiesAtStart:
+			msg := fr.Message
+			if msg == "" {
+				msg = fr.Reason
+			}
+			rs = append(rs, report.SARIFResult{RuleID: "bind/dies-at-start", Message: msg, URI: fr.Path})
+		}
+		if fr.PLTNone > 0 && !fr.DiesAtStart {
+			rs = append(rs, report.SARIFResult{RuleID: "bind/plt-none", Message: pltNoneWarning(fr), URI: fr.Path})
+		}
+		for _, u := range fr.DlopenMissing {
+			rs = append(rs, report.SARIFResult{RuleID: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it", URI: fr.Path})
+		}
+	}
+	for _, l := range lazy {
+		r := report.SARIFResult{RuleID: "bind/lazy-unresolved", Message: l.Message, URI: l.Path}
+		if strict {
+			r.Level = "error"
+		}
+		rs = append(rs, r)
+	}
+	return report.WriteSARIF(w, buildVersion(), bindRules, rs)
+}
+
+// diffKinds are abidiff's change kinds; each is the SARIF rule
+// abi/KIND (stable: the kinds are part of the JSON contract).
+var diffKinds = []abidiff.Kind{
+	abidiff.SymbolRemoved, abidiff.SymbolAdded, abidiff.SymbolVersion, abidiff.SymbolKind, abidiff.SymbolSize, abidiff.SymbolType,
+	abidiff.VersionAdded, abidiff.VersionRemoved, abidiff.TypeRemoved, abidiff.Declaration, abidiff.Size, abidiff.Encoding,
+	abidiff.Offset, abidiff.BitSize, abidiff.BitOffset, abidiff.MemberAdded, abidiff.MemberRemoved, abidiff.MemberType,
+	abidiff.TypedefTarget, abidiff.TypeKind, abidiff.EnumeratorAdded, abidiff.EnumeratorRemoved, abidiff.EnumeratorValue,
+	abidiff.ConstantAdded, abidiff.ConstantRemoved, abidiff.ConstantValue,
+}
+
+func diffRules() []report.SARIFRule {
+	rules := make([]report.SARIFRule, 0, len(diffKinds))
+	for _, k := range diffKinds {
+		rules = append(rules, report.SARIFRule{ID: "abi/" + string(k), Short: "ABI change: " + strings.ReplaceAll(string(k), "-", " ") + ".", Level: "warning"})
+	}
+	return rules
+}
+
+// diffFindings lists the public changes of r with a one-line text each,
+// as SARIF results (error when incompatible, note when not) about file.
+func diffFindings(r *abidiff.Report, file string) []report.SARIFResult {
+	var out []report.SARIFResult
+	add := func(c abidiff.Change, typ string) {
+		level := "note"
+		if !c.Compatible {
+			level = "error"
+		}
+		out = append(out, report.SARIFResult{RuleID: "abi/" + string(c.Kind), Level: level, Message: changeText(c, typ), URI: file})
+	}
+	for _, c := range r.Symbols.Changes {
+		add(c, "")
+	}
+	for _, t := range r.Types {
+		for _, c := range t.Changes {
+			add(c, t.Name)
+		}
+	}
+	for _, c := range r.Constants {
+		add(c, "")
+	}
+	return out
+}
+
+// changeText says what changed: "struct foo.b: offset 8 -> 16",
+// "symbol-removed: malloc_get_state@GLIBC_2.2.5".
+func changeText(c abidiff.Change, typ string) string {
+	subject := c.Symbol
+	switch {
+	case typ != "" && c.Path != "":
+		subject = typ + "." + c.Path
+	case typ != "":
+		subject = typ
+	case c.Constant != "":
+		subject = c.Constant
+	case c.Version != "" && subject == "":
+		subject = c.Version
+	}
+	s := strings.ReplaceAll(string(c.Kind), "-", " ") + ": " + subject
+	switch {
+	case c.Old != "" && c.New != "":
+		s += ": " + c.Old + " -> " + c.New
+	case c.New != "":
+		s += ": " + c.New
+	case c.Old != "":
+		s += ": was " + c.Old
+	}
+	if c.Note != "" {
+		s += " (" + c.Note + ")"
+	}
+	if !c.Compatible {
+		s += " [incompatible]"
+	}
+	return s
+}
+
+func writeDiffSARIF(w io.Writer, r *abidiff.Report, file string) error {
+	return report.WriteSARIF(w, buildVersion(), diffRules(), diffFindings(r, file))
+}
+
+// writeDiffGitHub writes an annotation per incompatible change (at most
+// 20, then a count) and one summary.
+func writeDiffGitHub(w io.Writer, r *abidiff.Report, file string) {
+	fs := diffFindings(r, file)
+	n, compatible := 0, 0
+	for _, f := range fs {
+		if f.Level != "error" {
+			compatible++
+			continue
+		}
+		if n < 20 {
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: file, Title: "incompatible ABI change", Message: f.Message})
+		}
+		n++
+	}
+	msg := fmt.Sprintf("%s, %s compatible", plural(n, "incompatible change"), plural(compatible, "change"))
+	if n > 20 {
+		msg += fmt.Sprintf(" (%d incompatible not annotated)", n-20)
+	}
+	level := "notice"
+	if n > 0 {
+		level = "error"
+	}
+	report.WriteAnnotation(w, report.Annotation{Level: level, File: file, Title: "abifloor diff", Message: msg})
+}

@@ -1,0 +1,43 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestFileURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"bin/app":          "bin/app",
+		"/usr/bin/ls":      "file:///usr/bin/ls",
+		"dir with space/a": "dir%20with%20space/a",
+		"a:b/c":            "./a:b/c",
+		"/x/100%.so":       "file:///x/100%25.so",
+	} {
+		if got := fileURI(in); got != want {
+			t.Errorf("fileURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWriteSARIFListsUsedRules(t *testing.T) {
+	var b bytes.Buffer
+	rules := []SARIFRule{{ID: "a/x", Short: "x", Level: "error"}, {ID: "a/y", Short: "y"}}
+	if err := WriteSARIF(&b, "v1.2.3", rules, []SARIFResult{{RuleID: "a/y", Message: "m", URI: "f"}, {RuleID: "nope", Message: "dropped"}}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`"version": "2.1.0"`, `"id": "a/y"`, `"ruleIndex": 0`, `"level": "warning"`, `"semanticVersion": "1.2.3"`, `"uri": "f"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("SARIF lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "a/x") || strings.Contains(out, "dropped") {
+		t.Errorf("unused rule or unknown result written:\n%s", out)
+	}
+	b.Reset()
+	WriteSARIF(&b, "", rules, nil)
+	if !strings.Contains(b.String(), `"results": []`) || !strings.Contains(b.String(), `"rules": []`) {
+		t.Errorf("empty log lacks its arrays:\n%s", b.String())
+	}
+}
