@@ -41,7 +41,11 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			if im := t.Impact; im != nil {
 				fmt.Fprintf(&b, "    reached from %d %s:\n", im.Symbols, plural(im.Symbols, "symbol", "symbols"))
 				for _, p := range im.Paths {
-					fmt.Fprintf(&b, "      %s\n", pathString(p))
+					line := pathString(p)
+					if name, _, _ := strings.Cut(p[0], "@"); r.demangled[name] != "" {
+						line += " [" + r.demangled[name] + "]"
+					}
+					fmt.Fprintf(&b, "      %s\n", line)
 				}
 				if more := im.Symbols - len(im.Paths); more > 0 {
 					fmt.Fprintf(&b, "      and %d more\n", more)
