@@ -68,7 +68,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		list("  added private symbols", added, "+", p.Green)
 		list("  changed private symbols", changed, "~", p.Yellow)
 	}
-	types("changed types used only by private symbols", r.PrivateTypes)
+	types("changed types no public symbol reaches (private or unused: not part of the public ABI)", r.PrivateTypes)
 	if f := r.Filtered; f.Total() > 0 {
 		fmt.Fprintf(&b, "suppressed: %d %s, %d %s (%d filtered out)\n", f.Symbols, plural(f.Symbols, "symbol", "symbols"),
 			f.Types, plural(f.Types, "type", "types"), f.Total())
