@@ -65,6 +65,10 @@ func (v Violation) Cause() string {
 		return fmt.Sprintf("linked against %s; %s: %s", v.Required, v.Allowed, v.Target)
 	case RuleArch:
 		return fmt.Sprintf("%s has no rules for %s", v.Target, v.Required)
+	case RuleClaim:
+		if v.Namespace == "" {
+			return v.Target // an npm package's cpu or libc (claims.go)
+		}
 	}
 	if !symver.Valid(v.Required) {
 		return fmt.Sprintf("%s_%s is not allowed by %s", v.Namespace, v.Required, v.Target)

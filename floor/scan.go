@@ -22,6 +22,9 @@ type Options struct {
 	// EachTarget checks each target separately (fit).
 	EachTarget bool
 	Workers    int // parallel file readers (default 2×GOMAXPROCS)
+	// NoTreeArtefacts leaves closed the artefacts met inside
+	// directories (a tree of jars costs seconds); named ones are read.
+	NoTreeArtefacts bool
 	// Progress, when set, is called now and then, from any worker
 	// goroutine, with the files seen and the ELF files among them.
 	Progress func(files, elf int64)
@@ -51,6 +54,10 @@ type item struct {
 	rep  FileReport
 	viol []Violation
 	link hardLink // set for files with several names
+	// members, for an artefact, are its ELF members and errors; files
+	// counts every regular file in it.
+	members []item
+	files   int64
 }
 
 type hardLink struct{ dev, ino uint64 }
@@ -63,12 +70,17 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		opt.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	var ws walk.Stats
-	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: elfx.IsELF, HeadSize: 4096}, &ws)
+	paths, layouts := splitLayouts(ctx, paths, opt)
+	kept := keep
+	if opt.NoTreeArtefacts {
+		kept = elfx.IsELF
+	}
+	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096}, &ws)
 	var done, elfs atomic.Int64
 	items := walk.Process(files, opt.Workers, func() func(walk.File) (item, bool) {
 		head := make([]byte, 4096)
 		return func(wf walk.File) (item, bool) {
-			it, isELF := scanOne(wf, head, opt)
+			it, isELF := scanOne(ctx, wf, head, opt)
 			if isELF {
 				elfs.Add(1)
 			}
@@ -78,12 +90,16 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			return it, isELF
 		}
 	})
+	items = layouts.merge(items)
 	res := &Result{Files: make([]FileReport, 0, len(items)), Floors: map[string]string{}}
 	// A file with several names is reported under the first in output
 	// order, whichever worker happened to read it first.
 	links := map[hardLink]bool{}
-	for _, x := range items {
-		it := x.Value
+	for _, it := range flatten(items) {
+		res.Stats.Files += it.files
+		if it.rep.Path == "" {
+			continue // an artefact's count of files, or one without ELF members
+		}
 		if it.link != (hardLink{}) {
 			if links[it.link] {
 				res.Stats.HardDups++
@@ -104,7 +120,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		}
 	}
 	res.Violations = dropShipped(res.Files, res.Violations)
-	res.Stats.Files = ws.Files.Load()
+	res.Stats.Files += ws.Files.Load()
 	res.Stats.Symlinks = ws.Symlinks.Load()
 	res.Stats.Special = ws.Special.Load()
 	res.Stats.HardDups += ws.Dups.Load()
@@ -115,7 +131,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 // scanOne reads one file. Walk errors and read errors of files that might
 // be ELF are reported (isELF true, so they are listed); files that are not
 // ELF are dropped.
-func scanOne(wf walk.File, buf []byte, opt Options) (item, bool) {
+func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, bool) {
 	it := item{rep: FileReport{Path: wf.Path}}
 	if wf.Err != nil {
 		it.rep.Error = wf.Err
@@ -130,7 +146,7 @@ func scanOne(wf walk.File, buf []byte, opt Options) (item, bool) {
 	}
 	defer in.Close()
 	if !in.IsELF() {
-		return it, false
+		return scanArtefact(ctx, wf.Path, in.Head, opt)
 	}
 	if in.Links > 1 {
 		it.link = hardLink{in.Dev, in.Ino}

@@ -39,10 +39,6 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor fit:", err)
-		return exitError
-	}
 	ts := floor.FitTargets()
 	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Targets: ts, EachTarget: true, Workers: sf.jobs}
 	show, done := progress(env)

@@ -29,6 +29,7 @@ type scanFlags struct {
 	quiet    bool
 	demangle bool
 	jobs     int
+	noArt    bool
 }
 
 func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
@@ -40,6 +41,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
 	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
 	fs.BoolVar(&sf.demangle, "demangle", false, "write C++ symbol names demangled (with --why and in violations)")
+	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
 
 func runScan(ctx context.Context, env *cmdEnv, args []string) int {
@@ -58,10 +60,6 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor scan:", err)
-		return exitError
-	}
 	res := doScan(ctx, env, paths, sf, nil, nil)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
@@ -75,7 +73,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 }
 
 func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits, ts []targets.Target) *floor.Result {
-	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Targets: ts, Workers: sf.jobs}
+	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Targets: ts, Workers: sf.jobs, NoTreeArtefacts: sf.noArt}
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
@@ -235,10 +233,6 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	if len(paths) == 0 || len(maxes)+len(targetNames) == 0 {
 		fmt.Fprintln(env.stderr, "abifloor check: need PATH... and at least one --max or --target")
 		fs.Usage()
-		return exitError
-	}
-	if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
 	}
 	limits := floor.Limits{}

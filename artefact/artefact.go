@@ -1,0 +1,490 @@
+// Package artefact reads the files inside the artefacts binaries ship in
+// (wheels and other zips, tarballs compressed with gzip, bzip2, xz or zstd,
+// npm packages, .deb, .rpm, OCI image layouts and `docker save` tarballs)
+// in place, as a stream of members, without extracting anything to disk.
+//
+// An artefact is recognised by its content (Detect), never by its name.
+// Walk calls a function for every regular file inside it; the members
+// Options.Select accepts (ELF files by default) come with their whole
+// content in memory, so a reader such as elfx can use a bytes.Reader as
+// its io.ReaderAt. Nothing else is kept: memory stays bounded by the
+// largest selected member (Options.MaxMember) whatever the artefact's size.
+//
+// Container images are read as the file system their layers make, applied
+// in order with whiteouts and opaque directories (see image.go). Members
+// are named by their path inside the artefact, "/"-rooted: a tool shows
+// them as "pkg.whl!/numpy/core/x.so" (Name joins the two); a member of an
+// artefact inside another is "outer.zip!/inner.tar.gz!/bin/x".
+//
+// Hostile input is data: a member whose name climbs out of the artefact,
+// a symbolic link pointing outside it, a member larger than the limit, a
+// truncated stream, a decompression bomb or an archive nested too deep ends
+// in an error on that member (Member.Err), and the rest is still read where
+// the format allows it. Nothing is ever written.
+package artefact
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// Format is the kind of artefact a file is.
+type Format string
+
+// The formats Detect recognises.
+const (
+	Zip    Format = "zip"
+	Tar    Format = "tar"
+	Gzip   Format = "gzip"
+	Bzip2  Format = "bzip2"
+	XZ     Format = "xz"
+	Zstd   Format = "zstd"
+	Deb    Format = "deb" // an ar archive whose first member is debian-binary
+	RPM    Format = "rpm"
+	Cpio   Format = "cpio"       // newc, as in rpm payloads
+	Layout Format = "oci-layout" // a directory; see IsLayout
+)
+
+// HeadSize is how many leading bytes Detect needs to tell every format
+// (tar's magic is at offset 257).
+const HeadSize = 264
+
+// Detect says which artefact format a file starting with head is, or ""
+// when it is none (an ELF file, a script, a text file).
+func Detect(head []byte) Format {
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")), bytes.HasPrefix(head, []byte("PK\x05\x06")):
+		return Zip
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return Gzip
+	case bytes.HasPrefix(head, []byte("BZh")) && len(head) > 3 && head[3] >= '1' && head[3] <= '9':
+		return Bzip2
+	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return XZ
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return Zstd
+	case bytes.HasPrefix(head, []byte("!<arch>\ndebian-binary")):
+		// Only a .deb: a static library (.a) is an ar archive of
+		// object files, which a scan does not look into.
+		return Deb
+	case bytes.HasPrefix(head, []byte("070701")), bytes.HasPrefix(head, []byte("070702")):
+		return Cpio
+	case bytes.HasPrefix(head, []byte{0xed, 0xab, 0xee, 0xdb}):
+		return RPM
+	case len(head) >= 262 && string(head[257:262]) == "ustar":
+		return Tar
+	}
+	return ""
+}
+
+// IsLayout reports whether dir is an OCI image layout: a directory with
+// an oci-layout file and an index.json.
+func IsLayout(dir string) bool {
+	for _, f := range []string{"oci-layout", "index.json"} {
+		st, err := os.Stat(path.Join(dir, f))
+		if err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
+}
+
+// Member is one regular file inside an artefact, or an error about one.
+type Member struct {
+	// Name is the member's path inside the artefact, cleaned and
+	// "/"-rooted ("/usr/bin/ls"); for a name that was refused, the name
+	// as the archive spells it.
+	Name string
+	Size int64
+	Mode fs.FileMode
+	// Content reads the member when Options.Select accepted its first
+	// bytes; nil otherwise. It is Data, or for an ELF member larger than
+	// Options.SparseOver a *Sparse holding only the parts a floor reads.
+	Content io.ReaderAt
+	// Data is the whole content when it was read whole.
+	Data []byte
+	// Err is what went wrong with this member; the message does not
+	// repeat the name.
+	Err error
+}
+
+// Options tune a Walk. The zero value reads ELF members.
+type Options struct {
+	// Select says, from a member's first bytes (up to HeadSize), whether
+	// its whole content is wanted. Nil selects ELF files.
+	Select func(head []byte) bool
+	// MaxMember is the largest member read in full (default
+	// DefaultMaxMember). A selected member claiming more is an error.
+	MaxMember int64
+	// Depth is how deep artefacts inside artefacts are opened (default
+	// 2: a .tar.gz inside a .zip is read, a zip inside that is an error).
+	Depth int
+	// Ratio bounds decompression: the bytes decompressed from an
+	// artefact may not exceed Ratio times its size, plus MinExpand
+	// (defaults DefaultRatio and DefaultMinExpand). Past it the stream is
+	// a bomb and its reading stops with an error.
+	Ratio     int64
+	MinExpand int64
+	// SparseOver is the size above which a selected ELF member keeps
+	// only its non-executable parts (default DefaultSparseOver; see
+	// Sparse). Negative reads every member whole.
+	SparseOver int64
+	// Want, when set, names members read whole too whatever their
+	// content (a package.json, a wheel's WHEEL), up to 1 MiB.
+	Want func(name string) bool
+	// Control, when set, receives what a package says of itself as it
+	// is read: a .deb's control file, an rpm's Requires (see Control).
+	Control *string
+	// NoTools keeps to the Go decompressors (by default the xz program
+	// decompresses xz streams when it is on PATH: see tool.go).
+	NoTools bool
+	// Progress, when set, is called with the member about to be read.
+	Progress func(name string)
+}
+
+// Defaults of Options.
+const (
+	DefaultMaxMember = 512 << 20
+	DefaultDepth     = 2
+	DefaultRatio     = 200
+	DefaultMinExpand = 256 << 20
+)
+
+func (o *Options) fill() {
+	if o.Select == nil {
+		o.Select = func(h []byte) bool { return bytes.HasPrefix(h, []byte("\x7fELF")) }
+	}
+	if o.MaxMember <= 0 {
+		o.MaxMember = DefaultMaxMember
+	}
+	if o.Depth <= 0 {
+		o.Depth = DefaultDepth
+	}
+	if o.SparseOver == 0 {
+		o.SparseOver = DefaultSparseOver
+	}
+	if o.Ratio <= 0 {
+		o.Ratio = DefaultRatio
+	}
+	if o.MinExpand <= 0 {
+		o.MinExpand = DefaultMinExpand
+	}
+}
+
+// Errors a member or an artefact can end in. They are wrapped with
+// details; test them with errors.Is.
+var (
+	ErrUnsafeName = errors.New("name climbs out of the artefact")
+	ErrLinkOut    = errors.New("symbolic link points outside the artefact")
+	ErrTooLarge   = errors.New("member too large")
+	ErrTruncated  = errors.New("truncated")
+	ErrBomb       = errors.New("decompression bomb")
+	ErrTooDeep    = errors.New("artefact nested too deep")
+	ErrFormat     = errors.New("malformed artefact")
+)
+
+// Walk reads the artefact at path (a file Detect recognises, or an OCI
+// layout directory) and calls fn for every regular file inside it, in
+// archive order. An error returned by fn stops the walk and is returned.
+// The returned error is about the artefact as a whole (unreadable, not an
+// artefact); problems with members reach fn as Member.Err.
+func Walk(ctx context.Context, p string, opt Options, fn func(*Member) error) error {
+	opt.fill()
+	return walkWith(ctx, p, opt, fn, nil)
+}
+
+func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error, setup func(*walker)) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		if !IsLayout(p) {
+			return fmt.Errorf("%s: %w: a directory without oci-layout and index.json", p, ErrFormat)
+		}
+		w := newWalker(ctx, opt, fn, dirSize(p))
+		if setup != nil {
+			setup(w)
+		}
+		return w.layout(p)
+	}
+	if !st.Mode().IsRegular() {
+		return &os.PathError{Op: "open", Path: p, Err: errors.New("not a regular file")}
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := newWalker(ctx, opt, fn, st.Size())
+	if setup != nil {
+		setup(w)
+	}
+	err = w.file(f, st.Size())
+	var s stop
+	if errors.As(err, &s) {
+		return s.err
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
+}
+
+// WalkReaderAt is Walk on an artefact held by r (size bytes).
+func WalkReaderAt(ctx context.Context, r io.ReaderAt, size int64, opt Options, fn func(*Member) error) error {
+	opt.fill()
+	w := newWalker(ctx, opt, fn, size)
+	err := w.file(r, size)
+	var s stop
+	if errors.As(err, &s) {
+		return s.err
+	}
+	return err
+}
+
+type walker struct {
+	ctx    context.Context
+	opt    Options
+	fn     func(*Member) error
+	budget int64 // decompressed bytes left before the input is a bomb
+	limit  int64
+	// image is set while reading an image's layers, where absolute
+	// symbolic links point inside the image.
+	image bool
+	// view, when set, collects the visible entries of an image.
+	view *View
+	// control, when set, receives a package's own claims (a .deb's
+	// control file, an rpm's Requires).
+	control     *string
+	controlOnly bool // stop once the claims are read
+	// lastErr is the member that last got an error, so a stream that
+	// breaks in a member is reported once.
+	lastErr string
+}
+
+func newWalker(ctx context.Context, opt Options, fn func(*Member) error, size int64) *walker {
+	lim := opt.MinExpand + opt.Ratio*max(size, 0)
+	return &walker{ctx: ctx, opt: opt, fn: fn, budget: lim, limit: lim, control: opt.Control}
+}
+
+// file reads a random-access artefact: the top level, or a member held in
+// memory.
+func (w *walker) file(r io.ReaderAt, size int64) error {
+	head := make([]byte, HeadSize)
+	n, err := r.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
+		return err
+	}
+	head = head[:n]
+	switch Detect(head) {
+	case Zip:
+		return w.zip("", r, size, 0)
+	case Tar:
+		return w.tarFile("", r, size, 0)
+	case "":
+		return fmt.Errorf("%w: not an artefact this tool reads", ErrFormat)
+	}
+	return w.stream("", io.NewSectionReader(r, 0, size), 0, 0)
+}
+
+// emit hands a member to fn, checking cancellation.
+func (w *walker) emit(m *Member) error {
+	if err := w.ctx.Err(); err != nil {
+		return stop{err}
+	}
+	if m.Err != nil {
+		if m.Name == w.lastErr && errors.Is(m.Err, ErrTruncated) {
+			return nil
+		}
+		w.lastErr = m.Name
+	}
+	if err := w.fn(m); err != nil {
+		return stop{err}
+	}
+	return nil
+}
+
+// cleanName turns an archive's member name into a "/"-rooted path, or
+// refuses it: absolute names and names with ".." that climb above the
+// root. Tar's "./usr/bin" and zip's "usr/bin" are both "/usr/bin".
+func cleanName(name string) (string, error) {
+	if strings.HasPrefix(name, "/") {
+		return "", fmt.Errorf("%w: absolute name", ErrUnsafeName)
+	}
+	if strings.ContainsRune(name, 0) {
+		return "", fmt.Errorf("%w: NUL in name", ErrUnsafeName)
+	}
+	depth := 0
+	for _, part := range strings.Split(name, "/") {
+		switch part {
+		case "", ".":
+		case "..":
+			depth--
+			if depth < 0 {
+				return "", fmt.Errorf("%w: %q", ErrUnsafeName, name)
+			}
+		default:
+			depth++
+		}
+	}
+	return path.Clean("/" + name), nil
+}
+
+// linkInside reports whether a symbolic link at name (cleaned) whose
+// target is target stays inside the artefact.
+func linkInside(name, target string) bool {
+	if strings.HasPrefix(target, "/") {
+		return false
+	}
+	_, err := cleanName(path.Join(path.Dir(name[1:]), target))
+	return err == nil && !strings.HasPrefix(path.Join(path.Dir(name[1:]), target), "..")
+}
+
+// regular handles one regular member read from a stream r (exactly size
+// bytes, unless truncated): it peeks at the head, reads the whole member
+// when selected, opens a nested artefact, and emits. The stream is left
+// wherever the reading stopped; the caller's format reader skips the rest.
+func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io.Reader, depth int) error {
+	m := &Member{Name: prefix + name, Size: size, Mode: mode}
+	if w.opt.Progress != nil {
+		w.opt.Progress(m.Name)
+	}
+	head := make([]byte, min(int64(HeadSize), size))
+	n, err := io.ReadFull(r, head)
+	if err != nil {
+		m.Err = readErr(err)
+		return w.emit(m)
+	}
+	head = head[:n]
+	sel := w.opt.Select(head)
+	if !sel && w.opt.Want != nil && size <= 1<<20 && w.opt.Want(m.Name) {
+		data := make([]byte, size)
+		copy(data, head)
+		if _, err := io.ReadFull(r, data[n:]); err != nil {
+			m.Err = readErr(err)
+		} else {
+			m.Data, m.Content = data, bytes.NewReader(data)
+		}
+		return w.emit(m)
+	}
+	nested := !sel && Detect(head) != ""
+	if !sel && !nested {
+		return w.emit(m)
+	}
+	if nested && depth+1 > w.opt.Depth {
+		m.Err = fmt.Errorf("%w (%d levels)", ErrTooDeep, depth+1)
+		return w.emit(m)
+	}
+	if nested && Detect(head) != Zip {
+		// Streams inside a stream are read as they come; only a zip
+		// needs its whole self (its directory is at its end).
+		err := w.stream(m.Name+"!", io.MultiReader(bytes.NewReader(head), r), depth+1, 0)
+		return w.inner(m, err)
+	}
+	if size > w.opt.MaxMember {
+		m.Err = fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, size, w.opt.MaxMember)
+		return w.emit(m)
+	}
+	if sel && w.opt.SparseOver > 0 && size > w.opt.SparseOver && size > sparseHead {
+		got := make([]byte, sparseHead)
+		copy(got, head)
+		if _, err := io.ReadFull(r, got[n:]); err != nil {
+			m.Err = readErr(err)
+			return w.emit(m)
+		}
+		if rs, ok := sparseRanges(got, size); ok {
+			sp, err := readSparse(got, r, size, rs)
+			if err != nil {
+				m.Err = readErr(err)
+			} else {
+				m.Content = sp
+			}
+			return w.emit(m)
+		}
+		head, n = got, len(got)
+	}
+	data := make([]byte, size)
+	copy(data, head)
+	if _, err := io.ReadFull(r, data[n:]); err != nil {
+		m.Err = readErr(err)
+		return w.emit(m)
+	}
+	if nested {
+		return w.inner(m, w.zip(m.Name+"!", bytes.NewReader(data), size, depth+1))
+	}
+	m.Data, m.Content = data, bytes.NewReader(data)
+	return w.emit(m)
+}
+
+// inner ends the reading of a nested artefact m: fn's own error stops
+// the walk; an error of the nested artefact is m's, and the outer
+// artefact goes on.
+func (w *walker) inner(m *Member, err error) error {
+	var s stop
+	if err == nil || errors.As(err, &s) {
+		return err
+	}
+	if errors.Is(err, ErrNotArtefact) {
+		return w.emit(m) // a compressed file (a man page): just a file
+	}
+	if errors.Is(err, ErrBomb) {
+		return err // the budget is the whole artefact's
+	}
+	m.Err = err
+	return w.emit(m)
+}
+
+// stop carries an error of fn (or cancellation) through the readers,
+// which otherwise turn errors into member errors.
+type stop struct{ err error }
+
+func (s stop) Error() string { return s.err.Error() }
+func (s stop) Unwrap() error { return s.err }
+
+// readErr names a short read as truncation.
+func readErr(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return fmt.Errorf("%w: the data ends early", ErrTruncated)
+	}
+	return err
+}
+
+// counted charges decompressed bytes to the walker's budget.
+type counted struct {
+	r io.Reader
+	w *walker
+}
+
+func (c *counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.w.budget -= int64(n)
+	if c.w.budget < 0 {
+		return n, fmt.Errorf("%w: more than %d bytes out of the artefact", ErrBomb, c.w.limit)
+	}
+	return n, err
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = fsWalkSizes(dir, &n)
+	return n
+}
+
+func fsWalkSizes(dir string, n *int64) error {
+	return fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				*n += info.Size()
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,35 @@
+package artefact
+
+import (
+	"bytes"
+	"context"
+	"testing"
+)
+
+// FuzzWalk feeds arbitrary bytes to every reader: no panic, no member
+// larger than the limit, and a bounded amount of work.
+func FuzzWalk(f *testing.F) {
+	small := []ent{{name: "./bin/x", data: []byte("\x7fELF\x02\x01\x01rest")}, {name: "./l", link: "bin/x"}, {name: "./d", dir: true}}
+	tarb := mkTar(f, small)
+	for _, seed := range [][]byte{
+		tarb, gz(tarb), xzc(f, tarb), zst(f, tarb),
+		mkZip(f, small[:1]),
+		mkDeb(f, tarb, "Package: p\n"),
+		mkRPM(gz(mkCpio(small, "070701")), map[string]string{"libc.so.6(GLIBC_2.2.5)(64bit)": ""}),
+		mkCpio(small, "070702"),
+		image(f, f.TempDir(), tarb, mkTar(f, []ent{{name: "bin/.wh.x"}})),
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		// NoTools: the Go readers are what is fuzzed (the xz program is
+		// its own project, and a process per input slows fuzzing).
+		opt := Options{MaxMember: 1 << 20, MinExpand: 8 << 20, Ratio: 10, NoTools: true}
+		_ = WalkReaderAt(context.Background(), bytes.NewReader(b), int64(len(b)), opt, func(m *Member) error {
+			if int64(len(m.Data)) > opt.MaxMember {
+				t.Fatalf("%s: %d bytes read, limit %d", m.Name, len(m.Data), opt.MaxMember)
+			}
+			return nil
+		})
+	})
+}

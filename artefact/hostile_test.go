@@ -1,0 +1,178 @@
+package artefact
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// hostile is an archive and the error each named member must end in;
+// every member not named must be read without error.
+type hostile struct {
+	name string
+	b    []byte
+	opt  Options
+	errs map[string]error
+	ok   []string // members that must still be read, in full
+}
+
+func TestHostile(t *testing.T) {
+	bin, lib := elfs(t)
+	good := ent{name: "./bin/prog", data: bin}
+	bigTar := func() []byte { // a header claiming a terabyte, and no data
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		tw.WriteHeader(&tar.Header{Name: "./bin/prog", Size: int64(len(bin)), Mode: 0o755, Typeflag: tar.TypeReg})
+		tw.Write(bin)
+		tw.WriteHeader(&tar.Header{Name: "./huge", Size: 1 << 40, Mode: 0o644, Typeflag: tar.TypeReg})
+		tw.Flush()
+		b.Write(bin[:1024]) // starts like an ELF file, then ends
+		return b.Bytes()
+	}
+	zeros := mkTar(t, []ent{good, {name: "./zeros", data: make([]byte, 64<<20)}})
+	truncated := gz(mkTar(t, []ent{{name: "./a/first", data: bin}, {name: "./a/second", data: lib}}))
+	truncated = truncated[:len(truncated)-300]
+	truncXZ := xzc(t, mkTar(t, []ent{{name: "./a/first", data: bin}, {name: "./a/second", data: lib}}))
+	truncXZ = truncXZ[:len(truncXZ)-300]
+	cpioBad := mkCpio([]ent{good, {name: "./bin/other", data: bin}}, "070701")
+	second := bytes.Index(cpioBad[6:], []byte("070701")) + 6
+	copy(cpioBad[second:], "999999")
+	deep := mkZip(t, []ent{good})
+	for range 4 {
+		deep = mkZip(t, []ent{{name: "again.zip", data: deep}})
+	}
+	stacked := gz(gz(gz(mkTar(t, []ent{good}))))
+
+	for _, c := range []hostile{
+		{name: "tar names", b: mkTar(t, []ent{
+			{name: "../../etc/passwd", data: []byte("root")},
+			{name: "/etc/shadow", data: []byte("x")},
+			{name: "./lib/evil", link: "../../../etc/passwd"},
+			{name: "./lib/abs", link: "/etc/passwd"},
+			{name: "./lib/hard", hard: "../../etc/passwd"},
+			{name: "./lib/fine", link: "../bin/prog"},
+			good,
+		}), errs: map[string]error{
+			"../../etc/passwd": ErrUnsafeName, "/etc/shadow": ErrUnsafeName,
+			"/lib/evil": ErrLinkOut, "/lib/abs": ErrLinkOut, "/lib/hard": ErrLinkOut,
+		}, ok: []string{"/bin/prog"}},
+		{name: "zip names", b: mkZip(t, []ent{
+			{name: "../../etc/passwd", data: []byte("root")},
+			{name: "/abs", data: []byte("x")},
+			{name: "pkg/evil", link: "../../x"},
+			good,
+		}), errs: map[string]error{"../../etc/passwd": ErrUnsafeName, "/abs": ErrUnsafeName, "/pkg/evil": ErrLinkOut}, ok: []string{"/bin/prog"}},
+		{name: "tar claiming a terabyte", b: bigTar(), errs: map[string]error{"/huge": ErrTooLarge}, ok: []string{"/bin/prog"}},
+		{name: "zip claiming a terabyte", b: zipClaim(t, bin), errs: map[string]error{"/claims": ErrTooLarge}, ok: []string{"/bin/prog"}},
+		{name: "gzip bomb", b: gz(zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
+		{name: "zstd bomb", b: zst(t, zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
+		{name: "truncated", b: truncated, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
+		{name: "truncated xz", b: truncXZ, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
+		// The Go reader yields nothing of a truncated block: the error is the
+		// artefact's.
+		{name: "truncated xz, Go reader", b: truncXZ, opt: Options{NoTools: true}, errs: map[string]error{"": ErrTruncated}},
+		{name: "cpio bad magic", b: mkRPM(gz(cpioBad), nil), errs: map[string]error{"/bin/prog": ErrFormat}},
+		{name: "zips in zips", b: deep, errs: map[string]error{"/again.zip!/again.zip!/again.zip": ErrTooDeep}},
+		{name: "gzip of gzip of gzip", b: stacked, errs: map[string]error{"": ErrTooDeep}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			t.Chdir(dir) // a write anywhere relative would land here
+			p := filepath.Join(t.TempDir(), "a")
+			os.WriteFile(p, c.b, 0o644)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			g := walkPath(t, p, c.opt)
+			runtime.ReadMemStats(&after)
+			if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+				t.Errorf("allocated %d MB", d>>20)
+			}
+			for name, want := range c.errs {
+				if name == "" {
+					if !errors.Is(g.err, want) {
+						t.Errorf("walk: %v, want %v", g.err, want)
+					}
+					continue
+				}
+				m := g.members[name]
+				if m == nil || !errors.Is(m.Err, want) {
+					t.Errorf("%s: %+v, want error %v; members %q", name, m, want, g.order)
+				} else {
+					t.Logf("%s: %v", name, m.Err)
+				}
+			}
+			for _, name := range c.ok {
+				if m := g.members[name]; m == nil || m.Err != nil || len(m.Data) == 0 {
+					t.Errorf("%s not read: %+v", name, m)
+				}
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Errorf("the walk wrote %v", ents)
+			}
+		})
+	}
+}
+
+// zipClaim writes a zip whose second member starts like an ELF file and
+// claims a terabyte.
+func zipClaim(t *testing.T, bin []byte) []byte {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, _ := zw.Create("bin/prog")
+	w.Write(bin)
+	var raw bytes.Buffer
+	fw, _ := flate.NewWriter(&raw, flate.BestSpeed)
+	fw.Write(bin[:4096])
+	fw.Close()
+	h := &zip.FileHeader{Name: "claims", Method: zip.Deflate, CRC32: crc32.ChecksumIEEE(bin[:4096]), CompressedSize64: uint64(raw.Len()), UncompressedSize64: 1 << 40}
+	rw, err := zw.CreateRaw(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rw.Write(raw.Bytes())
+	zw.Close()
+	return b.Bytes()
+}
+
+// TestMissingBlob: an image whose manifest names a layer that is not
+// there is reported on that layer; the other layers are still read.
+func TestMissingBlob(t *testing.T) {
+	bin, lib := elfs(t)
+	dir := t.TempDir()
+	image(t, dir, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), mkTar(t, []ent{{name: "usr/lib/libf.so", data: lib}}))
+	blobs, _ := filepath.Glob(filepath.Join(dir, "blobs/sha256/*"))
+	removed := ""
+	for _, b := range blobs {
+		if data, _ := os.ReadFile(b); bytes.Contains(data, []byte("ustar")) { // the plain (second) layer
+			os.Remove(b)
+			removed = b
+		}
+	}
+	if removed == "" {
+		t.Fatal("no plain layer found")
+	}
+	g := walkPath(t, dir, Options{})
+	if g.err != nil {
+		t.Fatal(g.err)
+	}
+	if m := g.members["/usr/bin/prog"]; m == nil || m.Err != nil {
+		t.Errorf("prog: %+v", m)
+	}
+	var layerErr error
+	for _, m := range g.members {
+		if m.Err != nil {
+			layerErr = m.Err
+			t.Logf("%s: %v", m.Name, m.Err)
+		}
+	}
+	if layerErr == nil || !bytes.Contains([]byte(layerErr.Error()), []byte("missing blob")) {
+		t.Errorf("no missing-blob error: %v", g.order)
+	}
+}

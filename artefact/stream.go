@@ -1,0 +1,469 @@
+package artefact
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	gzip "github.com/klauspost/compress/gzip"
+	"io"
+	"io/fs"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+)
+
+// maxLayers bounds compressions stacked on one another (a gzip of a
+// gzip): real artefacts have one; a gzip quine would have no end.
+const maxLayers = 2
+
+// ErrNotArtefact is returned for a compressed file whose content is no
+// archive (a changelog.gz): nothing in it to look at.
+var ErrNotArtefact = errors.New("compressed, but no archive inside")
+
+// stream reads a sequential artefact: a compressed stream, a tar, a .deb,
+// an rpm or a cpio archive.
+func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(HeadSize)
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return readErr(err)
+	}
+	f := Detect(head)
+	switch f {
+	case Gzip, Bzip2, XZ, Zstd:
+		if layers >= maxLayers {
+			return fmt.Errorf("%w: %d compressions stacked", ErrTooDeep, layers+1)
+		}
+		dr, closer, err := w.decompressor(f, br)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
+		}
+		defer closer()
+		return w.stream(prefix, &counted{r: dr, w: w}, depth, layers+1)
+	case Tar:
+		return w.tarStream(prefix, br, depth)
+	case Deb:
+		return w.deb(prefix, br, depth)
+	case RPM:
+		return w.rpm(prefix, br, depth)
+	case Cpio:
+		return w.cpio(prefix, br, depth)
+	case Zip:
+		return fmt.Errorf("%w: a zip inside a compressed stream is not read", ErrFormat)
+	}
+	if layers > 0 {
+		return ErrNotArtefact
+	}
+	return fmt.Errorf("%w: not an artefact this tool reads", ErrFormat)
+}
+
+func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
+	if f == XZ && !w.opt.NoTools {
+		// -T1: one thread, as the Go reader; the memory limit refuses
+		// a hostile stream's claim of a huge dictionary (xz -9 needs
+		// 65 MiB).
+		if t, closer, err := toolReader("xz", r, "-dc", "-T1", "--memlimit-decompress=300MiB"); err == nil {
+			return t, closer, nil
+		}
+	}
+	switch f {
+	case Gzip:
+		z, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, func() { z.Close() }, nil
+	case Bzip2:
+		return bzip2.NewReader(r), func() {}, nil
+	case XZ:
+		if br, ok := r.(*bufio.Reader); ok {
+			head, _ := br.Peek(64)
+			if err := xzDictOK(head); err != nil {
+				return nil, nil, err
+			}
+		}
+		z, err := xz.NewReader(r)
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, func() {}, nil
+	case Zstd:
+		// One goroutine and a bounded window: an artefact's frame
+		// may not claim gigabytes of decoder memory.
+		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256<<20), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, nil, err
+		}
+		return z, z.Close, nil
+	}
+	return nil, nil, fmt.Errorf("unknown compression %s", f)
+}
+
+// tarEntry is what the layer logic needs of a tar header.
+type tarEntry struct {
+	name string // cleaned
+	typ  byte
+	link string
+	size int64
+	mode fs.FileMode
+}
+
+// tarEntries reads a tar stream and calls each for every entry with a
+// safe name; unsafe names and bad links are emitted as member errors.
+func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, data io.Reader) error) error {
+	tr := tar.NewReader(r)
+	last := ""
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
+			var s stop
+			if errors.As(err, &s) {
+				return err
+			}
+			if errors.Is(err, ErrBomb) && last != "" {
+				return w.emit(&Member{Name: prefix + last, Err: err})
+			}
+			if last == "" {
+				return fmt.Errorf("%w: tar: %w", ErrFormat, readErr(err))
+			}
+			// The stream broke in or after the last member: it is
+			// that member's error, and nothing after it can be read.
+			return w.emit(&Member{Name: prefix + last, Err: fmt.Errorf("%w: the archive breaks after this member: %v", ErrTruncated, readErr(err))})
+		}
+		name, nerr := cleanName(h.Name)
+		if nerr != nil {
+			if h.Typeflag == tar.TypeReg || h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink {
+				if err := w.emit(&Member{Name: prefix + h.Name, Err: nerr}); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		last = name
+		e := tarEntry{name: name, typ: h.Typeflag, link: h.Linkname, size: h.Size, mode: h.FileInfo().Mode()}
+		switch h.Typeflag {
+		case tar.TypeSymlink:
+			if !linkInside(name, h.Linkname) && !w.image {
+				if err := w.emit(&Member{Name: prefix + name, Err: fmt.Errorf("%w: -> %s", ErrLinkOut, h.Linkname)}); err != nil {
+					return err
+				}
+				continue
+			}
+		case tar.TypeLink:
+			if _, err := cleanName(h.Linkname); err != nil {
+				if err := w.emit(&Member{Name: prefix + name, Err: fmt.Errorf("%w: hard link to %s", ErrLinkOut, h.Linkname)}); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err := each(e, tr); err != nil {
+			return err
+		}
+	}
+}
+
+// tarStream reads a plain tar: every regular file is a member.
+func (w *walker) tarStream(prefix string, r io.Reader, depth int) error {
+	return w.tarEntries(prefix, r, func(e tarEntry, data io.Reader) error {
+		if e.typ != tar.TypeReg && e.typ != '\x00' {
+			// Directories, links (a hard link's data is its target's,
+			// read under that name, as a scan reads a file with
+			// several names once), devices.
+			return nil
+		}
+		return w.regular(prefix, e.name, e.mode, e.size, data, depth)
+	})
+}
+
+// deb reads a Debian package: an ar archive whose data.tar.* member holds
+// the files. Members are named by their path in data.tar.
+func (w *walker) deb(prefix string, r io.Reader, depth int) error {
+	var magic [8]byte
+	if _, err := io.ReadFull(r, magic[:]); err != nil {
+		return readErr(err)
+	}
+	sawData := false
+	for {
+		var h [60]byte
+		if _, err := io.ReadFull(r, h[:]); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return fmt.Errorf("%w: ar header: %v", ErrFormat, readErr(err))
+		}
+		if string(h[58:60]) != "`\n" {
+			return fmt.Errorf("%w: ar header without its end marker", ErrFormat)
+		}
+		name := strings.TrimRight(strings.TrimSpace(string(h[:16])), "/")
+		size, err := strconv.ParseInt(strings.TrimSpace(string(h[48:58])), 10, 64)
+		if err != nil || size < 0 {
+			return fmt.Errorf("%w: ar member %s: bad size %q", ErrFormat, name, strings.TrimSpace(string(h[48:58])))
+		}
+		body := io.LimitReader(r, size)
+		switch {
+		case strings.HasPrefix(name, "data.tar"):
+			sawData = true
+			if err := w.stream(prefix, body, depth, 0); err != nil {
+				return err
+			}
+		case strings.HasPrefix(name, "control.tar") && w.control != nil:
+			if err := w.debControl(body); err != nil {
+				return err
+			}
+			if w.controlOnly {
+				return nil
+			}
+		}
+		// Skip what was not read, and the padding to an even offset.
+		n, err := io.Copy(io.Discard, body)
+		if err != nil {
+			return readErr(err)
+		}
+		_ = n
+		if size%2 == 1 {
+			if _, err := io.ReadFull(r, make([]byte, 1)); err != nil && err != io.EOF {
+				return readErr(err)
+			}
+		}
+	}
+	if !sawData {
+		return fmt.Errorf("%w: a .deb without data.tar", ErrFormat)
+	}
+	return nil
+}
+
+// debControl reads the control file of a .deb's control.tar.* into
+// w.control.
+func (w *walker) debControl(r io.Reader) error {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(HeadSize)
+	var in io.Reader = br
+	if f := Detect(head); f != Tar {
+		dr, closer, err := w.decompressor(f, br)
+		if err != nil {
+			return fmt.Errorf("%w: control.tar: %v", ErrFormat, err)
+		}
+		defer closer()
+		in = &counted{r: dr, w: w}
+	}
+	tr := tar.NewReader(in)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			return nil // the control file is a claim; its absence is not an error
+		}
+		if path.Clean("/"+h.Name) == "/control" && h.Size < 1<<20 {
+			b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+			if err == nil {
+				*w.control = string(b)
+			}
+			return nil
+		}
+	}
+}
+
+// rpm reads an RPM package: a 96-byte lead, a signature header padded to
+// 8 bytes, the main header, then a compressed cpio payload.
+func (w *walker) rpm(prefix string, r io.Reader, depth int) error {
+	if _, err := io.CopyN(io.Discard, r, 96); err != nil {
+		return fmt.Errorf("%w: rpm lead: %v", ErrFormat, readErr(err))
+	}
+	for i, pad := range []bool{true, false} {
+		var h [16]byte
+		if _, err := io.ReadFull(r, h[:]); err != nil {
+			return fmt.Errorf("%w: rpm header %d: %v", ErrFormat, i, readErr(err))
+		}
+		if !bytes.Equal(h[:4], []byte{0x8e, 0xad, 0xe8, 0x01}) {
+			return fmt.Errorf("%w: rpm header %d: bad magic % x", ErrFormat, i, h[:4])
+		}
+		n := int64(binary.BigEndian.Uint32(h[8:]))
+		size := int64(binary.BigEndian.Uint32(h[12:]))
+		total := n*16 + size
+		// rpm itself refuses headers over 256 MiB.
+		if n > 1<<20 || size > 256<<20 {
+			return fmt.Errorf("%w: rpm header %d claims %d entries, %d bytes", ErrFormat, i, n, size)
+		}
+		if pad && total%8 != 0 {
+			total += 8 - total%8
+		}
+		if i == 1 && w.control != nil && total < 64<<20 {
+			b := make([]byte, total)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return fmt.Errorf("%w: rpm header: %v", ErrFormat, readErr(err))
+			}
+			*w.control = rpmRequires(b[:n*16], b[n*16:])
+			if w.controlOnly {
+				return nil
+			}
+			continue
+		}
+		if _, err := io.CopyN(io.Discard, r, total); err != nil {
+			return fmt.Errorf("%w: rpm header %d: %v", ErrFormat, i, readErr(err))
+		}
+	}
+	return w.stream(prefix, r, depth, 0)
+}
+
+// rpmRequires returns the Requires of an rpm header, one "name version"
+// a line (tags REQUIRENAME 1049, REQUIREVERSION 1050: string arrays).
+func rpmRequires(index, store []byte) string {
+	arr := func(tag uint32) []string {
+		for i := 0; i+16 <= len(index); i += 16 {
+			if binary.BigEndian.Uint32(index[i:]) != tag || binary.BigEndian.Uint32(index[i+4:]) != 8 {
+				continue
+			}
+			off := int(binary.BigEndian.Uint32(index[i+8:]))
+			cnt := int(binary.BigEndian.Uint32(index[i+12:]))
+			var out []string
+			for j := 0; j < cnt && off >= 0 && off < len(store); j++ {
+				end := bytes.IndexByte(store[off:], 0)
+				if end < 0 {
+					break
+				}
+				out = append(out, string(store[off:off+end]))
+				off += end + 1
+			}
+			return out
+		}
+		return nil
+	}
+	names, vers := arr(1049), arr(1050)
+	var b strings.Builder
+	for i, n := range names {
+		b.WriteString(n)
+		if i < len(vers) && vers[i] != "" {
+			b.WriteString(" " + vers[i])
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// cpio reads a newc ("070701") or crc ("070702") cpio archive, the
+// payload of an rpm.
+func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
+	last := ""
+	for {
+		var h [110]byte
+		if _, err := io.ReadFull(r, h[:]); err != nil {
+			if last == "" {
+				return fmt.Errorf("%w: cpio: %v", ErrFormat, readErr(err))
+			}
+			return w.emit(&Member{Name: prefix + last, Err: fmt.Errorf("%w: the archive breaks after this member", ErrTruncated)})
+		}
+		if m := string(h[:6]); m != "070701" && m != "070702" {
+			err := fmt.Errorf("%w: cpio: bad magic %q", ErrFormat, m)
+			if last == "" {
+				return err
+			}
+			return w.emit(&Member{Name: prefix + last, Err: fmt.Errorf("%w after this member", err)})
+		}
+		field := func(i int) (int64, bool) {
+			v, err := strconv.ParseUint(string(h[6+8*i:14+8*i]), 16, 32)
+			return int64(v), err == nil
+		}
+		mode, ok1 := field(1)
+		size, ok2 := field(6)
+		nsize, ok3 := field(11)
+		if !ok1 || !ok2 || !ok3 || nsize == 0 || nsize > 64<<10 {
+			return fmt.Errorf("%w: cpio header after %q", ErrFormat, last)
+		}
+		nameb := make([]byte, nsize+(4-(110+nsize)%4)%4)
+		if _, err := io.ReadFull(r, nameb); err != nil {
+			return fmt.Errorf("%w: cpio name: %v", ErrFormat, readErr(err))
+		}
+		raw := string(bytes.TrimRight(nameb[:nsize], "\x00"))
+		if raw == "TRAILER!!!" {
+			return nil
+		}
+		pad := (4 - size%4) % 4
+		body := io.LimitReader(r, size)
+		name, nerr := cleanName(raw)
+		var err error
+		switch {
+		case nerr != nil:
+			err = w.emit(&Member{Name: prefix + raw, Err: nerr})
+		case mode&0o170000 == 0o100000 && size > 0:
+			last = name
+			err = w.regular(prefix, name, fs.FileMode(mode&0o777), size, body, depth)
+		case mode&0o170000 == 0o120000 && size < 4096:
+			last = name
+			t, _ := io.ReadAll(body)
+			if !linkInside(name, string(t)) && !w.image {
+				err = w.emit(&Member{Name: prefix + name, Err: fmt.Errorf("%w: -> %s", ErrLinkOut, t)})
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			return w.emit(&Member{Name: prefix + name, Err: readErr(err)})
+		}
+		if _, err := io.CopyN(io.Discard, r, pad); err != nil {
+			return w.emit(&Member{Name: prefix + name, Err: readErr(err)})
+		}
+	}
+}
+
+// maxXZDict bounds the dictionary an xz stream may claim: the Go reader
+// allocates what the header says (up to 4 GiB), and xz -9 uses 64 MiB.
+const maxXZDict = 256 << 20
+
+// xzDictOK reads the LZMA2 dictionary size from the first block header of
+// an xz stream (after the 12-byte stream header) and refuses a huge one.
+func xzDictOK(h []byte) error {
+	if len(h) < 14 || h[12] == 0 { // no block: an empty stream, or too short to tell
+		return nil
+	}
+	end := 12 + (int(h[12])+1)*4
+	flags := h[13]
+	i := 14
+	varint := func() (uint64, bool) {
+		var v uint64
+		for s := 0; i < len(h) && i < end && s < 63; s += 7 {
+			b := h[i]
+			i++
+			v |= uint64(b&0x7f) << s
+			if b < 0x80 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	if flags&0x40 != 0 {
+		varint()
+	}
+	if flags&0x80 != 0 {
+		varint()
+	}
+	for f := 0; f <= int(flags&3); f++ {
+		id, ok1 := varint()
+		n, ok2 := varint()
+		if !ok1 || !ok2 || i+int(n) > len(h) {
+			return nil // the reader will say what is wrong
+		}
+		if id == 0x21 && n == 1 {
+			d := h[i]
+			if d > 40 {
+				return fmt.Errorf("xz: bad dictionary size code %d", d)
+			}
+			size := uint64(2|(d&1)) << (d/2 + 11)
+			if size > maxXZDict {
+				return fmt.Errorf("xz: the stream claims a %d MiB dictionary, more than %d MiB", size>>20, maxXZDict>>20)
+			}
+		}
+		i += int(n)
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package artefact
+
+import (
+	"context"
+	"io/fs"
+)
+
+// View is the file system an image's layers make: every visible entry by
+// its "/"-rooted path.
+type View struct {
+	Entries map[string]Entry
+}
+
+// Entry is one file, directory or link of a View.
+type Entry struct {
+	Type fs.FileMode // 0 for a regular file, else fs.ModeDir, fs.ModeSymlink, ...
+	Link string      // a link's target
+	Size int64
+}
+
+func (v *View) add(e tarEntry) {
+	if v.Entries == nil {
+		v.Entries = map[string]Entry{}
+	}
+	v.Entries[e.name] = Entry{Type: e.mode.Type(), Link: e.link, Size: e.size}
+}
+
+// LoadView reads the file system an image (an OCI layout directory or a
+// `docker save` tarball) makes, its layers applied: names, kinds, link
+// targets and sizes, no content.
+func LoadView(ctx context.Context, p string) (*View, error) {
+	v := &View{Entries: map[string]Entry{}}
+	opt := Options{Select: func([]byte) bool { return false }, Depth: 1}
+	opt.fill()
+	err := walkWith(ctx, p, opt, func(*Member) error { return nil }, func(w *walker) { w.view = v })
+	return v, err
+}
+
+// Control returns what a package says of itself: a .deb's control file,
+// an rpm's Requires (one "name version" a line). Only the start of the
+// package is read.
+func Control(ctx context.Context, p string) (string, error) {
+	var s string
+	opt := Options{}
+	opt.fill()
+	err := walkWith(ctx, p, opt, func(*Member) error { return nil }, func(w *walker) { w.control, w.controlOnly = &s, true })
+	return s, err
+}

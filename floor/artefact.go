@@ -1,0 +1,146 @@
+package floor
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sort"
+
+	"github.com/abifloor/abifloor/artefact"
+	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/walk"
+)
+
+// Artefacts (wheels, tarballs, npm packages, .deb, .rpm, images) are read
+// in place by package artefact: a file is one when its first bytes say so,
+// whatever its name, both named on the command line and met in a tree. Its
+// ELF members are reported as "ARTEFACT!/path/in/it". An OCI layout
+// directory is an artefact when named on the command line; met in a tree,
+// it is a directory like any other.
+
+// keep is the walker's filter: ELF files and artefacts.
+func keep(head []byte) bool { return elfx.IsELF(head) || artefact.Sniff(head) != "" }
+
+// scanArtefact reads the ELF members of the artefact at path. A file that
+// is no artefact, or compressed text (a changelog.gz), is dropped.
+func scanArtefact(ctx context.Context, path string, head []byte, opt Options) (item, bool) {
+	if artefact.Detect(head) == "" {
+		return item{}, false
+	}
+	return readArtefact(ctx, path, opt)
+}
+
+func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
+	it := item{rep: FileReport{Path: path}}
+	// Claims are checked by check (limits or targets given), not scan.
+	checking := opt.Limits != nil || len(opt.Targets) > 0
+	var cl claims
+	cl.resolve(path) // a wheel's tags are in its name
+	fopt := FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets}
+	if checking && len(cl.targets) > 0 {
+		fopt.Targets = append(slices.Clip(opt.Targets), cl.targets...)
+	}
+	aopt := artefact.Options{}
+	if checking {
+		aopt.Want, aopt.Control = wantClaim, &cl.control
+	}
+	err := artefact.Walk(ctx, path, aopt, func(m *artefact.Member) error {
+		it.files++
+		name := path + "!" + m.Name
+		switch {
+		case m.Err != nil:
+			it.members = append(it.members, item{rep: FileReport{Path: name, Error: m.Err}})
+		case m.Data != nil && wantClaim(m.Name) && !elfx.IsELF(m.Data):
+			cl.pkgJSON = m.Data
+		case m.Content != nil:
+			mi := item{rep: FileReport{Path: name}}
+			f, err := elfx.NewFile(m.Content, m.Size)
+			if err != nil {
+				mi.rep.Error = err
+			} else {
+				mi.rep, mi.viol = Analyze(f, name, fopt)
+			}
+			it.members = append(it.members, mi)
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, artefact.ErrNotArtefact):
+		return item{}, false
+	case err != nil:
+		// The artefact as a whole: its members read before the error
+		// are still reported.
+		it.members = append(it.members, item{rep: FileReport{Path: path, Error: err}})
+	}
+	if checking {
+		cl.resolve(path)
+		for i := range it.members {
+			if m := &it.members[i]; m.rep.Error == nil {
+				m.viol = append(m.viol, cl.violations(m.rep)...)
+			}
+		}
+	}
+	sort.SliceStable(it.members, func(i, j int) bool { return it.members[i].rep.Path < it.members[j].rep.Path })
+	if len(it.members) == 0 {
+		// An artefact without ELF members counts its files, and shows
+		// nothing.
+		return item{files: it.files}, true
+	}
+	return it, true
+}
+
+// splitLayouts takes the OCI layouts out of paths and reads them. The
+// other paths keep their order; the walk's root indexes are mapped back
+// by merge.
+func splitLayouts(ctx context.Context, paths []string, opt Options) ([]string, *layoutSplit) {
+	ls := &layoutSplit{}
+	var rest []string
+	for i, p := range paths {
+		if artefact.IsLayout(p) {
+			it, _ := readArtefact(ctx, p, opt)
+			ls.items = append(ls.items, walk.Item[item]{Root: i, Path: p, Value: it})
+			continue
+		}
+		ls.index = append(ls.index, i)
+		rest = append(rest, p)
+	}
+	return rest, ls
+}
+
+type layoutSplit struct {
+	items []walk.Item[item]
+	index []int // the original index of each path left to the walk
+}
+
+// merge puts the layouts back among the walk's items, in root order.
+func (ls *layoutSplit) merge(items []walk.Item[item]) []walk.Item[item] {
+	if len(ls.items) == 0 {
+		return items
+	}
+	for i := range items {
+		items[i].Root = ls.index[items[i].Root]
+	}
+	items = append(items, ls.items...)
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].Root != items[j].Root {
+			return items[i].Root < items[j].Root
+		}
+		return items[i].Path < items[j].Path
+	})
+	return items
+}
+
+// flatten lists the reports of files and of artefacts' members in order.
+func flatten(items []walk.Item[item]) []item {
+	out := make([]item, 0, len(items))
+	for _, x := range items {
+		it := x.Value
+		if it.members == nil {
+			out = append(out, it)
+			continue
+		}
+		out = append(out, item{files: it.files})
+		out = append(out, it.members...)
+	}
+	return out
+}

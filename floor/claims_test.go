@@ -1,0 +1,130 @@
+package floor
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
+)
+
+func TestClaimResolve(t *testing.T) {
+	for _, c := range []struct {
+		path, control, want string
+	}{
+		{"p.deb", "Package: p\nDepends: libc6 (>= 2.34), libselinux1 (>= 3.1~)\n", "GLIBC=2.34"},
+		{"p.deb", "Package: p\nPre-Depends: libc6 (>= 2.17)\n", "GLIBC=2.17"},
+		{"p.deb", "Package: p\nDepends: zlib1g\n", ""},
+		{"p.rpm", "libc.so.6(GLIBC_2.2.5)(64bit)\nlibc.so.6(GLIBC_2.14)(64bit)\nlibc.so.6(GLIBC_2.3.4)(64bit)\nrtld(GNU_HASH)\n", "GLIBC=2.14"},
+		{"numpy-2.0.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "", "manylinux_2_17_x86_64 manylinux_2_17_x86_64"},
+		{"x-1.0-py3-none-musllinux_1_2_aarch64.whl", "", "musllinux_1_2_aarch64"},
+		{"x-1.0-py3-none-linux_x86_64.whl", "", ""},
+	} {
+		cl := claims{control: c.control}
+		cl.resolve(c.path)
+		var got []string
+		for ns, v := range cl.limits {
+			got = append(got, ns+"="+v)
+		}
+		for _, t := range cl.targets {
+			got = append(got, t.Name)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s %q: %q, want %q", c.path, c.control, g, c.want)
+		}
+	}
+}
+
+// claimed scans art in check mode and returns the claim violations.
+func claimed(t *testing.T, art string) []Violation {
+	t.Helper()
+	res := Scan(context.Background(), []string{art}, Options{Limits: Limits{}})
+	var out []Violation
+	for _, f := range res.Files {
+		if f.Error != nil {
+			t.Errorf("%s: %v", f.Path, f.Error)
+		}
+	}
+	for _, v := range res.Violations {
+		if v.Rule == RuleClaim || strings.HasPrefix(v.Target, "manylinux") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestClaims(t *testing.T) {
+	cc := fixture.Compiler(t, "gcc")
+	dir := t.TempDir()
+	lib := fixture.Build(t, cc, dir, "new.c", "#include <string.h>\nvoid copy(char *d, const char *s, size_t n) { memcpy(d, s, n); }\n", "libnew.so", "-shared", "-fPIC")
+	so, _ := os.ReadFile(lib)
+
+	t.Run("deb", func(t *testing.T) {
+		if _, err := exec.LookPath("dpkg-deb"); err != nil {
+			t.Skip("dpkg-deb is not installed")
+		}
+		for _, c := range []struct {
+			dep  string
+			want int
+		}{{"2.2.5", 1}, {"2.14", 0}} {
+			pkg := t.TempDir()
+			os.MkdirAll(filepath.Join(pkg, "DEBIAN"), 0o755)
+			os.MkdirAll(filepath.Join(pkg, "usr/lib"), 0o755)
+			os.WriteFile(filepath.Join(pkg, "usr/lib/libnew.so"), so, 0o644)
+			os.WriteFile(filepath.Join(pkg, "DEBIAN/control"), []byte("Package: p\nVersion: 1\nArchitecture: amd64\nMaintainer: x <x@example.org>\nDepends: libc6 (>= "+c.dep+")\nDescription: x\n"), 0o644)
+			art := filepath.Join(t.TempDir(), "p.deb")
+			run(t, pkg, "dpkg-deb", "--root-owner-group", "--build", pkg, art)
+			vs := claimed(t, art)
+			if len(vs) != c.want {
+				t.Fatalf("Depends libc6 (>= %s): %+v", c.dep, vs)
+			}
+			if c.want > 0 && (vs[0].Required != "2.14" || vs[0].Allowed != "2.2.5" || !strings.Contains(vs[0].Target, "libc6")) {
+				t.Errorf("%+v", vs[0])
+			}
+		}
+	})
+
+	t.Run("npm", func(t *testing.T) {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		tw := tar.NewWriter(zw)
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{"package/package.json", []byte(`{"name":"x","cpu":["arm64"],"libc":["musl"]}`)}, {"package/x.node", so}} {
+			tw.WriteHeader(&tar.Header{Name: f.name, Size: int64(len(f.data)), Mode: 0o644, Typeflag: tar.TypeReg})
+			tw.Write(f.data)
+		}
+		tw.Close()
+		zw.Close()
+		art := filepath.Join(t.TempDir(), "x-1.0.0.tgz")
+		os.WriteFile(art, b.Bytes(), 0o644)
+		vs := claimed(t, art)
+		if len(vs) != 2 || !strings.Contains(vs[0].Target+vs[1].Target, "cpu [arm64]") || !strings.Contains(vs[0].Target+vs[1].Target, "libc [musl]") {
+			t.Errorf("%+v", vs)
+		}
+	})
+
+	t.Run("wheel", func(t *testing.T) {
+		var b bytes.Buffer
+		zw := zip.NewWriter(&b)
+		w, _ := zw.Create("pkg/_native.so")
+		w.Write(so)
+		w, _ = zw.Create("pkg-1.0.dist-info/WHEEL")
+		w.Write([]byte("Wheel-Version: 1.0\nTag: cp311-cp311-manylinux_2_5_x86_64\n"))
+		zw.Close()
+		art := filepath.Join(t.TempDir(), "pkg-1.0-cp311-cp311-manylinux_2_5_x86_64.whl")
+		os.WriteFile(art, b.Bytes(), 0o644)
+		vs := claimed(t, art)
+		if len(vs) == 0 || vs[0].Target != "manylinux_2_5_x86_64" || vs[0].Required != "2.14" {
+			t.Errorf("%+v", vs)
+		}
+	})
+}
