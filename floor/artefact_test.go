@@ -294,3 +294,46 @@ PyMODINIT_FUNC PyInit_tiny(void) { return PyModule_Create(&mod); }
 		t.Errorf("%s: no GLIBC 2.25 > 2.17 violation naming the tag: %+v", filepath.Base(retagged), vs)
 	}
 }
+
+// TestRealRPM builds rpms with rpmbuild (Debian's rpm package) around a
+// compiled library: the floors are those of the tree rpm2cpio | cpio
+// extracts, the Requires rpm generates hold them, and Requires written
+// by hand below the floor break the claim.
+func TestRealRPM(t *testing.T) {
+	for _, tool := range []string{"rpmbuild", "rpm2cpio", "cpio"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian's rpm and cpio)", tool)
+		}
+	}
+	cc := fixture.Compiler(t, "gcc")
+	src := t.TempDir()
+	fixture.Build(t, cc, src, "new.c", "#include <string.h>\nvoid copy(char *d, const char *s, size_t n) { memcpy(d, s, n); }\n", "libnew.so", "-shared", "-fPIC")
+	for _, c := range []struct {
+		name, requires string
+		want           int
+	}{
+		{"generated", "", 0},
+		{"by hand", "AutoReq: no\nRequires: libc.so.6(GLIBC_2.2.5)(64bit)\n", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			top := t.TempDir()
+			spec := filepath.Join(top, "tiny.spec")
+			os.WriteFile(spec, []byte("%global debug_package %{nil}\n%global __os_install_post %{nil}\nName: tiny\nVersion: 1.0\nRelease: 1\nSummary: t\nLicense: MIT\n"+c.requires+
+				"%description\nt\n%install\nmkdir -p %{buildroot}/usr/lib64\ncp %{_sourcedir}/libnew.so %{buildroot}/usr/lib64/\n%files\n/usr/lib64/libnew.so\n"), 0o644)
+			run(t, top, "rpmbuild", "-bb", "--nodeps", "--define", "_topdir "+top, "--define", "_sourcedir "+src, spec)
+			rpms, _ := filepath.Glob(filepath.Join(top, "RPMS/*/tiny-1.0-1.*.rpm"))
+			if len(rpms) != 1 {
+				t.Fatalf("built %v", rpms)
+			}
+			tree := t.TempDir()
+			run(t, tree, "sh", "-c", "rpm2cpio \"$1\" | cpio -idm --quiet", "sh", rpms[0])
+			sameFloors(t, rpms[0], tree, 1)
+			vs := claimed(t, rpms[0])
+			if len(vs) != c.want {
+				t.Errorf("claims: %+v, want %d", vs, c.want)
+			} else if c.want > 0 && (vs[0].Required != "2.14" || vs[0].Allowed != "2.2.5" || !strings.Contains(vs[0].Target, "GLIBC_2.2.5")) {
+				t.Errorf("%+v", vs[0])
+			}
+		})
+	}
+}
