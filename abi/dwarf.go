@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
+	"sort"
 )
 
 // maxDepth bounds the nesting of inline type nodes; deeper DWARF is
@@ -20,6 +21,9 @@ type index struct {
 	defs                map[string]dwarf.Offset
 	decls               map[string]dwarf.Offset // declared only, when names are wanted
 	names               []string                // keys of all named types, for globs
+	// qual holds the qualified name of each type declared in a C++
+	// scope, by offset: the builder names the type with it.
+	qual map[dwarf.Offset]string
 }
 
 func newIndex() *index {
@@ -28,6 +32,7 @@ func newIndex() *index {
 		funcDecls: map[string]dwarf.Offset{}, varDecls: map[string]dwarf.Offset{},
 		funcAddr: map[uint64]dwarf.Offset{}, varAddr: map[uint64]dwarf.Offset{},
 		defs: map[string]dwarf.Offset{}, decls: map[string]dwarf.Offset{},
+		qual: map[dwarf.Offset]string{},
 	}
 }
 
@@ -53,18 +58,29 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 		if !cu.Children {
 			continue
 		}
+		var sc scopes
+		lang, _ := cu.Val(dwarf.AttrLanguage).(int64)
+		sc.cpp = isCPlusPlus(uint64(lang))
 		for {
 			e, err := r.Next()
 			if err != nil {
 				return nil, err
 			}
-			if e == nil || e.Tag == 0 {
+			if e == nil {
 				break
 			}
-			if e.Children {
+			if e.Tag == 0 {
+				if !sc.pop() {
+					break
+				}
+				continue
+			}
+			prefix := sc.prefix()
+			name, _ := e.Val(dwarf.AttrName).(string)
+			if e.Children && !sc.push(e.Tag, []byte(name)) {
 				r.SkipChildren()
 			}
-			ix.add(e, wantNames, seenName)
+			ix.add(e, prefix, wantNames, seenName)
 		}
 	}
 	return ix, nil
@@ -107,7 +123,7 @@ func (f *forward) Next() (*dwarf.Entry, error) {
 
 func (f *forward) SkipChildren() { f.r.SkipChildren() }
 
-func (ix *index) add(e *dwarf.Entry, wantNames bool, seenName map[string]bool) {
+func (ix *index) add(e *dwarf.Entry, prefix string, wantNames bool, seenName map[string]bool) {
 	d := die{off: uint64(e.Offset), tag: uint64(e.Tag)}
 	if n, ok := e.Val(dwarf.AttrName).(string); ok {
 		d.name = []byte(n)
@@ -122,7 +138,18 @@ func (ix *index) add(e *dwarf.Entry, wantNames bool, seenName map[string]bool) {
 	if o, ok := originOf(e); ok {
 		d.origin, d.hasOrigin = uint64(o), true
 	}
-	ix.addDIE(&d, wantNames, seenName)
+	ix.addScoped(&d, prefix, wantNames, seenName)
+}
+
+// addScoped indexes an entry found in the scope prefix ("std::"): a type
+// is keyed by its qualified name, which the builder uses too.
+func (ix *index) addScoped(e *die, prefix string, wantNames bool, seenName map[string]bool) {
+	if prefix != "" && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
+		q := prefix + string(e.name)
+		ix.qual[dwarf.Offset(e.off)] = q
+		e.name = []byte(q)
+	}
+	ix.addDIE(e, wantNames, seenName)
 }
 
 // addDIE indexes one top-level entry.
@@ -233,15 +260,21 @@ type builder struct {
 	a      *ABI
 	inline map[dwarf.Offset]*Type
 	sizes  map[*Type]int // treeSize's memo
+	// aliasSig is what each typedef key was built from (targetSig): a
+	// typedef of the same name naming something else is not that type.
+	aliasSig map[string]string
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
 	// bigEndian: DW_AT_bit_offset counts from the other end.
 	bigEndian bool
+	// cpp: the DIE being converted is in a C++ unit (set at each read
+	// that starts a conversion).
+	cpp bool
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
-	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, sizes: map[*Type]int{}, maxNodes: limit}
+	return &builder{src: src, ix: ix, a: a, inline: map[dwarf.Offset]*Type{}, sizes: map[*Type]int{}, aliasSig: map[string]string{}, maxNodes: limit}
 }
 
 // typesOf attaches DWARF types to the exported symbols of a. With section
@@ -255,7 +288,12 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
 		var units []scannedUnit
 		ix, units, err = fastScan(s, false)
 		if err == nil {
-			src = &byteSource{s: s, units: units}
+			bs := &byteSource{s: s, units: units}
+			if s.alt != nil {
+				bs.alt = &byteSource{s: s.alt.secs, units: s.alt.units}
+				s.alt.merge(ix)
+			}
+			src = bs
 		} else if err == errSlowPath {
 			d, err = s.data()
 		}
@@ -311,13 +349,63 @@ func (ix *index) lookup(defs map[string]dwarf.Offset, addrs map[uint64]dwarf.Off
 	return off, ok
 }
 
-// function reads the signature of the subprogram at off.
+// maxChain bounds the DW_AT_abstract_origin / DW_AT_specification chain
+// followed from one subprogram (real chains have two links).
+const maxChain = 8
+
+// function reads the signature of the subprogram at off. A C++ member
+// function defined out of line, or an inline function's out-of-line
+// instance, has its return type and prototype on the DIE its
+// DW_AT_specification or DW_AT_abstract_origin names (the declaration in
+// the class): the chain is followed for what the first DIE lacks.
 func (b *builder) function(off dwarf.Offset) *Type {
 	e, params := b.src.read(off, true)
 	if e == nil || e.tag != dwarf.TagSubprogram {
 		return nil
 	}
-	return b.signature(e, params, 0)
+	cpp := b.src.cplusplus()
+	merged := *e
+	typed := func(ps []*entry) bool {
+		for _, p := range ps {
+			if _, ok := p.ref(dwarf.AttrType); ok || p.tag == dwarf.TagUnspecifiedParameters {
+				return true
+			}
+		}
+		return false
+	}
+	haveParams := typed(params)
+	for range maxChain {
+		o, ok := merged.ref(dwarf.AttrSpecification)
+		if !ok {
+			o, ok = merged.ref(dwarf.AttrAbstractOrigin)
+		}
+		if !ok || o == merged.off {
+			break
+		}
+		d, ps := b.src.read(o, true)
+		if d == nil || d.tag != dwarf.TagSubprogram {
+			break
+		}
+		next := *d
+		next.attrs = append([]attrVal(nil), d.attrs...)
+		// What the nearer DIE says wins; the origin fills the gaps.
+		for _, a := range merged.attrs {
+			if a.at == dwarf.AttrSpecification || a.at == dwarf.AttrAbstractOrigin {
+				continue
+			}
+			if v := next.get(a.at); v != nil {
+				*v = a
+			} else {
+				next.attrs = append(next.attrs, a)
+			}
+		}
+		if !haveParams && typed(ps) {
+			params, haveParams = ps, true
+		}
+		merged = next
+	}
+	b.cpp = cpp
+	return b.signature(&merged, params, 0)
 }
 
 func (b *builder) variable(off dwarf.Offset) *Type {
@@ -360,7 +448,26 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if e == nil {
 		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
 	}
+	b.cpp = b.src.cplusplus()
 	name := e.str(dwarf.AttrName)
+	if q, ok := b.ix.qual[off]; ok {
+		name = q
+	}
+	if e.tag == dwarf.TagTypedef && name != "" {
+		key := Key(Typedef, name)
+		sig := b.targetSig(e)
+		if old, ok := b.aliasSig[key]; ok && old != sig || templated(kids) {
+			// An alias template's instance (template<class T> using
+			// ptr = T*): GCC names every instance alike, so the name
+			// is not one type's; this one is written in place.
+			t := b.node(e, kids, depth+1)
+			t.Name = name
+			b.inline[off] = t
+			return t
+		} else if !ok {
+			b.aliasSig[key] = sig
+		}
+	}
 	if k := namedKind(e.tag); k != "" && name != "" {
 		key := Key(k, name)
 		if _, done := b.a.Types[key]; done {
@@ -376,6 +483,7 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 		slot := &Type{}
 		b.a.Types[key] = slot // reserve first: recursive types refer back by name
 		*slot = *b.node(e, kids, 0)
+		slot.Name = name
 		ref := &Type{Ref: key}
 		b.inline[off] = ref
 		return ref
@@ -383,6 +491,46 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	t := b.node(e, kids, depth+1)
 	b.inline[off] = t
 	return t
+}
+
+// targetSig describes what the typedef e names, enough to tell two
+// typedefs of one name apart: the tags and names down a few levels of
+// pointers and qualifiers.
+func (b *builder) targetSig(e *entry) string {
+	var sig []byte
+	for range 4 {
+		o, ok := e.ref(dwarf.AttrType)
+		if !ok {
+			return string(append(sig, "void"...))
+		}
+		t, _ := b.src.read(o, true)
+		if t == nil {
+			return string(sig)
+		}
+		n := t.str(dwarf.AttrName)
+		if q, ok := b.ix.qual[o]; ok {
+			n = q
+		}
+		sig = append(sig, t.tag.String()...)
+		sig = append(sig, ' ')
+		sig = append(sig, n...)
+		sig = append(sig, ';')
+		if n != "" {
+			break
+		}
+		e = t
+	}
+	return string(sig)
+}
+
+// templated reports whether kids hold template parameters.
+func templated(kids []*entry) bool {
+	for _, c := range kids {
+		if c.tag == dwarf.TagTemplateTypeParameter || c.tag == dwarf.TagTemplateValueParameter {
+			return true
+		}
+	}
+	return false
 }
 
 // treeSize is the number of nodes of t written as a tree (references
@@ -396,6 +544,12 @@ func (b *builder) treeSize(t *Type) int {
 	}
 	n := 1 + b.treeSize(t.Elem)
 	for _, m := range t.Members {
+		n = min(n+b.treeSize(m.Type), b.maxNodes+1)
+	}
+	for _, m := range t.Statics {
+		n = min(n+b.treeSize(m.Type), b.maxNodes+1)
+	}
+	for _, m := range t.Bases {
 		n = min(n+b.treeSize(m.Type), b.maxNodes+1)
 	}
 	for _, p := range t.Params {
@@ -435,14 +589,10 @@ func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
 		if e.flag(dwarf.AttrDeclaration) {
 			n.Incomplete, n.Size = true, 0
 		}
-		for _, c := range kids {
-			if c.tag == dwarf.TagMember {
-				n.Members = append(n.Members, b.member(c, depth))
-			}
-		}
+		b.classKids(n, kids, depth)
 		return n
 	case dwarf.TagEnumerationType:
-		n := &Type{Kind: Enum, Name: name, Size: size}
+		n := &Type{Kind: Enum, Name: name, Size: size, EnumClass: e.flag(dwarf.AttrEnumClass)}
 		for _, c := range kids {
 			if c.tag == dwarf.TagEnumerator {
 				v, _ := c.num(dwarf.AttrConstValue)
@@ -459,7 +609,8 @@ func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
 		if size == 0 {
 			size = int64(b.src.addrSize())
 		}
-		return &Type{Kind: Pointer, Size: size, Elem: b.elem(e, depth)}
+		k := map[dwarf.Tag]Kind{dwarf.TagPointerType: Pointer, dwarf.TagReferenceType: Reference, dwarf.TagRvalueReferenceType: RvalueReference}[e.tag]
+		return &Type{Kind: k, Size: size, Elem: b.elem(e, depth)}
 	case dwarf.TagConstType:
 		return &Type{Kind: Const, Elem: b.elem(e, depth)}
 	case dwarf.TagVolatileType:
@@ -474,6 +625,47 @@ func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
 		return &Type{Kind: Unknown, Name: name}
 	}
 	return &Type{Kind: Unknown, Name: e.tag.String()}
+}
+
+// classKids reads the children of a struct, class or union: data members,
+// C++ static data members (a member declared, not laid out: DWARF 4's
+// external member, DWARF 5's variable), base classes and virtual member
+// functions with their vtable slots.
+func (b *builder) classKids(n *Type, kids []*entry, depth int) {
+	for _, c := range kids {
+		switch c.tag {
+		case dwarf.TagMember:
+			if c.flag(dwarf.AttrExternal) || c.flag(dwarf.AttrDeclaration) {
+				n.Statics = append(n.Statics, Member{Name: c.str(dwarf.AttrName), Type: b.elem(c, depth)})
+				continue
+			}
+			n.Members = append(n.Members, b.member(c, depth))
+		case dwarf.TagVariable:
+			n.Statics = append(n.Statics, Member{Name: c.str(dwarf.AttrName), Type: b.elem(c, depth)})
+		case dwarf.TagInheritance:
+			m := b.member(c, depth)
+			v, _ := c.num(dwarf.AttrVirtuality)
+			n.Bases = append(n.Bases, BaseClass{Type: m.Type, Offset: m.Offset, Virtual: v != 0})
+		case dwarf.TagSubprogram:
+			if v, _ := c.num(dwarf.AttrVirtuality); v == 0 {
+				continue
+			}
+			slot := int64(-1)
+			if loc := c.block(dwarf.AttrVtableElemLoc); len(loc) > 1 && loc[0] == 0x10 {
+				// DW_OP_constu N.
+				r := reader{b: loc, off: 1}
+				slot = int64(r.uleb())
+			} else if v, ok := c.num(dwarf.AttrVtableElemLoc); ok {
+				slot = v
+			}
+			name := c.str(dwarf.AttrLinkageName)
+			if name == "" {
+				name = c.str(dwarf.AttrName)
+			}
+			n.Virtuals = append(n.Virtuals, Virtual{Name: name, Slot: slot})
+		}
+	}
+	sort.SliceStable(n.Virtuals, func(i, j int) bool { return n.Virtuals[i].Slot < n.Virtuals[j].Slot })
 }
 
 var encodings = map[int64]string{
@@ -574,16 +766,27 @@ func (b *builder) sizeOf(t *Type) int64 {
 
 // signature builds a function type from a subprogram or subroutine type.
 func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
+	// C++ has no unprototyped functions (and its DWARF no
+	// DW_AT_prototyped): f() takes nothing.
+	prototyped := e.flag(dwarf.AttrPrototyped) || b.cpp || len(e.str(dwarf.AttrLinkageName)) > 2 && e.str(dwarf.AttrLinkageName)[:2] == "_Z"
 	fn := &Type{Kind: Func, Elem: b.elem(e, depth)}
 	for _, c := range kids {
 		switch c.tag {
 		case dwarf.TagFormalParameter:
-			fn.Params = append(fn.Params, b.elem(c, depth))
+			// A parameter's own const or volatile is not part of the
+			// function's type (f(const int) is f(int)); the definition
+			// of a C++ member function writes this as T *const, its
+			// declaration as T *.
+			p := b.elem(c, depth)
+			for p != nil && p.Ref == "" && (p.Kind == Const || p.Kind == Volatile) && p.Elem != nil {
+				p = p.Elem
+			}
+			fn.Params = append(fn.Params, p)
 		case dwarf.TagUnspecifiedParameters:
 			fn.Variadic = true
 		}
 	}
-	if !e.flag(dwarf.AttrPrototyped) && len(fn.Params) == 0 {
+	if !prototyped && len(fn.Params) == 0 {
 		fn.Variadic = true
 	}
 	return fn

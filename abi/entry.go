@@ -100,12 +100,20 @@ type dieSource interface {
 	// blocks and call sites are most of its DWARF and not its type).
 	read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry)
 	addrSize() int
+	// cplusplus reports whether the entry read last is in a C++ unit,
+	// where f() has no parameters rather than unknown ones.
+	cplusplus() bool
 }
 
 // dwarfSource reads with debug/dwarf.
 type dwarfSource struct{ r *dwarf.Reader }
 
 func (s dwarfSource) addrSize() int { return s.r.AddressSize() }
+
+// cplusplus is false: debug/dwarf reads relocatable objects and what the
+// fast scan declines, where the language is not tracked; a function's
+// mangled name still says C++ (builder.prototyped).
+func (s dwarfSource) cplusplus() bool { return false }
 
 func isParam(t dwarf.Tag) bool {
 	return t == dwarf.TagFormalParameter || t == dwarf.TagUnspecifiedParameters
@@ -137,6 +145,10 @@ type byteSource struct {
 	s     *sections
 	units []scannedUnit
 	last  *unitHeader
+	// alt reads the DIEs of the dwz alternate file (offsets from
+	// altBase), nil without one; lastAlt: the last read was there.
+	alt     *byteSource
+	lastAlt bool
 }
 
 type scannedUnit struct {
@@ -151,8 +163,20 @@ func (b *byteSource) addrSize() int {
 	return 8
 }
 
+func (b *byteSource) cplusplus() bool {
+	if b.lastAlt {
+		return b.alt.cplusplus()
+	}
+	return b.last != nil && b.last.cpp
+}
+
 func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
-	o := uint64(off)
+	b.lastAlt = false
+	if b.alt != nil && uint64(off) >= altBase {
+		b.lastAlt = true
+		return b.alt.read(off, paramsOnly)
+	}
+	o := uint64(off) - b.s.base
 	i := sort.Search(len(b.units), func(i int) bool { return b.units[i].h.end > o })
 	if i == len(b.units) || o < b.units[i].h.data {
 		return nil, nil
@@ -172,8 +196,8 @@ func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) 
 		}
 		kids = append(kids, c)
 		if c.children {
-			if sib, ok := c.ref(dwarf.AttrSibling); ok && uint64(sib) > uint64(c.off) && uint64(sib) <= u.h.end {
-				r.off = uint64(sib)
+			if sib, ok := c.ref(dwarf.AttrSibling); ok && uint64(sib) > uint64(c.off) && uint64(sib)-b.s.base <= u.h.end {
+				r.off = uint64(sib) - b.s.base
 			} else if r.skipTree(b.s, &u.h, u.tab) != nil {
 				break
 			}
@@ -189,7 +213,7 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 	if a == nil {
 		return nil, err == nil
 	}
-	e := &entry{off: dwarf.Offset(off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, len(a.attrs))}
+	e := &entry{off: dwarf.Offset(s.base + off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, len(a.attrs))}
 	for _, at := range a.attrs {
 		form, start, val, ok := r.attr(at, u)
 		if !ok {
@@ -204,9 +228,16 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 		case formLineStrp:
 			v.s = string(cstring(s.lineStr, val))
 		case formRef1, formRef2, formRef4, formRef8, formRefUdata:
-			v.n, v.ref = int64(u.start+val), true
+			v.n, v.ref = int64(s.base+u.start+val), true
 		case formRefAddr:
-			v.ref = true
+			v.n, v.ref = int64(s.base+val), true
+		case formGNURefAlt:
+			if dwarf.Attr(at.attr) == dwarf.AttrSibling {
+				continue
+			}
+			v.n, v.ref = int64(altBase+val), true
+		case formGNUStrpAlt:
+			v.s = string(s.altString(val))
 		case formSdata:
 			// skipForm returned the signed value's bits.
 		case formImplicitConst:

@@ -55,6 +55,13 @@ type sections struct {
 	info, abbrev, str, lineStr []byte
 	strOffsets, addr           []byte
 	order                      binary.ByteOrder
+	// base is added to every DIE offset and reference read from these
+	// sections: 0 for a file's own DWARF, altBase for a dwz alternate
+	// file's, so both live in one offset space.
+	base uint64
+	// alt is the dwz alternate file (.gnu_debugaltlink) that
+	// DW_FORM_GNU_ref_alt and DW_FORM_GNU_strp_alt point into, if found.
+	alt *altDWARF
 }
 
 const (
@@ -69,6 +76,7 @@ type unitHeader struct {
 	addrSize         int
 	abbrevOff        uint64
 	kind             int
+	cpp              bool // a C++ unit (its DW_AT_language), set by scanUnit
 }
 
 func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, error) {
@@ -247,6 +255,7 @@ type die struct {
 	location              []byte
 	origin, sibling       uint64
 	hasOrigin, hasSibling bool
+	lang                  uint64 // DW_AT_language of a unit
 }
 
 func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames bool, seenName map[string]bool) error {
@@ -260,6 +269,9 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 	if dwarf.Tag(a.tag) != dwarf.TagCompileUnit && dwarf.Tag(a.tag) != dwarf.TagPartialUnit {
 		return nil
 	}
+	var sc scopes
+	sc.cpp = isCPlusPlus(d.lang)
+	u.cpp = sc.cpp
 	for r.off < u.end {
 		d = die{off: r.off}
 		a, err := r.entry(s, u, tab, &d)
@@ -267,18 +279,84 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 			return err
 		}
 		if a == nil {
-			break // end of the unit's children
+			if !sc.pop() {
+				break // end of the unit's children
+			}
+			continue
 		}
-		if a.children {
+		prefix := sc.prefix()
+		if a.children && !sc.push(dwarf.Tag(a.tag), d.name) {
 			if d.hasSibling && d.sibling > d.off && d.sibling <= u.end {
 				r.off = d.sibling
 			} else if err := r.skipTree(s, u, tab); err != nil {
 				return err
 			}
 		}
-		ix.addDIE(&d, wantNames, seenName)
+		ix.addScoped(&d, prefix, wantNames, seenName)
 	}
 	return nil
+}
+
+// scopes is the stack of C++ scopes (namespaces, classes) the scan is in:
+// the types declared there are named with them (std::string,
+// std::basic_string<char>::_Alloc_hider).
+type scopes struct {
+	stack []string // the prefix inside each open scope: "std::"
+	cpp   bool
+}
+
+// maxScopes bounds the nesting of scopes followed; deeper ones are
+// skipped whole.
+const maxScopes = 64
+
+func (sc *scopes) prefix() string {
+	if len(sc.stack) == 0 {
+		return ""
+	}
+	return sc.stack[len(sc.stack)-1]
+}
+
+// push enters the children of an entry with tag and name, when they are a
+// scope to read: a namespace, or in C++ a named class, struct or union.
+// It reports whether it did; the caller skips the children otherwise.
+func (sc *scopes) push(tag dwarf.Tag, name []byte) bool {
+	if len(sc.stack) >= maxScopes {
+		return false
+	}
+	switch tag {
+	case dwarf.TagNamespace:
+		n := string(name)
+		if n == "" {
+			n = "(anonymous namespace)"
+		}
+		sc.stack = append(sc.stack, sc.prefix()+n+"::")
+		return true
+	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
+		if !sc.cpp || len(name) == 0 {
+			return false
+		}
+		sc.stack = append(sc.stack, sc.prefix()+string(name)+"::")
+		return true
+	}
+	return false
+}
+
+// pop leaves a scope at a null entry; false at the end of the unit.
+func (sc *scopes) pop() bool {
+	if len(sc.stack) == 0 {
+		return false
+	}
+	sc.stack = sc.stack[:len(sc.stack)-1]
+	return true
+}
+
+// isCPlusPlus reports whether a DW_AT_language is a C++ dialect.
+func isCPlusPlus(lang uint64) bool {
+	switch lang {
+	case 0x4, 0x19, 0x1a, 0x21: // C_plus_plus, _03, _11, _14
+		return true
+	}
+	return false
 }
 
 // skipTree skips the children of the entry just read.
@@ -325,6 +403,8 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 				str = cstring(s.str, val)
 			case formLineStrp:
 				str = cstring(s.lineStr, val)
+			case formGNUStrpAlt:
+				str = s.altString(val)
 			default:
 				return nil, errSlowPath
 			}
@@ -333,6 +413,8 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 			} else {
 				d.linkName = str
 			}
+		case dwarf.AttrLanguage:
+			d.lang = val
 		case dwarf.AttrExternal:
 			d.external = val != 0 || form == formFlagPresent
 		case dwarf.AttrDeclaration:
@@ -353,13 +435,21 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 				ref = u.start + val
 			case formRefAddr:
 				ref = val
+			case formGNURefAlt:
+				if dwarf.Attr(at.attr) == dwarf.AttrSibling {
+					return nil, errSlowPath
+				}
+				d.origin, d.hasOrigin = altBase+val, true
+				continue
 			default:
 				return nil, errSlowPath
 			}
 			if dwarf.Attr(at.attr) == dwarf.AttrSibling {
+				// Siblings stay in the unit's own offsets: the scan
+				// jumps to them.
 				d.sibling, d.hasSibling = ref, true
 			} else {
-				d.origin, d.hasOrigin = ref, true
+				d.origin, d.hasOrigin = s.base+ref, true
 			}
 		}
 	}
@@ -420,7 +510,7 @@ func (r *reader) skipForm(form uint64, u *unitHeader) (uint64, bool) {
 		return uint64(r.sleb()), true
 	case formUdata, formRefUdata, formStrx, formAddrx, formLoclistx, formRnglistx:
 		return r.uleb(), true
-	case formStrp, formLineStrp, formSecOffset, formStrpSup:
+	case formStrp, formLineStrp, formSecOffset, formStrpSup, formGNURefAlt, formGNUStrpAlt:
 		return r.offset(u.dwarf64), true
 	case formRefAddr:
 		if u.version == 2 {

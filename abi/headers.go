@@ -53,7 +53,13 @@ func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
 	if cc == "" {
 		cc = "cc"
 		if opt.Arch != "" {
-			cc = opt.Arch + "-linux-gnu-gcc"
+			arch, ok := elfx.ParseArch(opt.Arch)
+			if !ok || elfx.ArchTriple(arch) == "" {
+				return nil, fmt.Errorf("unknown architecture %q", opt.Arch)
+			}
+			if arch != elfx.HostArch() {
+				cc = elfx.ArchTriple(arch) + "-gcc"
+			}
 		}
 	}
 	ccPath, err := exec.LookPath(cc)

@@ -10,9 +10,11 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/ianlancetaylor/demangle"
 )
 
 // DefaultDebugDir is searched for separate debug files after the
@@ -78,7 +80,11 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 			a.DebugFile = dbgPath
 			path, ef = dbgPath, dbg.File
 		}
-		return a, addTypes(path, a, ef, opt.maxDebugSize())
+		dirs := append([]string(nil), opt.DebugDirs...)
+		if !opt.NoDefaultDebugDir {
+			dirs = append(dirs, DefaultDebugDir)
+		}
+		return a, addTypesFrom(path, a, ef, opt.maxDebugSize(), dirs)
 	}
 	if st.Size() > maxJSON {
 		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", path, maxJSON)
@@ -99,8 +105,9 @@ func parseJSON(name string, b []byte) (*ABI, error) {
 	if err := json.Unmarshal(b, (*plainABI)(&a)); err != nil {
 		return nil, fmt.Errorf("%s: ABI JSON: %w", name, err)
 	}
-	if a.Schema != Schema {
-		return nil, fmt.Errorf("%s: ABI JSON schema %d, want %d", name, a.Schema, Schema)
+	if a.Schema < 1 || a.Schema > Schema {
+		// Schema 1 (C only) is a subset of 2: it reads as it is.
+		return nil, fmt.Errorf("%s: ABI JSON schema %d, want 1 to %d", name, a.Schema, Schema)
 	}
 	if a.Types == nil {
 		a.Types = map[string]*Type{}
@@ -157,9 +164,17 @@ func fromELF(name string, b []byte) (*ABI, error) {
 // addTypes reads the DWARF of ef into a, decompressing at most maxDebug
 // bytes; name is used in errors.
 func addTypes(name string, a *ABI, ef *elf.File, maxDebug int64) error {
+	return addTypesFrom(name, a, ef, maxDebug, nil)
+}
+
+// addTypesFrom is addTypes looking for a dwz alternate file under dirs too.
+func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []string) error {
 	d, secs, err := loadDWARF(ef, maxDebug)
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
+	}
+	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
+		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
 	if err := typesOf(a, d, secs, ef.ByteOrder); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
@@ -196,11 +211,26 @@ func symbolsOf(f *elfx.File) (*ABI, error) {
 		if !s.Exported() || s.VersionNode() {
 			continue
 		}
-		sym := Symbol{Name: s.Name, Version: s.Version, Default: s.Default, Kind: symKind(s.Type), Binding: binding(s.Bind), Size: s.Size, addr: s.Value}
+		sym := Symbol{Name: s.Name, Version: s.Version, Default: s.Default, Kind: symKind(s.Type), Binding: binding(s.Bind), Size: s.Size, addr: s.Value,
+			Demangled: Demangle(s.Name)}
 		a.Symbols = append(a.Symbols, sym)
 	}
 	a.Sort()
 	return a, nil
+}
+
+// Demangle returns the C++ name of a mangled symbol name, with parameter
+// types (_ZNSt11logic_errorC2EPKc: std::logic_error::logic_error(char
+// const*)); "" for a name that is not mangled or does not demangle.
+func Demangle(name string) string {
+	if !strings.HasPrefix(name, "_Z") {
+		return ""
+	}
+	d, err := demangle.ToString(name, demangle.NoClones)
+	if err != nil || d == name {
+		return ""
+	}
+	return d
 }
 
 func binding(b elf.SymBind) Binding {

@@ -11,8 +11,11 @@ import (
 	"strings"
 )
 
-// Schema is the version of the JSON form written by this package.
-const Schema = 1
+// Schema is the version of the JSON form written by this package. Schema 2
+// added C++: qualified names, bases, virtuals, static members, enum
+// classes, references and demangled symbol names. Schema 1 files are read
+// as they are (they have none of these).
+const Schema = 2
 
 // Where the types of an ABI came from (ABI.DebugInfo).
 const (
@@ -39,6 +42,9 @@ type ABI struct {
 	// Roots are the type keys a header extraction asked for.
 	Roots     []string   `json:"roots,omitempty"`
 	Constants []Constant `json:"constants,omitempty"`
+	// Notes say what could not be read (a dwz alternate file not found).
+	// They are not part of the fingerprint.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // plainABI is ABI without its MarshalJSON.
@@ -63,6 +69,9 @@ func (a *ABI) UnmarshalJSON(b []byte) error {
 type Symbol struct {
 	Name    string `json:"name"`
 	Version string `json:"version,omitempty"`
+	// Demangled is the C++ name of a mangled symbol (_ZN3foo3barEv:
+	// foo::bar()); empty for C symbols.
+	Demangled string `json:"demangled,omitempty"`
 	// Default is true for name@@VERSION, the version a new link binds to.
 	Default bool       `json:"default,omitempty"`
 	Kind    SymbolKind `json:"kind"`
@@ -140,6 +149,10 @@ const (
 	Restrict Kind = "restrict"
 	Void     Kind = "void"
 	Unknown  Kind = "unknown"
+	// Reference and RvalueReference are C++'s T& and T&&: pointers in
+	// the ABI, spelled apart.
+	Reference       Kind = "reference"
+	RvalueReference Kind = "rvalue_reference"
 )
 
 // Type is a node of the type graph. A reference node has only Ref set: the
@@ -164,6 +177,31 @@ type Type struct {
 	Enumerators []Enumerator `json:"enumerators,omitempty"`
 	Params      []*Type      `json:"params,omitempty"`
 	Variadic    bool         `json:"variadic,omitempty"`
+	// EnumClass marks a C++ scoped enum (enum class).
+	EnumClass bool `json:"enum_class,omitempty"`
+	// Bases are a C++ class's base classes, in declaration order.
+	Bases []BaseClass `json:"bases,omitempty"`
+	// Virtuals are a C++ class's virtual member functions with their
+	// vtable slots, in slot order.
+	Virtuals []Virtual `json:"virtuals,omitempty"`
+	// Statics are a C++ class's static data members: no storage in the
+	// object (each is a symbol of its own), listed for their types.
+	Statics []Member `json:"statics,omitempty"`
+}
+
+// BaseClass is one base of a C++ class.
+type BaseClass struct {
+	Type    *Type `json:"type"`
+	Offset  int64 `json:"offset"`
+	Virtual bool  `json:"virtual,omitempty"`
+}
+
+// Virtual is a virtual member function and its slot in the vtable.
+type Virtual struct {
+	// Name is the function's linkage (mangled) name when DWARF gives
+	// one, else its name; Slot its index in the vtable.
+	Name string `json:"name"`
+	Slot int64  `json:"slot"`
 }
 
 // Member is a data member of a struct or union.
@@ -206,6 +244,7 @@ func Key(k Kind, name string) string {
 func (a *ABI) Canonical() []byte {
 	c := *a
 	c.DebugFile = ""
+	c.Notes = nil
 	c.Schema = Schema
 	c.Symbols = slices.Clone(a.Symbols)
 	c.Constants = slices.Clone(a.Constants)
@@ -344,7 +383,13 @@ func refs(t *Type, out []string) []string {
 			return
 		}
 		walk(t.Elem)
+		for _, b := range t.Bases {
+			walk(b.Type)
+		}
 		for _, m := range t.Members {
+			walk(m.Type)
+		}
+		for _, m := range t.Statics {
 			walk(m.Type)
 		}
 		for _, p := range t.Params {

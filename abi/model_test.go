@@ -109,6 +109,18 @@ func FuzzFromELF(f *testing.F) {
 			}
 		}
 	}
+	if _, err := exec.LookPath("g++"); err == nil {
+		// C++ DWARF: scopes, classes, specification chains (abidiff's
+		// C++ fixture).
+		out := filepath.Join(f.TempDir(), "libfixcc.so")
+		for _, g := range []string{"-gdwarf-4", "-gdwarf-5"} {
+			if exec.Command("g++", "-shared", "-fPIC", g, "-o", out, filepath.Join("..", "abidiff", "testdata", "cxx_v1.cc")).Run() == nil {
+				if b, err := os.ReadFile(out); err == nil {
+					f.Add(b)
+				}
+			}
+		}
+	}
 	for _, p := range []string{"/lib/x86_64-linux-gnu/libdl.so.2", "/lib/x86_64-linux-gnu/libutil.so.1"} {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {
 			f.Add(b)

@@ -43,8 +43,8 @@ func (sp *speller) declare(t *Type, inner string) string {
 		return t.Ref + pad(inner)
 	}
 	switch t.Kind {
-	case Pointer:
-		in := "*" + inner
+	case Pointer, Reference, RvalueReference:
+		in := map[Kind]string{Pointer: "*", Reference: "&", RvalueReference: "&&"}[t.Kind] + inner
 		if t.Elem != nil && (t.Elem.Kind == Array || t.Elem.Kind == Func) {
 			in = "(" + in + ")"
 		}
@@ -86,7 +86,7 @@ func (sp *speller) declare(t *Type, inner string) string {
 			e.Elem = &Type{Kind: t.Kind, Elem: e.Elem}
 			return declare(&e, inner)
 		}
-		if t.Elem != nil && t.Elem.Kind == Pointer {
+		if t.Elem != nil && (t.Elem.Kind == Pointer || t.Elem.Kind == Reference || t.Elem.Kind == RvalueReference) {
 			return declare(t.Elem, q+pad(inner))
 		}
 		return q + " " + declare(t.Elem, inner)
@@ -105,7 +105,7 @@ func (sp *speller) declare(t *Type, inner string) string {
 }
 
 func pad(s string) string {
-	if s == "" || strings.HasPrefix(s, "[") || strings.HasPrefix(s, "(") && !strings.HasPrefix(s, "(*") {
+	if s == "" || strings.HasPrefix(s, "[") || strings.HasPrefix(s, "(") && !strings.HasPrefix(s, "(*") && !strings.HasPrefix(s, "(&") {
 		return s
 	}
 	return " " + s

@@ -38,6 +38,9 @@ func WriteText(w io.Writer, a *ABI) error {
 		if s.Type != nil {
 			decl = "  " + declare(s.Type, s.Name)
 		}
+		if s.Demangled != "" {
+			decl += "  [" + s.Demangled + "]"
+		}
 		fmt.Fprintf(bw, "  %-8s %-6s %s%s\n", s.Kind, s.Binding, q(s.String()), q(decl))
 	}
 	if len(a.Types) > 0 {
@@ -73,6 +76,13 @@ func writeType(w io.Writer, key string, t *Type, indent string) {
 			return
 		}
 		fmt.Fprintf(w, "%s%s (size %d)\n", indent, key, t.Size)
+		for _, b := range t.Bases {
+			virtual := ""
+			if b.Virtual {
+				virtual = "virtual "
+			}
+			fmt.Fprintf(w, "%s  %-8s base %s%s\n", indent, fmt.Sprintf("@%d", b.Offset), virtual, q(Spell(b.Type)))
+		}
 		for _, m := range t.Members {
 			at := fmt.Sprintf("@%d", m.Offset)
 			if m.BitSize > 0 {
@@ -84,8 +94,22 @@ func writeType(w io.Writer, key string, t *Type, indent string) {
 			}
 			fmt.Fprintf(w, "%s  %-8s %s\n", indent, at, q(declare(m.Type, m.Name)))
 		}
+		for _, m := range t.Statics {
+			fmt.Fprintf(w, "%s  %-8s %s\n", indent, "static", q(declare(m.Type, m.Name)))
+		}
+		for _, v := range t.Virtuals {
+			slot := "?"
+			if v.Slot >= 0 {
+				slot = fmt.Sprint(v.Slot)
+			}
+			fmt.Fprintf(w, "%s  %-8s virtual %s\n", indent, "slot "+slot, q(v.Name))
+		}
 	case t.Kind == Enum:
-		fmt.Fprintf(w, "%s%s (size %d)\n", indent, key, t.Size)
+		class := ""
+		if t.EnumClass {
+			class = ", enum class"
+		}
+		fmt.Fprintf(w, "%s%s (size %d%s)\n", indent, key, t.Size, class)
 		for _, e := range t.Enumerators {
 			fmt.Fprintf(w, "%s  %s = %d\n", indent, q(e.Name), e.Value)
 		}

@@ -40,6 +40,17 @@ const (
 	TypedefTarget Kind = "typedef"     // what a typedef names
 	TypeKind      Kind = "type"        // a node of another kind or name at Path
 
+	// C++ classes. Path is the class (below the named type) and the base
+	// or function is in Old/New.
+	BaseAdded     Kind = "base-added"    // New: the base class; incompatible (everything moves)
+	BaseRemoved   Kind = "base-removed"  // Old: the base class
+	BaseOffset    Kind = "base-offset"   // Member: the base; Old/New: byte offsets
+	VirtualAdded  Kind = "virtual-added" // Member: the function; New: its slot
+	VirtualRemove Kind = "virtual-removed"
+	VirtualSlot   Kind = "virtual-slot" // Member: the function; Old/New: vtable slots
+	StaticAdded   Kind = "static-added" // Member: the static data member; compatible
+	StaticRemoved Kind = "static-removed"
+
 	EnumeratorAdded   Kind = "enumerator-added"
 	EnumeratorRemoved Kind = "enumerator-removed"
 	EnumeratorValue   Kind = "enumerator-value"
@@ -74,6 +85,11 @@ type Change struct {
 	New string `json:"new,omitempty"`
 	// At is the byte offset of an added member.
 	At string `json:"offset,omitempty"`
+	// Member is the base class, virtual function or static member of the
+	// C++ kinds.
+	Member string `json:"member,omitempty"`
+	// Demangled is the C++ name of Symbol when it is mangled.
+	Demangled string `json:"demangled,omitempty"`
 	// Note qualifies a compatible change of type: "typedef names only"
 	// or "names only, same layout".
 	Note       string `json:"note,omitempty"`
@@ -112,12 +128,34 @@ func (c Change) String() string {
 	case TypeRemoved:
 		return "removed"
 	case MemberAdded:
-		return "member " + c.Path + " added at offset " + c.At + " (" + c.New + ")"
+		return "member " + c.Path + " added at offset " + c.At + " (" + c.New + ")" + c.note()
 	case MemberRemoved:
-		return "member " + c.Path + " removed"
+		return "member " + c.Path + " removed" + c.note()
 	case Offset, BitSize, BitOffset, MemberType:
 		word := map[Kind]string{Offset: "offset", BitSize: "bit size", BitOffset: "bit offset", MemberType: "type"}[c.Kind]
 		return "member " + c.Path + ": " + word + " " + arrow
+	case BaseAdded, BaseRemoved, BaseOffset, VirtualAdded, VirtualRemove, VirtualSlot, StaticAdded, StaticRemoved:
+		prefix := ""
+		if c.Path != "" {
+			prefix = "member " + c.Path + ": "
+		}
+		switch c.Kind {
+		case BaseAdded:
+			return prefix + "base " + c.Member + " added at offset " + c.New + c.note()
+		case BaseRemoved:
+			return prefix + "base " + c.Member + " removed" + c.note()
+		case BaseOffset:
+			return prefix + "base " + c.Member + ": offset " + arrow
+		case VirtualAdded:
+			return prefix + "virtual " + c.Member + " added at vtable slot " + c.New
+		case VirtualRemove:
+			return prefix + "virtual " + c.Member + " removed from vtable slot " + c.Old
+		case VirtualSlot:
+			return prefix + "virtual " + c.Member + ": vtable slot " + arrow
+		case StaticAdded:
+			return prefix + "static member " + c.Member + " added"
+		}
+		return prefix + "static member " + c.Member + " removed"
 	case EnumeratorAdded, EnumeratorRemoved, EnumeratorValue:
 		parent, name := "", c.Path
 		if i := strings.LastIndexByte(c.Path, '.'); i >= 0 {
@@ -149,6 +187,13 @@ func (c Change) String() string {
 		return prefix + "typedef " + arrow
 	}
 	return prefix + string(c.Kind) + " " + arrow
+}
+
+func (c Change) note() string {
+	if c.Note == "" {
+		return ""
+	}
+	return " (" + c.Note + ")"
 }
 
 // SymbolChanges are the changes to symbols: removed, added, then changed
@@ -237,6 +282,9 @@ func (s *SymbolChanges) UnmarshalJSON(b []byte) error {
 type TypeChange struct {
 	Name    string
 	Changes []Change
+	// Impact names the public symbols that reach the type; nil when none
+	// does or the ABI has no symbol types (headers).
+	Impact *Impact
 }
 
 // Incompatible reports whether any change to the type breaks old binaries.
@@ -254,12 +302,13 @@ type typeChangeJSON struct {
 	Changes      []string `json:"changes"`
 	Details      []Change `json:"details"`
 	Incompatible bool     `json:"incompatible"`
+	Impact       *Impact  `json:"impact,omitempty"`
 }
 
 // MarshalJSON writes the changes as text ("changes", the form the diff
 // contract in docs/abi-json.md has always had) and as data ("details").
 func (t TypeChange) MarshalJSON() ([]byte, error) {
-	j := typeChangeJSON{Name: t.Name, Changes: make([]string, len(t.Changes)), Details: t.Changes, Incompatible: t.Incompatible()}
+	j := typeChangeJSON{Name: t.Name, Changes: make([]string, len(t.Changes)), Details: t.Changes, Incompatible: t.Incompatible(), Impact: t.Impact}
 	for i, c := range t.Changes {
 		j.Changes[i] = c.String()
 	}
@@ -275,6 +324,6 @@ func (t *TypeChange) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	t.Name, t.Changes = j.Name, j.Details
+	t.Name, t.Changes, t.Impact = j.Name, j.Details, j.Impact
 	return nil
 }

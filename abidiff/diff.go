@@ -14,10 +14,12 @@ package abidiff
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/symver"
@@ -39,6 +41,12 @@ type Report struct {
 	Compatible bool `json:"compatible"`
 	// Notes say what could not be compared (no debug info on one side).
 	Notes []string `json:"notes,omitempty"`
+	// Filtered counts what the suppressions hid.
+	Filtered Filtered `json:"filtered"`
+	// Untyped are the symbols both sides export whose type is unknown on
+	// one side or both (a function written in assembly is f(...)): there
+	// is no type information to compare, which is not a change.
+	Untyped []string `json:"untyped,omitempty"`
 }
 
 type reportJSON Report
@@ -92,16 +100,25 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 		Types: []TypeChange{},
 	}
 	incompatible := false
+	r.Notes = append(append(r.Notes, old.Notes...), new.Notes...)
 	cmp := newComparer(old, new)
 	compareSymbols(&r, cmp, sup, &incompatible)
 	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
 		r.Notes = append(r.Notes, "no debug info on one side: types not compared")
 	} else {
+		r.Untyped = untypedSymbols(old.Symbols, new.Symbols, sup, cmp.scope(sup))
+		if u := r.Untyped; len(u) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d symbols with no type information on one side, not compared: %s", len(u), list(u, 5)))
+		}
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
-		for _, tc := range compareTypes(cmp, sup) {
+		impOld, impNew := newImpacts(old), newImpacts(new)
+		for _, tc := range compareTypes(cmp, sup, &r.Filtered) {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
 				r.PrivateTypes = append(r.PrivateTypes, tc)
 				continue
+			}
+			if pubOld != nil {
+				tc.Impact = impactOf(impOld, impNew, tc.Name)
 			}
 			r.Types = append(r.Types, tc)
 			incompatible = incompatible || tc.Incompatible()
@@ -119,7 +136,19 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 	old, new := cmp.oa, cmp.na
 	oldBy := byID(old.Symbols)
 	newBy := byID(new.Symbols)
+	demangled := map[string]string{}
+	for _, list := range [][]abi.Symbol{old.Symbols, new.Symbols} {
+		for _, s := range list {
+			if s.Demangled != "" {
+				demangled[s.Name] = s.Demangled
+			}
+		}
+	}
 	add := func(version string, c Change) {
+		if c.Symbol != "" {
+			name, _, _ := strings.Cut(c.Symbol, "@")
+			c.Demangled = demangled[name]
+		}
 		p := &r.Symbols
 		if symver.IsPrivate(version) {
 			p = &r.Private
@@ -128,24 +157,33 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 		}
 		p.Changes = append(p.Changes, c)
 	}
-	for _, s := range old.Symbols {
-		if sup.symbol(s) {
-			continue
+	sc := cmp.scope(sup)
+	// hidden counts a change the suppressions filter out.
+	hidden := func(s abi.Symbol, k Kind) bool {
+		if sup.symbol(s, k, sc) {
+			r.Filtered.Symbols++
+			return true
 		}
+		return false
+	}
+	for _, s := range old.Symbols {
 		n, ok := newBy[s.ID()]
 		if !ok {
-			add(s.Version, Change{Kind: SymbolRemoved, Symbol: s.String()})
+			if !hidden(s, SymbolRemoved) {
+				add(s.Version, Change{Kind: SymbolRemoved, Symbol: s.String()})
+			}
 			continue
 		}
-		for _, c := range symbolChanges(cmp, s, n) {
+		cs := symbolChanges(cmp, s, n)
+		if len(cs) > 0 && (hidden(s, SymbolType) || hidden(n, SymbolType)) {
+			continue
+		}
+		for _, c := range cs {
 			add(s.Version, c)
 		}
 	}
 	for _, s := range new.Symbols {
-		if sup.symbol(s) {
-			continue
-		}
-		if _, ok := oldBy[s.ID()]; !ok {
+		if _, ok := oldBy[s.ID()]; !ok && !hidden(s, SymbolAdded) {
 			add(s.Version, Change{Kind: SymbolAdded, Symbol: s.String(), Compatible: true})
 		}
 	}
@@ -155,7 +193,7 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 	for _, name := range slices.Sorted(maps.Keys(oldDef)) {
 		o := oldDef[name]
 		n, ok := newDef[name]
-		if !ok || o.Version == n.Version || sup.symbol(o) {
+		if !ok || o.Version == n.Version || hidden(o, SymbolVersion) {
 			continue
 		}
 		add(o.Version, Change{Kind: SymbolVersion, Symbol: o.String(), Old: o.String(), New: n.String(), Compatible: true})
@@ -205,6 +243,30 @@ func sortSymbolChanges(cs []Change) {
 	for i := range keyed {
 		cs[i] = keyed[i].c
 	}
+}
+
+// Filtered counts the changes suppressions hid: symbols (a symbol counts
+// once however many of its changes were hidden) and named types.
+type Filtered struct {
+	Symbols int `json:"symbols"`
+	Types   int `json:"types"`
+}
+
+// Total is the number of things filtered out.
+func (f Filtered) Total() int { return f.Symbols + f.Types }
+
+// impactOf is the impact of a change to key in the old ABI (what old
+// binaries use), else in the new one.
+func impactOf(old, new *impacts, key string) *Impact {
+	for _, im := range []*impacts{old, new} {
+		if _, ok := im.a.Types[key]; !ok {
+			continue
+		}
+		if i := im.of(key); i.Symbols > 0 {
+			return &i
+		}
+	}
+	return nil
 }
 
 // publicTypes is the set of type keys reachable from the symbols of
@@ -275,7 +337,7 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 		// relocations): any change breaks them.
 		out = append(out, Change{Kind: SymbolSize, Symbol: id, Old: utoa(o.Size), New: utoa(n.Size)})
 	}
-	if o.Type != nil && n.Type != nil && o.Kind == n.Kind {
+	if o.Type != nil && n.Type != nil && o.Kind == n.Kind && !untyped(o.Type) && !untyped(n.Type) {
 		os, ns := abi.Spell(o.Type), abi.Spell(n.Type)
 		if os != ns {
 			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
@@ -283,6 +345,36 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 			out = append(out, c)
 		}
 	}
+	return out
+}
+
+// untyped reports whether t says nothing about a symbol: an unknown type,
+// or a function without a prototype or parameters (f(...), what DWARF
+// gives for a function written in assembly or known only from a builtin
+// declaration). A symbol untyped on either side is not compared: there is
+// no type information, not a change.
+func untyped(t *abi.Type) bool {
+	if t == nil || t.Kind == abi.Unknown {
+		return true
+	}
+	return t.Kind == abi.Func && t.Variadic && len(t.Params) == 0
+}
+
+// untypedSymbols counts the symbols both ABIs have whose type is known on
+// one side only or on neither.
+func untypedSymbols(old, new []abi.Symbol, sup *Suppressions, sc scope) []string {
+	newBy := byID(new)
+	var out []string
+	for _, o := range old {
+		n, ok := newBy[o.ID()]
+		if !ok || o.Type == nil && n.Type == nil || sup.symbol(o, SymbolType, sc) {
+			continue
+		}
+		if untyped(o.Type) || untyped(n.Type) {
+			out = append(out, o.String())
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -309,6 +401,14 @@ func compareConstants(old, new *abi.ABI) []Change {
 		}
 	}
 	return out
+}
+
+// list joins the first max items with ", " and says how many more.
+func list(items []string, max int) string {
+	if len(items) <= max {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:max], ", ") + fmt.Sprintf(" and %d more", len(items)-max)
 }
 
 func itoa(n int64) string  { return strconv.FormatInt(n, 10) }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/report"
 )
 
 // buildLib compiles testdata/NAME.c with its version script into a shared
@@ -308,5 +309,86 @@ func TestTypedefBomb(t *testing.T) {
 	}
 	if n := len(abiJSON(`{"ref": "t23"}`)); n > 8<<10 {
 		t.Errorf("input is %d bytes", n)
+	}
+}
+
+// TestImpact: each changed type names the public symbols that reach it and
+// the way from each; a change no public symbol reaches is reported apart.
+func TestImpact(t *testing.T) {
+	old := load(t, buildLib(t, "gcc", "v1"))
+	new := load(t, buildLib(t, "gcc", "v2"))
+	r := abidiff.Compare(old, new, nil)
+	want := map[string][]string{
+		"struct point": {"use_all@@LIBT_1.0", "parameter 1", "struct point"},
+		"PARAMS":       {"use_all@@LIBT_1.0", "parameter 10", "PARAMS"},
+		"enum color":   {"use_all@@LIBT_1.0", "parameter 4", "enum color"},
+	}
+	for _, tc := range r.Types {
+		w, ok := want[tc.Name]
+		if !ok {
+			continue
+		}
+		delete(want, tc.Name)
+		if tc.Impact == nil || tc.Impact.Symbols != 1 || len(tc.Impact.Paths) != 1 || !slices.Equal(tc.Impact.Paths[0], w) {
+			t.Errorf("%s: impact %+v, want one path %q", tc.Name, tc.Impact, w)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not reported: %v", want)
+	}
+}
+
+// TestImpactPaths: paths go through members and typedefs, nearest first,
+// at most MaxPaths of them, and the count covers every symbol.
+func TestImpactPaths(t *testing.T) {
+	intT := &abi.Type{Kind: abi.Base, Name: "int", Size: 4, Encoding: "signed"}
+	inner := func(size int64) *abi.Type {
+		return &abi.Type{Kind: abi.Struct, Name: "inner", Size: size, Members: []abi.Member{{Name: "x", Type: &abi.Type{Ref: "int"}}}}
+	}
+	ptr := func(k string) *abi.Type { return &abi.Type{Kind: abi.Pointer, Size: 8, Elem: &abi.Type{Ref: k}} }
+	mk := func(size int64) *abi.ABI {
+		a := &abi.ABI{DebugInfo: abi.DebugDWARF, Types: map[string]*abi.Type{
+			"int":          intT,
+			"struct inner": inner(size),
+			"struct outer": {Kind: abi.Struct, Name: "outer", Size: 8, Members: []abi.Member{{Name: "in", Type: ptr("struct inner")}}},
+			"outer_t":      {Kind: abi.Typedef, Name: "outer_t", Elem: &abi.Type{Ref: "struct outer"}},
+		}}
+		for i := range 7 {
+			a.Symbols = append(a.Symbols, abi.Symbol{Name: fmt.Sprintf("f%d", i), Version: "V_1", Default: true, Kind: abi.SymFunc, Binding: abi.BindGlobal,
+				Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Ref: "int"}, Params: []*abi.Type{&abi.Type{Ref: "int"}, ptr("outer_t")}}})
+		}
+		a.Symbols = append(a.Symbols, abi.Symbol{Name: "direct", Version: "V_1", Default: true, Kind: abi.SymObject, Binding: abi.BindGlobal, Size: 4, Type: &abi.Type{Ref: "struct inner"}},
+			abi.Symbol{Name: "hidden", Version: "V_PRIVATE", Default: true, Kind: abi.SymFunc, Binding: abi.BindGlobal, Type: &abi.Type{Kind: abi.Func, Elem: ptr("struct inner")}})
+		return a
+	}
+	r := abidiff.Compare(mk(4), mk(8), nil)
+	if len(r.Types) != 1 || r.Types[0].Impact == nil {
+		t.Fatalf("types %+v", r.Types)
+	}
+	im := r.Types[0].Impact
+	if im.Symbols != 8 || len(im.Paths) != abidiff.MaxPaths {
+		t.Fatalf("impact %d symbols, %d paths; want 8 (the private one left out), %d", im.Symbols, len(im.Paths), abidiff.MaxPaths)
+	}
+	if want := []string{"direct@@V_1", "struct inner"}; !slices.Equal(im.Paths[0], want) {
+		t.Errorf("nearest path %q, want %q", im.Paths[0], want)
+	}
+	if want := []string{"f0@@V_1", "parameter 2", "outer_t", "struct outer", "member in", "struct inner"}; !slices.Equal(im.Paths[1], want) {
+		t.Errorf("second path %q, want %q", im.Paths[1], want)
+	}
+	var b strings.Builder
+	r.WriteText(&b, report.Painter{})
+	for _, want := range []string{"reached from 8 symbols:", "      f0@@V_1 → parameter 2 → outer_t → struct outer → member in → struct inner\n", "      and 3 more\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	// Reached by the private symbol alone: reported apart.
+	a, n := mk(4), mk(8)
+	for _, x := range []*abi.ABI{a, n} {
+		x.Symbols = x.Symbols[len(x.Symbols)-1:]
+	}
+	r = abidiff.Compare(a, n, nil)
+	if len(r.Types) != 0 || len(r.PrivateTypes) != 1 || !r.Compatible {
+		t.Errorf("private only: types %d, private %d, compatible %v", len(r.Types), len(r.PrivateTypes), r.Compatible)
 	}
 }

@@ -4,71 +4,643 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/ianlancetaylor/demangle"
 )
 
-// Suppressions hide changes to symbols and types whose names match. The
-// file format is one rule per line: "symbol REGEX" or "type REGEX"; blank
-// lines and lines starting with # are ignored. A symbol regex is matched
+// Suppressions hide changes. Two file formats are read:
+//
+// libabigail's suppression specifications, an INI file of
+// [suppress_function], [suppress_variable] and [suppress_type] sections
+// (the format abidiff's --suppressions reads; docs/abi-json.md lists the
+// properties understood, and any other is an error naming it);
+//
+// and abifloor's own, one rule per line: "symbol REGEX" or "type REGEX",
+// blank lines and lines starting with # ignored. A symbol regex is matched
 // against the bare name and against name@VERSION / name@@VERSION; a type
 // regex against the type's key ("struct foo", "foo_t").
+//
+// A file whose first line that is not blank or a comment starts with "[" is
+// libabigail's.
 type Suppressions struct {
-	symbols, types []*regexp.Regexp
+	rules []*rule
+	// files are the paths of the old and new inputs, for
+	// file_name_regexp; set by WithFiles.
+	files []string
 }
 
-// ParseSuppressions reads rules from r; name is used in errors.
+// Section names of libabigail's format, and the kinds of abifloor's rules.
+const (
+	secFunction = "suppress_function"
+	secVariable = "suppress_variable"
+	secType     = "suppress_type"
+	ruleSymbol  = "symbol"
+	ruleType    = "type"
+)
+
+// rule is one section (or one line of the simple format). A nil regexp or
+// empty string is a property not given, which matches everything.
+type rule struct {
+	where   string // file:line of the section, for errors
+	section string
+
+	name                     string
+	nameRe, nameNotRe        *regexp.Regexp
+	symName                  string
+	symRe, symNotRe          *regexp.Regexp
+	version                  string
+	versionRe                *regexp.Regexp
+	sonameRe, sonameNotRe    *regexp.Regexp
+	fileRe, fileNotRe        *regexp.Regexp
+	changeKinds              []string
+	typeKind                 string
+	typeName                 string // variable type or function return type, spelled in C
+	typeNameRe               *regexp.Regexp
+	ranges                   [][2]boundary
+	enumerators              []string
+	enumeratorsRe            *regexp.Regexp
+	simple                   *regexp.Regexp // the simple format's REGEX
+	hasTypeFilter, hasRanges bool
+}
+
+// boundary is one end of a has_data_member_inserted_* range: bits, or
+// "end", or offset_of(member) / offset_after(member) in the old type.
+type boundary struct {
+	bits   int64
+	end    bool
+	member string
+	after  bool
+}
+
+// properties are those read in each section; anything else is an error.
+var properties = map[string][]string{
+	secFunction: {"label", "drop", "name", "name_regexp", "name_not_regexp", "symbol_name", "symbol_name_regexp", "symbol_name_not_regexp",
+		"symbol_version", "symbol_version_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp", "file_name_not_regexp",
+		"change_kind", "return_type_name", "return_type_regexp", "allow_other_aliases"},
+	secVariable: {"label", "drop", "name", "name_regexp", "name_not_regexp", "symbol_name", "symbol_name_regexp", "symbol_name_not_regexp",
+		"symbol_version", "symbol_version_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp", "file_name_not_regexp",
+		"change_kind", "type_name", "type_name_regexp", "allow_other_aliases"},
+	secType: {"label", "drop", "name", "name_regexp", "name_not_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp",
+		"file_name_not_regexp", "type_kind", "has_data_member_inserted_at", "has_data_member_inserted_between",
+		"has_data_members_inserted_between", "changed_enumerators", "changed_enumerators_regexp"},
+}
+
+// maxRules bounds what one file may declare.
+const maxRules = 1 << 16
+
+// ParseSuppressions reads rules from r, in either format; name is used in
+// errors.
 func ParseSuppressions(name string, r io.Reader) (*Suppressions, error) {
-	s := &Suppressions{}
+	var lines []string
 	sc := bufio.NewScanner(r)
-	for line := 1; sc.Scan(); line++ {
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	ini := false
+	decided := false
+	for sc.Scan() {
 		t := strings.TrimSpace(sc.Text())
+		lines = append(lines, t)
+		if !decided && t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, ";") {
+			decided, ini = true, strings.HasPrefix(t, "[")
+		}
+		if len(lines) > maxRules*8 {
+			return nil, fmt.Errorf("%s: more than %d lines", name, maxRules*8)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if ini {
+		return parseINI(name, lines)
+	}
+	return parseSimple(name, lines)
+}
+
+func parseSimple(name string, lines []string) (*Suppressions, error) {
+	s := &Suppressions{}
+	for i, t := range lines {
+		line := i + 1
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
 		kind, expr, _ := strings.Cut(t, " ")
 		expr = strings.TrimSpace(expr)
 		if expr == "" {
-			return nil, fmt.Errorf("%s:%d: want \"symbol REGEX\" or \"type REGEX\"", name, line)
+			return nil, fmt.Errorf("%s:%d: want \"symbol REGEX\" or \"type REGEX\" (or a libabigail file starting with [suppress_...])", name, line)
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
 		}
-		switch kind {
-		case "symbol":
-			s.symbols = append(s.symbols, re)
-		case "type":
-			s.types = append(s.types, re)
-		default:
+		if kind != ruleSymbol && kind != ruleType {
 			return nil, fmt.Errorf("%s:%d: unknown rule %q (want symbol or type)", name, line, kind)
 		}
+		s.rules = append(s.rules, &rule{where: fmt.Sprintf("%s:%d", name, line), section: kind, simple: re})
 	}
-	return s, sc.Err()
+	return s, nil
 }
 
-func (s *Suppressions) symbol(sym abi.Symbol) bool {
-	if s == nil {
-		return false
+func parseINI(name string, lines []string) (*Suppressions, error) {
+	s := &Suppressions{}
+	var cur *rule
+	var given map[string]bool
+	for i, t := range lines {
+		line := i + 1
+		at := fmt.Sprintf("%s:%d", name, line)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ";") {
+			continue
+		}
+		if strings.HasPrefix(t, "[") {
+			sec, ok := strings.CutSuffix(t[1:], "]")
+			sec = strings.TrimSpace(sec)
+			if !ok {
+				return nil, fmt.Errorf("%s: section header %q lacks its ]", at, t)
+			}
+			if _, known := properties[sec]; !known {
+				return nil, fmt.Errorf("%s: section [%s] is not supported (supported: [suppress_function], [suppress_variable], [suppress_type])", at, sec)
+			}
+			if len(s.rules) >= maxRules {
+				return nil, fmt.Errorf("%s: more than %d sections", at, maxRules)
+			}
+			cur = &rule{where: at, section: sec}
+			given = map[string]bool{}
+			s.rules = append(s.rules, cur)
+			continue
+		}
+		key, val, ok := strings.Cut(t, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s: want \"property = value\", got %q", at, t)
+		}
+		if cur == nil {
+			return nil, fmt.Errorf("%s: property outside a section", at)
+		}
+		key, val = strings.TrimSpace(key), unquote(strings.TrimSpace(val))
+		if !slices.Contains(properties[cur.section], key) {
+			return nil, fmt.Errorf("%s: [%s]: property %q is not supported (supported: %s)", at, cur.section, key, strings.Join(properties[cur.section], ", "))
+		}
+		if given[key] {
+			return nil, fmt.Errorf("%s: [%s]: property %q given twice", at, cur.section, key)
+		}
+		given[key] = true
+		if err := cur.set(key, val); err != nil {
+			return nil, fmt.Errorf("%s: [%s] %s: %v", at, cur.section, key, err)
+		}
 	}
-	for _, re := range s.symbols {
-		if re.MatchString(sym.Name) || re.MatchString(sym.String()) {
+	return s, nil
+}
+
+func unquote(v string) string {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
+// set reads one property into r.
+func (r *rule) set(key, val string) error {
+	re := func(p **regexp.Regexp) error {
+		var err error
+		*p, err = regexp.Compile(val)
+		return err
+	}
+	switch key {
+	case "label":
+	case "drop", "allow_other_aliases":
+		// drop = yes removes the matched artifacts before comparing;
+		// for a report that is the same as suppressing them.
+		// allow_other_aliases = yes is libabigail's default and the
+		// only behaviour here (each alias is a symbol of its own).
+		if val != "yes" && val != "no" && val != "true" && val != "false" {
+			return fmt.Errorf("want yes or no, got %q", val)
+		}
+		if key == "allow_other_aliases" && (val == "no" || val == "false") {
+			return fmt.Errorf("only yes is supported")
+		}
+	case "name":
+		r.name = val
+	case "name_regexp":
+		return re(&r.nameRe)
+	case "name_not_regexp":
+		return re(&r.nameNotRe)
+	case "symbol_name":
+		r.symName = val
+	case "symbol_name_regexp":
+		return re(&r.symRe)
+	case "symbol_name_not_regexp":
+		return re(&r.symNotRe)
+	case "symbol_version":
+		r.version = val
+	case "symbol_version_regexp":
+		return re(&r.versionRe)
+	case "soname_regexp":
+		return re(&r.sonameRe)
+	case "soname_not_regexp":
+		return re(&r.sonameNotRe)
+	case "file_name_regexp":
+		return re(&r.fileRe)
+	case "file_name_not_regexp":
+		return re(&r.fileNotRe)
+	case "type_name", "return_type_name":
+		r.typeName, r.hasTypeFilter = val, true
+	case "type_name_regexp", "return_type_regexp":
+		r.hasTypeFilter = true
+		return re(&r.typeNameRe)
+	case "change_kind":
+		thing := "function"
+		if r.section == secVariable {
+			thing = "variable"
+		}
+		ok := []string{"all", thing + "-subtype-change", "added-" + thing, "deleted-" + thing}
+		for _, k := range splitList(val) {
+			if !slices.Contains(ok, k) {
+				return fmt.Errorf("unknown change kind %q (want %s)", k, strings.Join(ok, ", "))
+			}
+			r.changeKinds = append(r.changeKinds, k)
+		}
+	case "type_kind":
+		switch val {
+		case "class", "struct", "union", "enum", "array", "typedef", "builtin":
+			r.typeKind = val
+		default:
+			return fmt.Errorf("unknown type kind %q (want class, struct, union, enum, array, typedef or builtin)", val)
+		}
+	case "has_data_member_inserted_at":
+		b, err := parseBoundary(val)
+		if err != nil {
+			return err
+		}
+		r.ranges, r.hasRanges = append(r.ranges, [2]boundary{b, {end: true}}), true
+	case "has_data_member_inserted_between":
+		rg, err := parseRange(val)
+		if err != nil {
+			return err
+		}
+		r.ranges, r.hasRanges = append(r.ranges, rg), true
+	case "has_data_members_inserted_between":
+		v := strings.TrimSpace(val)
+		inner, ok := strings.CutPrefix(v, "{")
+		if inner, ok2 := strings.CutSuffix(inner, "}"); ok && ok2 {
+			r.hasRanges = true
+			for _, part := range strings.SplitAfter(inner, "}") {
+				part = strings.TrimLeft(strings.TrimSpace(part), ", ")
+				if part == "" {
+					continue
+				}
+				rg, err := parseRange(part)
+				if err != nil {
+					return err
+				}
+				r.ranges = append(r.ranges, rg)
+			}
+			return nil
+		}
+		return fmt.Errorf("want {{BEGIN, END}, ...}, got %q", val)
+	case "changed_enumerators":
+		r.enumerators = splitList(val)
+	case "changed_enumerators_regexp":
+		return re(&r.enumeratorsRe)
+	}
+	return nil
+}
+
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func parseRange(v string) ([2]boundary, error) {
+	inner, ok := strings.CutPrefix(strings.TrimSpace(v), "{")
+	inner, ok2 := strings.CutSuffix(inner, "}")
+	// offset_of(m) has no comma, so the first comma splits the pair.
+	b, e, ok3 := strings.Cut(inner, ",")
+	if !ok || !ok2 || !ok3 {
+		return [2]boundary{}, fmt.Errorf("want {BEGIN, END}, got %q", v)
+	}
+	begin, err := parseBoundary(b)
+	if err != nil {
+		return [2]boundary{}, err
+	}
+	end, err := parseBoundary(e)
+	return [2]boundary{begin, end}, err
+}
+
+func parseBoundary(v string) (boundary, error) {
+	v = strings.TrimSpace(v)
+	if v == "end" {
+		return boundary{end: true}, nil
+	}
+	for _, f := range []string{"offset_of", "offset_after"} {
+		if arg, ok := strings.CutPrefix(v, f+"("); ok {
+			arg, ok := strings.CutSuffix(arg, ")")
+			if arg = strings.TrimSpace(arg); !ok || arg == "" {
+				return boundary{}, fmt.Errorf("want %s(MEMBER), got %q", f, v)
+			}
+			return boundary{member: arg, after: f == "offset_after"}, nil
+		}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return boundary{}, fmt.Errorf("want a bit offset, end, offset_of(MEMBER) or offset_after(MEMBER), got %q", v)
+	}
+	return boundary{bits: n}, nil
+}
+
+// JoinSuppressions merges the rules of several files (--suppressions given
+// more than once). Nil entries are skipped; all nil gives nil.
+func JoinSuppressions(list ...*Suppressions) *Suppressions {
+	var out *Suppressions
+	for _, s := range list {
+		if s == nil {
+			continue
+		}
+		if out == nil {
+			out = &Suppressions{}
+		}
+		out.rules = append(out.rules, s.rules...)
+	}
+	return out
+}
+
+// WithFiles returns s knowing the paths of the two inputs, which
+// file_name_regexp and file_name_not_regexp are matched against (a rule
+// applies when either input's path matches). s itself is not changed.
+func (s *Suppressions) WithFiles(old, new string) *Suppressions {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.files = []string{old, new}
+	return &c
+}
+
+// scope is what a rule's soname and file properties are matched against.
+type scope struct {
+	sonames []string
+	files   []string
+}
+
+func anyMatch(re *regexp.Regexp, list []string) bool {
+	for _, s := range list {
+		if re.MatchString(s) || re.MatchString(filepath.Base(s)) {
 			return true
 		}
 	}
 	return false
 }
 
-func (s *Suppressions) typ(key string) bool {
+// inScope applies the soname and file name properties.
+func (r *rule) inScope(sc scope) bool {
+	if r.sonameRe != nil && !anyMatch(r.sonameRe, sc.sonames) ||
+		r.sonameNotRe != nil && anyMatch(r.sonameNotRe, sc.sonames) ||
+		r.fileRe != nil && !anyMatch(r.fileRe, sc.files) ||
+		r.fileNotRe != nil && anyMatch(r.fileNotRe, sc.files) {
+		return false
+	}
+	return true
+}
+
+// symbol reports whether s hides the change c to sym (either ABI's copy
+// of the symbol).
+func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 	if s == nil {
 		return false
 	}
-	for _, re := range s.types {
-		if re.MatchString(key) {
+	for _, r := range s.rules {
+		if r.matchSymbol(sym, c, sc) {
 			return true
 		}
 	}
 	return false
+}
+
+func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
+	switch r.section {
+	case ruleSymbol:
+		return r.simple.MatchString(sym.Name) || r.simple.MatchString(sym.String())
+	case secFunction:
+		if !sym.Kind.IsFunc() {
+			return false
+		}
+	case secVariable:
+		if sym.Kind.IsFunc() {
+			return false
+		}
+	default:
+		return false
+	}
+	if !r.inScope(sc) {
+		return false
+	}
+	// For C the function's name is the symbol's name; for C++ it is the
+	// qualified name, without parameters (lib::take), as libabigail has
+	// it; the full demangled name and the mangled one match too.
+	names := []string{sym.Name}
+	if sym.Demangled != "" {
+		names = append(names, sym.Demangled)
+		if d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones); err == nil {
+			names = append(names, d)
+		}
+	}
+	anyName := func(f func(string) bool) bool { return slices.ContainsFunc(names, f) }
+	if r.name != "" && !slices.Contains(names, r.name) || r.nameRe != nil && !anyName(r.nameRe.MatchString) || r.nameNotRe != nil && anyName(r.nameNotRe.MatchString) {
+		return false
+	}
+	if r.symName != "" && r.symName != sym.Name || r.symRe != nil && !r.symRe.MatchString(sym.Name) || r.symNotRe != nil && r.symNotRe.MatchString(sym.Name) {
+		return false
+	}
+	if r.version != "" && r.version != sym.Version || r.versionRe != nil && !r.versionRe.MatchString(sym.Version) {
+		return false
+	}
+	if len(r.changeKinds) > 0 && !slices.Contains(r.changeKinds, "all") {
+		thing := "function"
+		if r.section == secVariable {
+			thing = "variable"
+		}
+		k := thing + "-subtype-change"
+		switch c {
+		case SymbolRemoved:
+			k = "deleted-" + thing
+		case SymbolAdded:
+			k = "added-" + thing
+		}
+		if !slices.Contains(r.changeKinds, k) {
+			return false
+		}
+	}
+	if r.hasTypeFilter {
+		t := sym.Type
+		if t != nil && r.section == secFunction {
+			t = t.Elem
+		}
+		if t == nil {
+			return false
+		}
+		spelled := abi.Spell(t)
+		if r.typeName != "" && r.typeName != spelled || r.typeNameRe != nil && !r.typeNameRe.MatchString(spelled) {
+			return false
+		}
+	}
+	return true
+}
+
+// typ reports whether s hides the changes tc to the named type t (the old
+// definition).
+func (s *Suppressions) typ(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.rules {
+		if r.matchType(tc, t, sc, size) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
+	key := tc.Name
+	switch r.section {
+	case ruleType:
+		return r.simple.MatchString(key)
+	case secType:
+	default:
+		return false
+	}
+	if !r.inScope(sc) {
+		return false
+	}
+	name := key
+	if t != nil && t.Name != "" {
+		name = t.Name
+	}
+	is := func(want string) bool { return want == key || want == name }
+	match := func(re *regexp.Regexp) bool { return re.MatchString(key) || re.MatchString(name) }
+	if r.name != "" && !is(r.name) || r.nameRe != nil && !match(r.nameRe) || r.nameNotRe != nil && match(r.nameNotRe) {
+		return false
+	}
+	if r.typeKind != "" {
+		if t == nil {
+			return false
+		}
+		want := map[string]abi.Kind{"class": abi.Struct, "struct": abi.Struct, "union": abi.Union, "enum": abi.Enum,
+			"array": abi.Array, "typedef": abi.Typedef, "builtin": abi.Base}[r.typeKind]
+		if t.Kind != want {
+			return false
+		}
+	}
+	if r.hasRanges && !r.insertedOnly(tc, t, size) {
+		return false
+	}
+	if len(r.enumerators) > 0 || r.enumeratorsRe != nil {
+		for _, c := range tc.Changes {
+			if c.Kind != EnumeratorAdded && c.Kind != EnumeratorRemoved && c.Kind != EnumeratorValue {
+				return false
+			}
+			e := c.Path[strings.LastIndexByte(c.Path, '.')+1:]
+			if !slices.Contains(r.enumerators, e) && (r.enumeratorsRe == nil || !r.enumeratorsRe.MatchString(e)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// insertedOnly reports whether every change to the type is a data member
+// inserted in one of the rule's ranges, or follows from one: the size
+// growing, or a member at or past a range's start moving. As in
+// libabigail, a removed member or a shrinking type is never suppressed.
+func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int64) bool {
+	if t == nil {
+		return false
+	}
+	type span struct{ lo, hi int64 }
+	var spans []span
+	for _, rg := range r.ranges {
+		lo, ok1 := rg[0].eval(t, false, size)
+		hi, ok2 := rg[1].eval(t, true, size)
+		if ok1 && ok2 {
+			spans = append(spans, span{lo, hi})
+		}
+	}
+	in := func(bit int64, start bool) bool {
+		for _, s := range spans {
+			if bit >= s.lo && (start || bit <= s.hi) {
+				return true
+			}
+		}
+		return false
+	}
+	inserted := false
+	for _, c := range tc.Changes {
+		switch c.Kind {
+		case MemberAdded:
+			at, err := strconv.ParseInt(c.At, 10, 64)
+			if err != nil || strings.Contains(c.Path, ".") || !in(at*8, false) {
+				return false
+			}
+			inserted = true
+		case Size:
+			o, _ := strconv.ParseInt(c.Old, 10, 64)
+			n, _ := strconv.ParseInt(c.New, 10, 64)
+			if n < o || c.Path != "" {
+				return false
+			}
+		case Offset, BitOffset:
+			o, _ := strconv.ParseInt(c.Old, 10, 64)
+			if c.Kind == Offset {
+				o *= 8
+			}
+			if !in(o, true) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return inserted
+}
+
+// eval evaluates a boundary against the old type t; ok is false when it
+// names a member t does not have. "end" is the type's end as a start, and
+// no limit as an end.
+func (b boundary) eval(t *abi.Type, isEnd bool, size func(*abi.Type) int64) (int64, bool) {
+	switch {
+	case b.end && isEnd:
+		return math.MaxInt64, true
+	case b.end:
+		return t.Size * 8, true
+	case b.member == "":
+		return b.bits, true
+	}
+	for _, m := range t.Members {
+		if m.Name != b.member {
+			continue
+		}
+		off := m.Offset * 8
+		if m.BitSize > 0 {
+			off = m.BitOffset
+		}
+		if !b.after {
+			return off, true
+		}
+		if m.BitSize > 0 {
+			return off + m.BitSize, true
+		}
+		if n := size(m.Type); n >= 0 {
+			return off + n*8, true
+		}
+		return 0, false
+	}
+	return 0, false
 }

@@ -21,9 +21,9 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			fmt.Fprintf(&b, "  %s %s\n", paint(mark), report.Clean(s))
 		}
 	}
-	list("removed symbols", r.Symbols.Removed(), "-", p.Red)
-	list("added symbols", r.Symbols.Added(), "+", p.Green)
-	list("changed symbols", r.Symbols.Changed(), "~", p.Yellow)
+	list("removed symbols", r.Symbols.lines(SymbolRemoved), "-", p.Red)
+	list("added symbols", r.Symbols.lines(SymbolAdded), "+", p.Green)
+	list("changed symbols", r.Symbols.lines(""), "~", p.Yellow)
 	types := func(title string, list []TypeChange) {
 		if len(list) == 0 {
 			return
@@ -37,6 +37,15 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			fmt.Fprintf(&b, "  %s\n", p.Bold(name))
 			for _, c := range t.Changes {
 				fmt.Fprintf(&b, "    %s\n", report.Clean(c.String()))
+			}
+			if im := t.Impact; im != nil {
+				fmt.Fprintf(&b, "    reached from %d %s:\n", im.Symbols, plural(im.Symbols, "symbol", "symbols"))
+				for _, p := range im.Paths {
+					fmt.Fprintf(&b, "      %s\n", pathString(p))
+				}
+				if more := im.Symbols - len(im.Paths); more > 0 {
+					fmt.Fprintf(&b, "      and %d more\n", more)
+				}
 			}
 		}
 	}
@@ -56,6 +65,10 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		list("  changed private symbols", changed, "~", p.Yellow)
 	}
 	types("changed types used only by private symbols", r.PrivateTypes)
+	if f := r.Filtered; f.Total() > 0 {
+		fmt.Fprintf(&b, "suppressed: %d %s, %d %s (%d filtered out)\n", f.Symbols, plural(f.Symbols, "symbol", "symbols"),
+			f.Types, plural(f.Types, "type", "types"), f.Total())
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", report.Clean(n))
 	}
@@ -69,4 +82,29 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// lines writes the changes of kind k (removed or added; "" for the others)
+// as text, a mangled symbol followed by its C++ name.
+func (s *SymbolChanges) lines(k Kind) []string {
+	var out []string
+	for _, c := range s.Changes {
+		switch {
+		case k == "" && (c.Kind == SymbolRemoved || c.Kind == SymbolAdded), k != "" && c.Kind != k:
+			continue
+		}
+		line := c.String()
+		if c.Demangled != "" {
+			line += " [" + c.Demangled + "]"
+		}
+		out = append(out, line)
+	}
+	return out
 }

@@ -12,27 +12,43 @@ import (
 // shallowly: a member whose type is another named type is compared by name,
 // and that type gets its own entry, so a change is reported once, where it
 // happened. Anonymous aggregates are written inline and compared in place.
-func compareTypes(cmp *comparer, sup *Suppressions) []TypeChange {
+func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered) []TypeChange {
 	old, new := cmp.oa, cmp.na
+	sc := cmp.scope(sup)
+	size := func(t *abi.Type) int64 { return cmp.sizeOf(old, cmp.ox, t) }
+	keep := func(tc TypeChange, t *abi.Type) bool {
+		if sup.typ(tc, t, sc, size) {
+			filtered.Types++
+			return false
+		}
+		return true
+	}
 	var out []TypeChange
 	newRoots := map[string]bool{}
 	for _, r := range new.Roots {
 		newRoots[r] = true
 	}
 	for _, r := range old.Roots {
-		if _, ok := new.Types[r]; !ok && !newRoots[r] && !sup.typ(r) {
-			out = append(out, TypeChange{Name: r, Changes: []Change{{Kind: TypeRemoved, Type: r}}})
+		if _, ok := new.Types[r]; !ok && !newRoots[r] {
+			tc := TypeChange{Name: r, Changes: []Change{{Kind: TypeRemoved, Type: r}}}
+			if keep(tc, old.Types[r]) {
+				out = append(out, tc)
+			}
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(old.Types)) {
 		n, ok := new.Types[key]
-		if !ok || sup.typ(key) {
+		if !ok {
 			continue
 		}
 		c := changes{cmp: cmp, key: key}
 		c.node("", old.Types[key], n)
+		c.sameLayout()
 		if len(c.list) > 0 {
-			out = append(out, TypeChange{Name: key, Changes: c.list})
+			tc := TypeChange{Name: key, Changes: c.list}
+			if keep(tc, old.Types[key]) {
+				out = append(out, tc)
+			}
 		}
 	}
 	return out
@@ -43,6 +59,27 @@ type changes struct {
 	cmp  *comparer
 	key  string
 	list []Change
+}
+
+// sameLayout marks the changes compatible, with the note "names only,
+// same layout", when the type as a whole keeps its layout: the same size
+// and, flattened through all its aggregate members, the same scalars at the
+// same offsets (anonymous unions that became a named union, members
+// renamed). Code compiled against the old type reads the same bytes.
+func (c *changes) sameLayout() {
+	incompatible := false
+	for _, ch := range c.list {
+		incompatible = incompatible || !ch.Compatible
+	}
+	if !incompatible || !c.cmp.sameLayout(&abi.Type{Ref: c.key}, &abi.Type{Ref: c.key}) {
+		return
+	}
+	for i := range c.list {
+		c.list[i].Compatible = true
+		if c.list[i].Note == "" {
+			c.list[i].Note = sameLayoutNote
+		}
+	}
 }
 
 func (c *changes) add(ch Change) {
@@ -104,9 +141,16 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			return
 		}
 		size()
+		c.bases(path, o, n)
 		c.members(path, o, n)
+		c.virtuals(path, o, n)
+		c.statics(path, o, n)
 	case abi.Enum:
 		size()
+		if o.EnumClass != n.EnumClass {
+			state := map[bool]string{true: "enum class", false: "enum"}
+			c.add(Change{Kind: TypeKind, Path: path, Old: state[o.EnumClass], New: state[n.EnumClass], Compatible: true, Note: "scoping only, same values"})
+		}
 		c.enumerators(path, o, n)
 	case abi.Typedef:
 		if o.Elem != nil && n.Elem != nil && o.Elem.Ref == "" && n.Elem.Ref == "" && isAggregate(o.Elem) && o.Elem.Kind == n.Elem.Kind {
@@ -207,4 +251,99 @@ func (c *changes) enumerators(path string, o, n *abi.Type) {
 			c.add(Change{Kind: EnumeratorAdded, Path: join(path, e.Name), New: itoa(e.Value), Compatible: true})
 		}
 	}
+}
+
+// bases compares C++ base classes by type: one added or removed moves
+// every member after it; one at another offset is a layout change.
+func (c *changes) bases(path string, o, n *abi.Type) {
+	if len(o.Bases)+len(n.Bases) == 0 {
+		return
+	}
+	name := func(b abi.BaseClass) string {
+		s := abi.Spell(b.Type)
+		if b.Virtual {
+			s = "virtual " + s
+		}
+		return s
+	}
+	nb := map[string]abi.BaseClass{}
+	for _, b := range n.Bases {
+		nb[name(b)] = b
+	}
+	seen := map[string]bool{}
+	for _, b := range o.Bases {
+		k := name(b)
+		seen[k] = true
+		m, ok := nb[k]
+		switch {
+		case !ok:
+			c.add(Change{Kind: BaseRemoved, Path: path, Member: k, Old: itoa(b.Offset)})
+		case m.Offset != b.Offset:
+			c.add(Change{Kind: BaseOffset, Path: path, Member: k, Old: itoa(b.Offset), New: itoa(m.Offset)})
+		}
+	}
+	for _, b := range n.Bases {
+		if k := name(b); !seen[k] {
+			c.add(Change{Kind: BaseAdded, Path: path, Member: k, New: itoa(b.Offset)})
+		}
+	}
+}
+
+// virtuals compares vtables: a virtual function at another slot, removed,
+// or added (inserted or appended: a class derived from it in a program
+// has its own virtuals after the base's, which then move) breaks callers.
+func (c *changes) virtuals(path string, o, n *abi.Type) {
+	if len(o.Virtuals)+len(n.Virtuals) == 0 {
+		return
+	}
+	ns := map[string]int64{}
+	for _, v := range n.Virtuals {
+		ns[v.Name] = v.Slot
+	}
+	seen := map[string]bool{}
+	for _, v := range o.Virtuals {
+		seen[v.Name] = true
+		slot, ok := ns[v.Name]
+		switch {
+		case !ok:
+			c.add(Change{Kind: VirtualRemove, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot)})
+		case slot != v.Slot:
+			c.add(Change{Kind: VirtualSlot, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot), New: itoa(slot)})
+		}
+	}
+	for _, v := range n.Virtuals {
+		if !seen[v.Name] {
+			c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(v.Name), New: itoa(v.Slot)})
+		}
+	}
+}
+
+// statics compares static data members by name: each is a symbol of its
+// own, so an addition is compatible and a removal is not.
+func (c *changes) statics(path string, o, n *abi.Type) {
+	if len(o.Statics)+len(n.Statics) == 0 {
+		return
+	}
+	has := func(list []abi.Member, name string) bool {
+		return slices.ContainsFunc(list, func(m abi.Member) bool { return m.Name == name })
+	}
+	for _, m := range o.Statics {
+		if !has(n.Statics, m.Name) {
+			c.add(Change{Kind: StaticRemoved, Path: path, Member: m.Name})
+		}
+	}
+	for _, m := range n.Statics {
+		if !has(o.Statics, m.Name) {
+			c.add(Change{Kind: StaticAdded, Path: path, Member: m.Name, Compatible: true})
+		}
+	}
+}
+
+// symbolName writes a linkage name demangled ("foo::bar()") when it is
+// mangled, as it is otherwise.
+func symbolName(name string) string {
+	if d := abi.Demangle(name); d != "" {
+		return d
+	}
+	return name
 }

@@ -1,6 +1,10 @@
 package abidiff
 
-import "github.com/abifloor/abifloor/abi"
+import (
+	"sort"
+
+	"github.com/abifloor/abifloor/abi"
+)
 
 // expander rewrites types of one ABI with every typedef replaced by what it
 // names and restrict dropped: two types with the same underlying type have
@@ -106,6 +110,23 @@ func newComparer(oa, na *abi.ABI) *comparer {
 	return &comparer{oa: oa, na: na, ox: newExpander(oa), nx: newExpander(na)}
 }
 
+const sameLayoutNote = "names only, same layout"
+
+// scope is what suppressions' soname and file name properties are matched
+// against for this comparison.
+func (c *comparer) scope(sup *Suppressions) scope {
+	var sc scope
+	for _, a := range []*abi.ABI{c.oa, c.na} {
+		if a.SOName != "" {
+			sc.sonames = append(sc.sonames, a.SOName)
+		}
+	}
+	if sup != nil {
+		sc.files = sup.files
+	}
+	return sc
+}
+
 // namesOnly says whether a change of type from o to n is one of names only,
 // which is compatible, and of what names.
 func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
@@ -113,7 +134,7 @@ func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
 		return "typedef names only", true
 	}
 	if c.sameLayout(o, n) {
-		return "names only, same layout", true
+		return sameLayoutNote, true
 	}
 	return "", false
 }
@@ -179,13 +200,22 @@ func (c *comparer) layoutNodes(od, nd, o, n *abi.Type, memo map[[2]*abi.Type]boo
 		if od.Incomplete || nd.Incomplete {
 			return o.Ref == n.Ref
 		}
-		if od.Size != nd.Size || len(od.Members) != len(nd.Members) {
+		if od.Size != nd.Size || len(od.Virtuals) != len(nd.Virtuals) {
 			return false
 		}
-		for i, om := range od.Members {
-			nm := nd.Members[i]
-			if om.Name != nm.Name || om.Offset != nm.Offset || om.BitOffset != nm.BitOffset || om.BitSize != nm.BitSize ||
-				!eq(om.Type, nm.Type) {
+		for i, v := range od.Virtuals {
+			if v != nd.Virtuals[i] {
+				return false
+			}
+		}
+		ol, ok1 := c.flatten(c.oa, c.ox, od, 0, nil, 0)
+		nl, ok2 := c.flatten(c.na, c.nx, nd, 0, nil, 0)
+		if !ok1 || !ok2 || len(ol) != len(nl) {
+			return false
+		}
+		for i, o := range ol {
+			n := nl[i]
+			if o.bit != n.bit || o.bits != n.bits || !eq(o.t, n.t) {
 				return false
 			}
 		}
@@ -212,10 +242,108 @@ func (c *comparer) layoutNodes(od, nd, o, n *abi.Type, memo map[[2]*abi.Type]boo
 			}
 		}
 		return eq(od.Elem, nd.Elem)
-	case abi.Pointer, abi.Const, abi.Volatile:
+	case abi.Pointer, abi.Reference, abi.RvalueReference, abi.Const, abi.Volatile:
 		return od.Size == nd.Size && eq(od.Elem, nd.Elem)
 	}
 	return false
+}
+
+// leaf is one scalar of a flattened aggregate: where it is (bits from the
+// outermost aggregate's start), how many bits, and its type (a base type,
+// enum, pointer, array of scalars, function or qualified scalar).
+type leaf struct {
+	bit, bits int64
+	t         *abi.Type
+}
+
+// maxLeaves bounds a flattened layout; an aggregate with more scalars than
+// this is compared member by member instead (never equal here).
+const maxLeaves = 1 << 14
+
+// flatten appends the scalars of the struct or union d (resolved, typedefs
+// expanded by x) at bit offset base, recursing through every aggregate
+// member, named or anonymous, and through arrays of aggregates. Names play
+// no part: a union of anonymous structs and a union named elsewhere with
+// the same members at the same offsets flatten alike. Leaves are sorted by
+// offset then size (stable, so union alternatives keep their order). ok is
+// false when the layout is too large or too deep to flatten.
+func (c *comparer) flatten(a *abi.ABI, x *expander, d *abi.Type, base int64, out []leaf, depth int) ([]leaf, bool) {
+	if depth > 32 {
+		return out, false
+	}
+	for _, b := range d.Bases {
+		// A base is laid out like a member without a name.
+		r := resolve(a, x.under(b.Type))
+		if r == nil || r.Incomplete || b.Virtual {
+			return out, false
+		}
+		var ok bool
+		if out, ok = c.flatten(a, x, r, base+b.Offset*8, out, depth+1); !ok {
+			return out, false
+		}
+	}
+	for _, m := range d.Members {
+		if len(out) > maxLeaves {
+			return out, false
+		}
+		bit := base + m.Offset*8
+		if m.BitSize > 0 {
+			out = append(out, leaf{bit: base + m.BitOffset, bits: m.BitSize, t: x.under(m.Type)})
+			continue
+		}
+		u := x.under(m.Type)
+		if u == nil {
+			return out, false
+		}
+		r := resolve(a, u)
+		if r == nil {
+			return out, false
+		}
+		if (r.Kind == abi.Struct || r.Kind == abi.Union) && !r.Incomplete {
+			var ok bool
+			if out, ok = c.flatten(a, x, r, bit, out, depth+1); !ok {
+				return out, false
+			}
+			continue
+		}
+		out = append(out, leaf{bit: bit, bits: c.sizeOf(a, x, u) * 8, t: u})
+	}
+	if depth == 0 {
+		sort.SliceStable(out, func(i, j int) bool {
+			if out[i].bit != out[j].bit {
+				return out[i].bit < out[j].bit
+			}
+			return out[i].bits < out[j].bits
+		})
+	}
+	return out, true
+}
+
+// sizeOf is the size of the expanded type u in bytes; -1 when unknown.
+func (c *comparer) sizeOf(a *abi.ABI, x *expander, u *abi.Type) int64 {
+	for range 64 {
+		if u == nil {
+			return -1
+		}
+		u = resolve(a, x.under(u))
+		if u == nil {
+			return -1
+		}
+		switch u.Kind {
+		case abi.Const, abi.Volatile:
+			u = u.Elem
+			continue
+		case abi.Array:
+			if u.Count < 0 {
+				return -1
+			}
+			if u.Size == 0 && u.Count > 0 {
+				return u.Count * c.sizeOf(a, x, u.Elem)
+			}
+		}
+		return u.Size
+	}
+	return -1
 }
 
 // resolve follows a reference to the named type's definition.

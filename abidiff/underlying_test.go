@@ -1,6 +1,9 @@
 package abidiff
 
 import (
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
@@ -70,5 +73,66 @@ func TestSameLayout(t *testing.T) {
 		if got := newComparer(a, a).sameLayout(tt.o, tt.n); got != tt.same {
 			t.Errorf("%s vs %s: %v, want %v", abi.Spell(tt.o), abi.Spell(tt.n), got, tt.same)
 		}
+	}
+}
+
+// TestFlattenedLayout: glibc 2.34 turned the anonymous unions of struct
+// __pthread_cond_s into members of the named union __atomic_wide_counter,
+// at the same offsets with the same scalars: names only, same layout.
+func TestFlattenedLayout(t *testing.T) {
+	u32 := &abi.Type{Ref: "unsigned int"}
+	u64 := &abi.Type{Ref: "long long unsigned int"}
+	halves := &abi.Type{Kind: abi.Struct, Size: 8, Members: []abi.Member{{Name: "__low", Type: u32}, {Name: "__high", Offset: 4, Type: u32}}}
+	wide := func(n64, n32 string) *abi.Type {
+		return &abi.Type{Kind: abi.Union, Size: 8, Members: []abi.Member{{Name: n64, Type: u64}, {Name: n32, Type: halves}}}
+	}
+	base := map[string]*abi.Type{
+		"unsigned int":           {Kind: abi.Base, Name: "unsigned int", Size: 4, Encoding: "unsigned"},
+		"long long unsigned int": {Kind: abi.Base, Name: "long long unsigned int", Size: 8, Encoding: "unsigned"},
+		"int":                    {Kind: abi.Base, Name: "int", Size: 4, Encoding: "signed"},
+	}
+	old := &abi.ABI{DebugInfo: abi.DebugDWARF, Types: maps.Clone(base)}
+	old.Types["struct __pthread_cond_s"] = &abi.Type{Kind: abi.Struct, Name: "__pthread_cond_s", Size: 20, Members: []abi.Member{
+		{Type: wide("__wseq", "__wseq32")}, {Offset: 8, Type: wide("__g1_start", "__g1_start32")}, {Name: "__flags", Offset: 16, Type: u32}}}
+	new := &abi.ABI{DebugInfo: abi.DebugDWARF, Types: maps.Clone(base)}
+	new.Types["__atomic_wide_counter"] = &abi.Type{Kind: abi.Typedef, Name: "__atomic_wide_counter", Elem: wide("__value64", "__value32")}
+	new.Types["struct __pthread_cond_s"] = &abi.Type{Kind: abi.Struct, Name: "__pthread_cond_s", Size: 20, Members: []abi.Member{
+		{Name: "__wseq", Type: &abi.Type{Ref: "__atomic_wide_counter"}}, {Name: "__g1_start", Offset: 8, Type: &abi.Type{Ref: "__atomic_wide_counter"}},
+		{Name: "__flags", Offset: 16, Type: u32}}}
+	r := Compare(old, new, nil)
+	if !r.Compatible || len(r.Types) != 1 {
+		t.Fatalf("compatible %v, types %+v", r.Compatible, r.Types)
+	}
+	for _, c := range r.Types[0].Changes {
+		if !c.Compatible || c.Note != "names only, same layout" {
+			t.Errorf("%s: compatible %v, note %q", c, c.Compatible, c.Note)
+		}
+	}
+	// The same change with the high half moved is a real one.
+	moved := wide("__value64", "__value32")
+	moved.Members[1].Type = &abi.Type{Kind: abi.Struct, Size: 8, Members: []abi.Member{{Name: "__low", Type: u32}, {Name: "__high", Offset: 4, Type: &abi.Type{Ref: "int"}}}}
+	new.Types["__atomic_wide_counter"] = &abi.Type{Kind: abi.Typedef, Name: "__atomic_wide_counter", Elem: moved}
+	if r := Compare(old, new, nil); r.Compatible {
+		t.Errorf("an unsigned half that became signed is compatible: %+v", r.Types)
+	}
+}
+
+// TestNoTypeInformation: a function known only as f(...) (assembly, or a
+// builtin declaration) has no type information: not a change.
+func TestNoTypeInformation(t *testing.T) {
+	fn := func(ret abi.Kind) *abi.Type {
+		return &abi.Type{Kind: abi.Func, Elem: &abi.Type{Kind: ret}, Variadic: true}
+	}
+	sym := func(ty *abi.Type) []abi.Symbol {
+		return []abi.Symbol{{Name: "memcpy", Version: "GLIBC_2.2.5", Kind: abi.SymFunc, Binding: abi.BindGlobal, Type: ty}}
+	}
+	old := &abi.ABI{DebugInfo: abi.DebugDWARF, Symbols: sym(fn(abi.Void)), Types: map[string]*abi.Type{}}
+	new := &abi.ABI{DebugInfo: abi.DebugDWARF, Symbols: sym(fn(abi.Unknown)), Types: map[string]*abi.Type{}}
+	r := Compare(old, new, nil)
+	if r.Changed() || !r.Compatible {
+		t.Errorf("changes: %v", r.Symbols.Changed())
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "no type information") || !slices.Equal(r.Untyped, []string{"memcpy@GLIBC_2.2.5"}) {
+		t.Errorf("notes %q", r.Notes)
 	}
 }

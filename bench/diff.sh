@@ -1,12 +1,15 @@
 #!/bin/sh
 # diff.sh: abidiff and abifloor diff side by side on glibc 2.31 (Debian
 # bullseye, fetched by .ci/fetch-bullseye.sh) -> this machine's glibc, with
-# DWARF on both sides; then abifloor abi headers on a generated header of
-# several hundred types and on a set of real Linux UAPI headers.
+# DWARF on both sides; then on libstdc++ from GCC 11 -> 12 (Debian bookworm's
+# libstdc++6-11-dbg and -12-dbg, fetched by .ci/fetch-libstdcxx.sh; skipped
+# when absent); then abifloor abi headers on a generated header of several
+# hundred types and on a set of real Linux UAPI headers.
 # Prints mean wall time, the ratio, and peak RSS of each.
 #
-# usage: ABIFLOOR_BULLSEYE=DIR bench/diff.sh   (DIR defaults to
-# $HOME/.cache/abifloor/bullseye)
+# usage: ABIFLOOR_BULLSEYE=DIR ABIFLOOR_LIBSTDCXX=DIR2 bench/diff.sh   (DIR
+# defaults to $HOME/.cache/abifloor/bullseye, DIR2 to
+# $HOME/.cache/abifloor/libstdcxx)
 set -euf # -f: the type globs below are for abifloor, not the shell
 cd "$(dirname "$0")/.."
 B=${ABIFLOOR_BULLSEYE:-$HOME/.cache/abifloor/bullseye}
@@ -50,6 +53,31 @@ echo
 echo "glibc 2.31 -> $(basename "$(readlink -f "$new")") with DWARF (load average: $(cut -d' ' -f1 /proc/loadavg))"
 printf '  %-10s %8.3f s wall  %8.3f s CPU  %8d KiB peak RSS\n' abidiff "$ta" "$ca" "$ra" abifloor "$to" "$co" "$ro"
 echo "$ta $to $ca $co $ra $ro" | awk '{printf "  abifloor: %.1fx faster (wall), %.1fx less CPU, RSS %.2fx of abidiff\n", $1 / $2, $3 / $4, $6 / $5}'
+
+# compare TITLE ABIDIFF_COMMAND ABIFLOOR_COMMAND: time, CPU and RSS of both.
+compare() {
+	title=$1 abidiff_cmd=$2 ours_cmd=$3
+	ta=$(mean_time abidiff $abidiff_cmd)
+	to=$(mean_time abifloor $ours_cmd)
+	set -- $(usage $abidiff_cmd)
+	ra=$1 ca=$2
+	set -- $(usage $ours_cmd)
+	ro=$1 co=$2
+	echo
+	echo "$title (load average: $(cut -d' ' -f1 /proc/loadavg))"
+	printf '  %-10s %8.3f s wall  %8.3f s CPU  %8d KiB peak RSS\n' abidiff "$ta" "$ca" "$ra" abifloor "$to" "$co" "$ro"
+	echo "$ta $to $ca $co $ra $ro" | awk '{printf "  abifloor: %.1fx faster (wall), %.1fx less CPU, RSS %.2fx of abidiff\n", $1 / $2, $3 / $4, $6 / $5}'
+}
+
+L=${ABIFLOOR_LIBSTDCXX:-$HOME/.cache/abifloor/libstdcxx}/usr/lib/x86_64-linux-gnu/debug
+if [ -e "$L/libstdc++.so.6.0.29" ] && [ -e "$L/libstdc++.so.6.0.30" ]; then
+	compare "libstdc++ 6.0.29 (GCC 11) -> 6.0.30 (GCC 12), DWARF inside" \
+		"abidiff $L/libstdc++.so.6.0.29 $L/libstdc++.so.6.0.30" \
+		"$tmp/abifloor diff $L/libstdc++.so.6.0.29 $L/libstdc++.so.6.0.30"
+else
+	echo
+	echo "libstdc++ 11 -> 12: skipped, no $L/libstdc++.so.6.0.29 (run .ci/fetch-libstdcxx.sh)"
+fi
 
 # A generated header: 400 structs, 100 enums, 100 typedefs.
 gen=$tmp/gen.h

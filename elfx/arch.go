@@ -1,6 +1,10 @@
 package elfx
 
-import "debug/elf"
+import (
+	"debug/elf"
+	"runtime"
+	"strings"
+)
 
 // Arch names the file's architecture the way Debian and uname do
 // (x86_64, aarch64, i386, ppc64le, s390x, riscv64, ...).
@@ -105,4 +109,41 @@ func Multiarch(m elf.Machine, class elf.Class, data elf.Data) string {
 		return "i386-linux-gnu"
 	}
 	return Triple(m, class, data)
+}
+
+// archAliases maps the other names users and tools give an architecture
+// (Go's and Debian's amd64 and arm64, i686, armhf, ppc64el, ...) to Arch's.
+var archAliases = map[string]string{
+	"amd64": "x86_64", "x86-64": "x86_64", "x64": "x86_64",
+	"arm64": "aarch64",
+	"386":   "i386", "i486": "i386", "i586": "i386", "i686": "i386", "x86": "i386", "ia32": "i386",
+	"armhf": "arm", "armel": "arm", "armv7": "arm", "armv7l": "arm", "armv7hl": "arm",
+	"ppc64el": "ppc64le", "powerpc64le": "ppc64le", "powerpc64": "ppc64", "powerpc": "ppc",
+	"loong64": "loongarch64", "mips64le": "mips64el", "mipsle": "mipsel",
+}
+
+// ParseArch reads an architecture name as a user may write it (x86_64,
+// amd64, aarch64, arm64, i686, i386, armhf, ppc64el, ...), case-insensitively,
+// and returns the name Arch uses. ok is false for a name it does not know.
+func ParseArch(s string) (arch string, ok bool) {
+	s = strings.ToLower(s)
+	if a, found := archAliases[s]; found {
+		return a, true
+	}
+	if _, found := gnuTriples[s]; found {
+		return s, true
+	}
+	return "", false
+}
+
+// ArchTriple is Triple for an architecture named as Arch names it, or ""
+// when it has no Linux GNU toolchain name here.
+func ArchTriple(arch string) string { return gnuTriples[arch] }
+
+// HostArch is the architecture of the running program, as Arch names it.
+func HostArch() string {
+	if a, ok := ParseArch(runtime.GOARCH); ok {
+		return a
+	}
+	return runtime.GOARCH
 }

@@ -93,3 +93,25 @@ func TestTriple(t *testing.T) {
 		}
 	}
 }
+
+func TestParseArch(t *testing.T) {
+	for in, want := range map[string]string{
+		"x86_64": "x86_64", "amd64": "x86_64", "AMD64": "x86_64", "x86-64": "x86_64",
+		"aarch64": "aarch64", "arm64": "aarch64", "i686": "i386", "i386": "i386", "386": "i386",
+		"armhf": "arm", "armv7l": "arm", "arm": "arm", "ppc64el": "ppc64le", "ppc64le": "ppc64le",
+		"s390x": "s390x", "riscv64": "riscv64", "loong64": "loongarch64", "": "", "vax": "", "sparc": "",
+	} {
+		got, ok := ParseArch(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("ParseArch(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for arch, triple := range map[string]string{"arm": "arm-linux-gnueabihf", "i386": "i686-linux-gnu", "aarch64": "aarch64-linux-gnu"} {
+		if got := ArchTriple(arch); got != triple {
+			t.Errorf("ArchTriple(%q) = %q, want %q", arch, got, triple)
+		}
+	}
+	if a, ok := ParseArch(HostArch()); !ok || a != HostArch() {
+		t.Errorf("HostArch() = %q is not an Arch name", HostArch())
+	}
+}

@@ -125,6 +125,11 @@ func fits(ts []targets.Target, arch, libc string, viol func(target string) []Vio
 		}
 		switch {
 		case t.IsPolicy():
+			// A file that needs no libc (static) loads on either; the
+			// answer is given in manylinux tags, one family in order.
+			if libc == "" && t.Kind == targets.Musllinux {
+				continue
+			}
 			if t.Covers(arch) {
 				policies = append(policies, t)
 			}

@@ -116,3 +116,19 @@ func TestOldest(t *testing.T) {
 		t.Errorf("oldest of nothing = %q, %+v", got, b)
 	}
 }
+
+func TestFitsStaticUsesManylinux(t *testing.T) {
+	none := func(string) []Violation { return nil }
+	f := fits(FitTargets(), "x86_64", "", none)
+	if f.Policy != "manylinux_2_5" || f.Blocked != nil {
+		t.Errorf("a file that needs no libc fits %q (%+v), want manylinux_2_5", f.Policy, f.Blocked)
+	}
+	f = fits(FitTargets(), "x86_64", Musl, none)
+	if f.Policy != "musllinux_1_1" || len(f.Distros) != 0 {
+		t.Errorf("a musl file fits %q with distros %v", f.Policy, f.Distros)
+	}
+	f = fits(FitTargets(), "aarch64", Glibc, none)
+	if f.Policy != "manylinux_2_17" {
+		t.Errorf("an aarch64 glibc file fits %q, want manylinux_2_17 (the oldest with aarch64 rules)", f.Policy)
+	}
+}

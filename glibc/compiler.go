@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // Compiler is what the stubs depend on of the C compiler that builds them:
@@ -61,13 +63,8 @@ func ProbeCompiler(ctx context.Context, cc string) (*Compiler, error) {
 // tripleArch maps a triple's first part to the database's architecture name.
 func tripleArch(triple string) string {
 	cpu, _, _ := strings.Cut(triple, "-")
-	switch cpu {
-	case "i386", "i486", "i586", "i686":
-		return "i386"
-	case "arm64":
-		return "aarch64"
-	case "amd64":
-		return "x86_64"
+	if a, ok := elfx.ParseArch(cpu); ok {
+		return a
 	}
 	return cpu
 }
@@ -75,15 +72,12 @@ func tripleArch(triple string) string {
 // Targets says whether the compiler builds code for arch (i686 and i386
 // are one), with an error that names the compiler to use instead.
 func (c *Compiler) Targets(arch string) error {
-	if arch == "i686" {
-		arch = "i386"
+	if a, ok := elfx.ParseArch(arch); ok {
+		arch = a
 	}
 	if c.Arch == arch {
 		return nil
 	}
-	triple := arch + "-linux-gnu"
-	if arch == "i386" {
-		triple = "i686-linux-gnu"
-	}
+	triple := elfx.ArchTriple(arch)
 	return fmt.Errorf("glibc: %s targets %s, not %s: use %s-gcc, or --arch %s", c.Name, c.Triple, arch, triple, c.Arch)
 }

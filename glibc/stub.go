@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -36,17 +37,7 @@ type StubOptions struct {
 }
 
 // HostArch is the architecture name of the running program, as elfx names it.
-func HostArch() string {
-	switch runtime.GOARCH {
-	case "amd64":
-		return "x86_64"
-	case "arm64":
-		return "aarch64"
-	case "386":
-		return "i386"
-	}
-	return runtime.GOARCH
-}
+func HostArch() string { return elfx.HostArch() }
 
 // Resolve fills in defaults and checks the architecture and target against
 // the embedded database. It returns the architecture, with its symbols when

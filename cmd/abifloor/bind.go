@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ianlancetaylor/demangle"
+
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
@@ -37,6 +39,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
 	quiet := fs.Bool("q", false, "print failures and warnings only, not the files that load")
+	dm := fs.Bool("demangle", false, "write C++ symbol names demangled")
 	strict := fs.Bool("strict", false, "a lazily bound symbol no loaded library provides fails (exit 1) instead of warning")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
@@ -82,6 +85,15 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	opt.Progress = func(files int64) { show("%d files", files) }
 	a := bind.New(opt)
 	res := a.Audit(ctx, paths)
+	if *dm {
+		for i := range res.Files {
+			for _, us := range [][]bind.Unresolved{res.Files[i].Unresolved, res.Files[i].DlopenMissing} {
+				for j := range us {
+					us[j].Name = demangle.Filter(us[j].Name)
+				}
+			}
+		}
+	}
 	lazy := lazyWarnings(res, len(dlopen) > 0)
 	switch f {
 	case report.JSON:

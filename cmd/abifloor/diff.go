@@ -24,13 +24,18 @@ func init() {
 }
 
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "diff", "OLD NEW [--format text|json] [--suppressions FILE] [--debug-dir DIR] [--debug-dir1 DIR] [--debug-dir2 DIR] [--max-debug-size N]")
+	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
 	format := fs.String("format", "text", "output `format`: text, json, github or sarif")
-	supFile := fs.String("suppressions", "", "hide changes matching the rules in `FILE` (lines: symbol REGEX, type REGEX)")
+	var supFiles multiFlag
+	supUsage := "hide changes matching the rules in `FILE`: libabigail's suppression format ([suppress_function], [suppress_variable], [suppress_type]) or lines \"symbol REGEX\" / \"type REGEX\"; repeatable"
+	fs.Var(&supFiles, "suppressions", supUsage)
+	fs.Var(&supFiles, "suppr", "same as --suppressions `FILE` (abidiff's short name)")
 	var dirs, dirs1, dirs2 multiFlag
 	fs.Var(&dirs, "debug-dir", "separate debug info `DIR` for both inputs; repeatable")
 	fs.Var(&dirs1, "debug-dir1", "separate debug info `DIR` for OLD only; repeatable")
 	fs.Var(&dirs2, "debug-dir2", "separate debug info `DIR` for NEW only; repeatable")
+	fs.Var(&dirs1, "d1", "same as --debug-dir1 `DIR` (abidiff's name)")
+	fs.Var(&dirs2, "d2", "same as --debug-dir2 `DIR` (abidiff's name)")
 	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
 	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G)")
 	pos, err := parseFlags(fs, args)
@@ -48,20 +53,16 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return diffError | diffUsage
 	}
-	var sup *abidiff.Suppressions
-	if *supFile != "" {
-		fh, err := os.Open(*supFile)
+	var sups []*abidiff.Suppressions
+	for _, name := range supFiles {
+		s, err := readSuppressions(name)
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor diff:", err)
 			return diffError | diffUsage
 		}
-		sup, err = abidiff.ParseSuppressions(*supFile, fh)
-		fh.Close()
-		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", err)
-			return diffError | diffUsage
-		}
+		sups = append(sups, s)
 	}
+	sup := abidiff.JoinSuppressions(sups...).WithFiles(pos[0], pos[1])
 	// Two large DWARF trees are built and dropped once; collecting less
 	// often saves a third of the time for a little more peak memory.
 	defer debug.SetGCPercent(debug.SetGCPercent(200))
@@ -109,4 +110,20 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		code |= diffIncompatible
 	}
 	return code
+}
+
+// readSuppressions parses one suppression file; it must be a regular file
+// (a FIFO or device is refused before it is opened).
+func readSuppressions(name string) (*abidiff.Suppressions, error) {
+	if fi, err := os.Stat(name); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	fh, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return abidiff.ParseSuppressions(name, fh)
 }

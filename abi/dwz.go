@@ -1,0 +1,147 @@
+package abi
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+)
+
+// dwz (the DWARF compressor Debian's and Fedora's debug packages run) moves
+// what several files share into one alternate file, named by each file's
+// .gnu_debugaltlink (a path and the alternate's build ID). The files then
+// point into it with two GNU forms.
+const (
+	formGNURefAlt  = 0x1f20 // a .debug_info offset in the alternate file
+	formGNUStrpAlt = 0x1f21 // a .debug_str offset in the alternate file
+)
+
+// altBase is where the alternate file's DIE offsets start in the one offset
+// space the builder uses (dwarf.Offset is 32 bits): past any .debug_info
+// read here, and each file's must be smaller (attachAlt checks).
+const altBase = 1 << 31
+
+// altDWARF is a dwz alternate file's DWARF and its units.
+type altDWARF struct {
+	secs  *sections
+	units []scannedUnit
+	ix    *index // its own offsets, without altBase
+}
+
+// merge adds what the alternate file's index knows to ix: the qualified
+// names of C++ types dwz moved there, and type definitions that complete
+// declarations.
+func (alt *altDWARF) merge(ix *index) {
+	for off, q := range alt.ix.qual {
+		ix.qual[off+altBase] = q
+	}
+	for key, off := range alt.ix.defs {
+		if _, ok := ix.defs[key]; !ok {
+			ix.defs[key] = off + altBase
+		}
+	}
+}
+
+// altString reads a DW_FORM_GNU_strp_alt string; empty without the
+// alternate file.
+func (s *sections) altString(off uint64) []byte {
+	if s.alt == nil {
+		return nil
+	}
+	return cstring(s.alt.secs.str, off)
+}
+
+// altLink reads .gnu_debugaltlink: the alternate file's path and build ID.
+func altLink(f *elf.File) (path string, id []byte, ok bool) {
+	s := f.Section(".gnu_debugaltlink")
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Size > 4096 {
+		return "", nil, false
+	}
+	b, err := s.Data()
+	if err != nil {
+		return "", nil, false
+	}
+	i := bytes.IndexByte(b, 0)
+	if i <= 0 {
+		return "", nil, false
+	}
+	return string(b[:i]), b[i+1:], true
+}
+
+// attachAlt finds the dwz alternate file of f (read from path) and loads
+// its DWARF into secs.alt. It looks where gdb does: the path as written
+// (relative to the directory of path when not absolute), then by build ID
+// under each debug directory. A file is taken only when its build ID is
+// the one the link names. Without .gnu_debugaltlink it does nothing; with
+// one and no alternate found it returns an error naming what was tried,
+// which the caller reports as a note: the types that live there are
+// unknown.
+func attachAlt(f *elf.File, path string, secs *sections, dirs []string, maxDebug int64) error {
+	link, id, ok := altLink(f)
+	if !ok || secs == nil {
+		return nil
+	}
+	if uint64(len(secs.info)) >= altBase {
+		return fmt.Errorf("dwz alternate file %s: .debug_info of %d bytes is too large to combine with it", link, len(secs.info))
+	}
+	var cands []string
+	if filepath.IsAbs(link) {
+		cands = append(cands, link)
+	} else {
+		cands = append(cands, filepath.Join(filepath.Dir(path), link))
+	}
+	if len(id) >= 2 {
+		h := hex.EncodeToString(id)
+		for _, d := range dirs {
+			cands = append(cands, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
+		}
+	}
+	for _, c := range cands {
+		if c == path {
+			continue
+		}
+		osf, err := openRegular(c)
+		if err != nil {
+			continue
+		}
+		ef, err := newELF(osf, maxDebug)
+		if err != nil || !hasDWARF(ef) || len(id) > 0 && !bytes.Equal(buildID(ef), id) {
+			osf.Close()
+			continue
+		}
+		if ef.Type == elf.ET_REL {
+			// dwz writes the alternate file as ET_REL without
+			// relocations: its sections are read as they are, like a
+			// linked file's (loadDWARF would relocate them).
+			if hasRelocations(ef) {
+				osf.Close()
+				continue
+			}
+			ef.Type = elf.ET_NONE
+		}
+		_, as, err := loadDWARF(ef, maxDebug)
+		osf.Close()
+		if err != nil || as == nil || uint64(len(as.info)) >= altBase {
+			continue
+		}
+		as.base = altBase
+		aix, units, err := fastScan(as, false)
+		if err != nil {
+			continue
+		}
+		secs.alt = &altDWARF{secs: as, units: units, ix: aix}
+		return nil
+	}
+	return fmt.Errorf("dwz alternate file %s (build ID %x) not found", link, id)
+}
+
+// hasRelocations reports whether f has any relocation section.
+func hasRelocations(f *elf.File) bool {
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_REL || s.Type == elf.SHT_RELA {
+			return true
+		}
+	}
+	return false
+}
