@@ -33,6 +33,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // Format is the kind of artefact a file is.
@@ -218,7 +219,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 	if !st.Mode().IsRegular() {
 		return &os.PathError{Op: "open", Path: p, Err: errors.New("not a regular file")}
 	}
-	f, err := os.Open(p)
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a FIFO swapped in since the Stat must not block
 	if err != nil {
 		return err
 	}

@@ -176,3 +176,29 @@ func TestMissingBlob(t *testing.T) {
 		t.Errorf("no missing-blob error: %v", g.order)
 	}
 }
+
+// TestManifestEscape: a docker-style manifest.json in a layout directory
+// naming a layer outside it is refused, and nothing outside is read.
+func TestManifestEscape(t *testing.T) {
+	bin, _ := elfs(t)
+	root := t.TempDir()
+	outside := filepath.Join(root, "secret.tar")
+	os.WriteFile(outside, mkTar(t, []ent{{name: "bin/leak", data: bin}}), 0o644)
+	dir := filepath.Join(root, "img")
+	os.MkdirAll(dir, 0o755)
+	image(t, dir, mkTar(t, []ent{{name: "bin/prog", data: bin}}))
+	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`[{"Layers": ["../secret.tar"]}]`), 0o644)
+	g := walkPath(t, dir, Options{})
+	if g.members["/bin/leak"] != nil {
+		t.Fatal("a layer outside the layout was read")
+	}
+	var bad *Member
+	for _, m := range g.members {
+		if errors.Is(m.Err, ErrUnsafeName) {
+			bad = m
+		}
+	}
+	if bad == nil {
+		t.Errorf("no error for the escaping layer: %v %v", g.order, g.err)
+	}
+}

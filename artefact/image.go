@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // blobs opens the files of an image by their path in the layout.
@@ -37,7 +38,23 @@ type blobs interface {
 type dirBlobs string
 
 func (d dirBlobs) open(name string) (io.ReadCloser, error) {
-	return os.Open(path.Join(string(d), name))
+	// A manifest names its layers: one naming ../../etc/shadow must not
+	// make the reader leave the layout.
+	clean, err := cleanName(name)
+	if err != nil {
+		return nil, err
+	}
+	// O_NOFOLLOW: a blob that is a link to elsewhere is not read;
+	// O_NONBLOCK: a FIFO swapped in does not block the open.
+	f, err := os.OpenFile(path.Join(string(d), clean), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	return f, nil
 }
 
 type tarBlobs struct {

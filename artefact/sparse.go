@@ -1,10 +1,10 @@
 package artefact
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"sync"
 
@@ -46,7 +46,8 @@ type Sparse struct {
 		key [2]int // chunk, block
 		raw []byte
 	}
-	next int
+	next  int
+	arena *arena
 }
 
 type chunk struct {
@@ -186,7 +187,10 @@ func sparseRanges(head []byte, size int64) (rs [][2]int64, ok bool) {
 // readSparse reads the kept ranges of a member: got is its start, read
 // already, and r the rest.
 func readSparse(got []byte, r io.Reader, size int64, rs [][2]int64) (*Sparse, error) {
-	s := &Sparse{size: size}
+	s := &Sparse{size: size, arena: new(arena)}
+	// The blocks live outside the Go heap (arena.go), released when s is
+	// collected.
+	runtime.AddCleanup(s, func(a *arena) { a.free() }, s.arena)
 	pos := int64(len(got))
 	raw := make([]byte, blockSize)
 	scratch := make([]byte, s2.MaxEncodedLen(blockSize))
@@ -212,7 +216,7 @@ func readSparse(got []byte, r io.Reader, size int64, rs [][2]int64) (*Sparse, er
 			}
 			// Encode into scratch, then keep an exact copy: the
 			// encoder's own buffer would keep 64 KiB per block alive.
-			c.blocks = append(c.blocks, bytes.Clone(s2.Encode(scratch, b)))
+			c.blocks = append(c.blocks, s.arena.keep(s2.Encode(scratch, b)))
 		}
 		s.chunks = append(s.chunks, c)
 	}

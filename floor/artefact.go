@@ -3,11 +3,16 @@ package floor
 import (
 	"context"
 	"errors"
+	"fmt"
+	pathpkg "path"
+	"regexp"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/walk"
 )
 
@@ -143,4 +148,42 @@ func flatten(items []walk.Item[item]) []item {
 		out = append(out, it.members...)
 	}
 	return out
+}
+
+// libcName matches the C library's file names: libc.so.6, and libc-2.31.so
+// in releases before 2.34, where libc.so.6 is a link to it.
+var libcName = regexp.MustCompile(`^libc(\.so\.6|-[0-9.]+\.so)$`)
+
+// ImageGlibc returns the glibc release of a container image (an OCI
+// layout or a docker-save tarball): the highest GLIBC_x version its
+// libc.so.6 defines, as its layers leave it. check --image takes it as
+// the GLIBC limit: a binary copied into the image must load with it.
+func ImageGlibc(ctx context.Context, img string) (string, error) {
+	best := ""
+	err := artefact.Walk(ctx, img, artefact.Options{}, func(m *artefact.Member) error {
+		if m.Content == nil || !libcName.MatchString(pathpkg.Base(m.Name)) {
+			return nil
+		}
+		f, err := elfx.NewFile(m.Content, m.Size)
+		if err != nil {
+			return nil
+		}
+		defs, err := f.VersionDefs()
+		if err != nil {
+			return nil
+		}
+		for _, d := range defs {
+			if v, ok := strings.CutPrefix(d.Name, "GLIBC_"); ok && symver.Valid(v) && (best == "" || symver.Compare(v, best) > 0) {
+				best = v
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if best == "" {
+		return "", fmt.Errorf("%s: no glibc in the image (no libc.so.6 defining GLIBC versions)", img)
+	}
+	return best, nil
 }

@@ -241,3 +241,99 @@ func TestSparseMembers(t *testing.T) {
 		t.Fatalf("walk: %v, %d members", err, seen)
 	}
 }
+
+// TestRealWheel builds a wheel from a small C extension with Debian's
+// python3-setuptools, python3-wheel and python3-dev, wants the floors of
+// its members to be those of the unzipped tree, then retags it to
+// manylinux_2_17_x86_64, a tag it does not meet (it calls
+// getrandom@GLIBC_2.25).
+func TestRealWheel(t *testing.T) {
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import setuptools, wheel, sysconfig, os; assert os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h'))").Run(); err != nil {
+		t.Skipf("%s with setuptools, wheel and Python.h (python3-setuptools, python3-wheel, python3-dev) is not installed: %v", py, err)
+	}
+	fixture.Compiler(t, "gcc")
+	src := t.TempDir()
+	os.WriteFile(filepath.Join(src, "setup.py"), []byte(`from setuptools import setup, Extension
+setup(name="tiny", version="1.0", ext_modules=[Extension("tiny", ["tiny.c"])])
+`), 0o644)
+	os.WriteFile(filepath.Join(src, "tiny.c"), []byte(`#include <Python.h>
+#include <sys/random.h>
+static PyObject *seed(PyObject *self, PyObject *unused) {
+	unsigned long v = 0;
+	if (getrandom(&v, sizeof v, 0) != sizeof v) return NULL;
+	return PyLong_FromUnsignedLong(v);
+}
+static PyMethodDef methods[] = {{"seed", seed, METH_NOARGS, ""}, {0}};
+static struct PyModuleDef mod = {PyModuleDef_HEAD_INIT, "tiny", "", -1, methods};
+PyMODINIT_FUNC PyInit_tiny(void) { return PyModule_Create(&mod); }
+`), 0o644)
+	dist := t.TempDir()
+	run(t, src, py, "setup.py", "-q", "bdist_wheel", "-d", dist)
+	whls, _ := filepath.Glob(filepath.Join(dist, "tiny-1.0-*.whl"))
+	if len(whls) != 1 {
+		t.Fatalf("built %v", whls)
+	}
+	tree := t.TempDir()
+	run(t, tree, py, "-m", "zipfile", "-e", whls[0], tree)
+	sameFloors(t, whls[0], tree, 1)
+	if vs := claimed(t, whls[0]); len(vs) != 0 { // linux_x86_64 claims nothing
+		t.Errorf("%s: %+v", whls[0], vs)
+	}
+	retagged := filepath.Join(dist, strings.Replace(filepath.Base(whls[0]), "linux_x86_64", "manylinux_2_17_x86_64", 1))
+	b, _ := os.ReadFile(whls[0])
+	os.WriteFile(retagged, b, 0o644)
+	vs := claimed(t, retagged)
+	found := false
+	for _, v := range vs {
+		if v.Target == "manylinux_2_17_x86_64" && v.Namespace == "GLIBC" && v.Required == "2.25" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("%s: no GLIBC 2.25 > 2.17 violation naming the tag: %+v", filepath.Base(retagged), vs)
+	}
+}
+
+// TestRealRPM builds rpms with rpmbuild (Debian's rpm package) around a
+// compiled library: the floors are those of the tree rpm2cpio | cpio
+// extracts, the Requires rpm generates hold them, and Requires written
+// by hand below the floor break the claim.
+func TestRealRPM(t *testing.T) {
+	for _, tool := range []string{"rpmbuild", "rpm2cpio", "cpio"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian's rpm and cpio)", tool)
+		}
+	}
+	cc := fixture.Compiler(t, "gcc")
+	src := t.TempDir()
+	fixture.Build(t, cc, src, "new.c", "#include <string.h>\nvoid copy(char *d, const char *s, size_t n) { memcpy(d, s, n); }\n", "libnew.so", "-shared", "-fPIC")
+	for _, c := range []struct {
+		name, requires string
+		want           int
+	}{
+		{"generated", "", 0},
+		{"by hand", "AutoReq: no\nRequires: libc.so.6(GLIBC_2.2.5)(64bit)\n", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			top := t.TempDir()
+			spec := filepath.Join(top, "tiny.spec")
+			os.WriteFile(spec, []byte("%global debug_package %{nil}\n%global __os_install_post %{nil}\nName: tiny\nVersion: 1.0\nRelease: 1\nSummary: t\nLicense: MIT\n"+c.requires+
+				"%description\nt\n%install\nmkdir -p %{buildroot}/usr/lib64\ncp %{_sourcedir}/libnew.so %{buildroot}/usr/lib64/\n%files\n/usr/lib64/libnew.so\n"), 0o644)
+			run(t, top, "rpmbuild", "-bb", "--nodeps", "--define", "_topdir "+top, "--define", "_sourcedir "+src, spec)
+			rpms, _ := filepath.Glob(filepath.Join(top, "RPMS/*/tiny-1.0-1.*.rpm"))
+			if len(rpms) != 1 {
+				t.Fatalf("built %v", rpms)
+			}
+			tree := t.TempDir()
+			run(t, tree, "sh", "-c", "rpm2cpio \"$1\" | cpio -idm --quiet", "sh", rpms[0])
+			sameFloors(t, rpms[0], tree, 1)
+			vs := claimed(t, rpms[0])
+			if len(vs) != c.want {
+				t.Errorf("claims: %+v, want %d", vs, c.want)
+			} else if c.want > 0 && (vs[0].Required != "2.14" || vs[0].Allowed != "2.2.5" || !strings.Contains(vs[0].Target, "GLIBC_2.2.5")) {
+				t.Errorf("%+v", vs[0])
+			}
+		})
+	}
+}

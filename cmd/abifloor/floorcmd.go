@@ -221,6 +221,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
 	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
 	allowEmpty := fs.Bool("allow-empty", false, "succeed when the paths hold no ELF file (by default that is an error: a gate that checked nothing must not pass)")
+	image := fs.String("image", "", "a container image (OCI layout or docker-save tarball) whose own glibc is the GLIBC limit")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -230,8 +231,8 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
 	}
-	if len(paths) == 0 || len(maxes)+len(targetNames) == 0 {
-		fmt.Fprintln(env.stderr, "abifloor check: need PATH... and at least one --max or --target")
+	if len(paths) == 0 || (len(maxes)+len(targetNames) == 0 && *image == "") {
+		fmt.Fprintln(env.stderr, "abifloor check: need PATH... and at least one --max, --target or --image")
 		fs.Usage()
 		return exitError
 	}
@@ -261,6 +262,16 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		for ns, ver := range t.Limits {
 			tighten(limits, from, ns, ver, t.Name)
 		}
+	}
+	if *image != "" {
+		// The image's glibc (docs/artefacts.md): a binary copied into
+		// it must load with the libc.so.6 its layers leave.
+		ver, err := floor.ImageGlibc(ctx, *image)
+		if err != nil {
+			fmt.Fprintln(env.stderr, "abifloor check: --image:", report.Clean(err.Error()))
+			return exitError
+		}
+		tighten(limits, from, "GLIBC", ver, "image "+*image)
 	}
 	res := doScan(ctx, env, paths, sf, limits, named)
 	for i := range res.Violations {
