@@ -42,14 +42,14 @@ const (
 
 	// C++ classes. Path is the class (below the named type) and the base
 	// or function is in Old/New.
-	BaseAdded     Kind = "base-added"    // New: the base class; incompatible (everything moves)
-	BaseRemoved   Kind = "base-removed"  // Old: the base class
-	BaseOffset    Kind = "base-offset"   // Member: the base; Old/New: byte offsets
-	VirtualAdded  Kind = "virtual-added" // Member: the function; New: its slot
-	VirtualRemove Kind = "virtual-removed"
-	VirtualSlot   Kind = "virtual-slot" // Member: the function; Old/New: vtable slots
-	StaticAdded   Kind = "static-added" // Member: the static data member; compatible
-	StaticRemoved Kind = "static-removed"
+	BaseAdded      Kind = "base-added"    // New: the base class; incompatible (everything moves)
+	BaseRemoved    Kind = "base-removed"  // Old: the base class
+	BaseOffset     Kind = "base-offset"   // Member: the base; Old/New: byte offsets
+	VirtualAdded   Kind = "virtual-added" // Member: the function; New: its slot
+	VirtualRemoved Kind = "virtual-removed"
+	VirtualSlot    Kind = "virtual-slot" // Member: the function; Old/New: vtable slots
+	StaticAdded    Kind = "static-added" // Member: the static data member; compatible
+	StaticRemoved  Kind = "static-removed"
 
 	EnumeratorAdded   Kind = "enumerator-added"
 	EnumeratorRemoved Kind = "enumerator-removed"
@@ -134,7 +134,7 @@ func (c Change) String() string {
 	case Offset, BitSize, BitOffset, MemberType:
 		word := map[Kind]string{Offset: "offset", BitSize: "bit size", BitOffset: "bit offset", MemberType: "type"}[c.Kind]
 		return "member " + c.Path + ": " + word + " " + arrow
-	case BaseAdded, BaseRemoved, BaseOffset, VirtualAdded, VirtualRemove, VirtualSlot, StaticAdded, StaticRemoved:
+	case BaseAdded, BaseRemoved, BaseOffset, VirtualAdded, VirtualRemoved, VirtualSlot, StaticAdded, StaticRemoved:
 		prefix := ""
 		if c.Path != "" {
 			prefix = "member " + c.Path + ": "
@@ -148,7 +148,7 @@ func (c Change) String() string {
 			return prefix + "base " + c.Member + ": offset " + arrow
 		case VirtualAdded:
 			return prefix + "virtual " + c.Member + " added at vtable slot " + c.New
-		case VirtualRemove:
+		case VirtualRemoved:
 			return prefix + "virtual " + c.Member + " removed from vtable slot " + c.Old
 		case VirtualSlot:
 			return prefix + "virtual " + c.Member + ": vtable slot " + arrow

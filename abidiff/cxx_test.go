@@ -9,6 +9,7 @@ import (
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/report"
 )
 
 // buildCxx compiles testdata/NAME.cc with g++ into a shared library.
@@ -141,6 +142,12 @@ func TestCxxRules(t *testing.T) {
 	}
 	if r.Compatible {
 		t.Error("report compatible")
+	}
+	// Text names the symbols at the start of impact paths in C++ too.
+	var b strings.Builder
+	r.WriteText(&b, report.Painter{})
+	if want := "_ZN3lib6by_refERNS_5ReordEOS0_ → parameter 1 → struct lib::Reord [lib::by_ref(lib::Reord&, lib::Reord&&)]"; !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
 	}
 }
 

@@ -43,6 +43,9 @@ type Report struct {
 	Notes []string `json:"notes,omitempty"`
 	// Filtered counts what the suppressions hid.
 	Filtered Filtered `json:"filtered"`
+	// demangled holds the C++ names of mangled symbols, by name, for
+	// the text of impact paths.
+	demangled map[string]string
 	// Untyped are the symbols both sides export whose type is unknown on
 	// one side or both (a function written in assembly is f(...)): there
 	// is no type information to compare, which is not a change.
@@ -144,6 +147,7 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 			}
 		}
 	}
+	r.demangled = demangled
 	add := func(version string, c Change) {
 		if c.Symbol != "" {
 			name, _, _ := strings.Cut(c.Symbol, "@")

@@ -392,3 +392,23 @@ func TestImpactPaths(t *testing.T) {
 		t.Errorf("private only: types %d, private %d, compatible %v", len(r.Types), len(r.PrivateTypes), r.Compatible)
 	}
 }
+
+// TestUnreachedType: a changed type no symbol reaches at all is reported
+// apart, like one only private symbols reach, and breaks nothing.
+func TestUnreachedType(t *testing.T) {
+	mk := func(size int64) *abi.ABI {
+		return &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugDWARF,
+			Symbols: []abi.Symbol{{Name: "f", Version: "V_1", Default: true, Kind: abi.SymFunc, Binding: abi.BindGlobal,
+				Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Kind: abi.Void}}}},
+			Types: map[string]*abi.Type{"struct internal": {Kind: abi.Struct, Name: "internal", Size: size}}}
+	}
+	r := abidiff.Compare(mk(8), mk(16), nil)
+	if len(r.Types) != 0 || len(r.PrivateTypes) != 1 || !r.Compatible || r.PrivateTypes[0].Impact != nil {
+		t.Errorf("types %v, apart %v, compatible %v", r.Types, r.PrivateTypes, r.Compatible)
+	}
+	var b strings.Builder
+	r.WriteText(&b, report.Painter{})
+	if !strings.Contains(b.String(), "changed types no public symbol reaches") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}

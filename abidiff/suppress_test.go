@@ -127,6 +127,7 @@ func TestLibabigailSuppressions(t *testing.T) {
 		{"changed_enumerators other", "[suppress_type]\nchanged_enumerators = GREEN", nil},
 		{"changed_enumerators_regexp", "[suppress_type]\nchanged_enumerators_regexp = ^BL", []string{"type enum color"}},
 		{"label, drop and comments", "# a comment\n; another\n[suppress_function]\nlabel = \"old API\"\ndrop = yes\nname = \"gone_fn\"", []string{"-gone_fn@@V_1"}},
+		{"allow_other_aliases", "[suppress_function]\nallow_other_aliases = yes\nname = gone_fn", []string{"-gone_fn@@V_1"}},
 		{"two sections", "[suppress_function]\nname = gone_fn\n\n[suppress_variable]\nname = gone_var", []string{"-gone_fn@@V_1", "-gone_var@@V_1"}},
 	}
 	for _, tt := range tests {

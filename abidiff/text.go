@@ -41,7 +41,11 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			if im := t.Impact; im != nil {
 				fmt.Fprintf(&b, "    reached from %d %s:\n", im.Symbols, plural(im.Symbols, "symbol", "symbols"))
 				for _, p := range im.Paths {
-					fmt.Fprintf(&b, "      %s\n", pathString(p))
+					line := pathString(p)
+					if name, _, _ := strings.Cut(p[0], "@"); r.demangled[name] != "" {
+						line += " [" + r.demangled[name] + "]"
+					}
+					fmt.Fprintf(&b, "      %s\n", line)
 				}
 				if more := im.Symbols - len(im.Paths); more > 0 {
 					fmt.Fprintf(&b, "      and %d more\n", more)
@@ -64,7 +68,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		list("  added private symbols", added, "+", p.Green)
 		list("  changed private symbols", changed, "~", p.Yellow)
 	}
-	types("changed types used only by private symbols", r.PrivateTypes)
+	types("changed types no public symbol reaches (private or unused: not part of the public ABI)", r.PrivateTypes)
 	if f := r.Filtered; f.Total() > 0 {
 		fmt.Fprintf(&b, "suppressed: %d %s, %d %s (%d filtered out)\n", f.Symbols, plural(f.Symbols, "symbol", "symbols"),
 			f.Types, plural(f.Types, "type", "types"), f.Total())

@@ -306,7 +306,7 @@ func (c *changes) virtuals(path string, o, n *abi.Type) {
 		slot, ok := ns[v.Name]
 		switch {
 		case !ok:
-			c.add(Change{Kind: VirtualRemove, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot)})
+			c.add(Change{Kind: VirtualRemoved, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot)})
 		case slot != v.Slot:
 			c.add(Change{Kind: VirtualSlot, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot), New: itoa(slot)})
 		}
