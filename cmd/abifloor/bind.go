@@ -32,7 +32,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
 	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
-	fs.StringVar(&sysroot, "sysroot", "", "resolve libraries, ld.so.cache and links inside this image root")
+	fs.StringVar(&sysroot, "sysroot", "", "an image root: the PATHs, libraries, ld.so.cache and links are all resolved inside it, as under chroot (a relative PATH is relative to the root, unless it already names a file inside the root from the working directory)")
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
 	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
@@ -73,6 +73,17 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			}
 			fmt.Fprintln(env.stderr, "abifloor bind: --sysroot:", report.Clean(err.Error()))
 			return exitError
+		}
+	}
+	if sysroot != "" {
+		// The paths are inside the image too, as chroot would see them.
+		for i, p := range paths {
+			h, err := bind.ArgPath(sysroot, p)
+			if err != nil {
+				fmt.Fprintln(env.stderr, "abifloor bind:", report.Clean(err.Error()))
+				return exitError
+			}
+			paths[i] = h
 		}
 	}
 	if err := notArchives(paths); err != nil {
