@@ -193,6 +193,13 @@ func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning
 		for _, m := range fr.MissingLibraries {
 			fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
 		}
+		for _, v := range fr.ViaHost {
+			if v.Host != "" {
+				fmt.Fprintf(w, "  %s => %s (found via %s)\n", report.Clean(v.Name), report.Clean(v.Path), report.Clean(v.Host))
+			} else {
+				fmt.Fprintf(w, "  %s => %s %s\n", report.Clean(v.Name), report.Clean(v.Path), p.Yellow("(note: found only via its host: it lies beside the library, not on its own search path)"))
+			}
+		}
 		for _, sk := range fr.Skipped {
 			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
 		}
@@ -273,6 +280,12 @@ func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: pltNoneWarning(fr)})
+		}
+		for _, v := range fr.ViaHost {
+			if v.Host == "" {
+				report.WriteAnnotation(env.stdout, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host",
+					Message: v.Name + " lies beside the library, not on its own search path: only a host program's search path finds it"})
+			}
 		}
 		for _, u := range fr.DlopenMissing {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dlopen library lacks a symbol",
