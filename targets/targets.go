@@ -23,6 +23,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/abifloor/abifloor/symver"
 )
@@ -84,7 +85,10 @@ var targetsJSON []byte
 //go:embed policies.json
 var policiesJSON []byte
 
-var targetTable = func() []Target {
+// table is the parsed table, read on first use: every abifloor process
+// imports this package (cc among them, on every compiler call), and only
+// some ask for a target.
+var table = sync.OnceValue(func() []Target {
 	var hand, gen struct{ Targets []Target }
 	if err := json.Unmarshal(targetsJSON, &hand); err != nil {
 		panic("targets: embedded targets.json: " + err.Error())
@@ -112,7 +116,7 @@ var targetTable = func() []Target {
 		}
 	}
 	return out
-}()
+})
 
 // IsPolicy reports whether t is a manylinux or musllinux policy, checked
 // per architecture with allowed sets, a library whitelist and a blacklist.
@@ -195,8 +199,9 @@ func (t Target) Allowed(arch, ver string) (ok, limited bool) {
 
 // All returns a copy of the embedded target table, in table order.
 func All() []Target {
-	out := make([]Target, len(targetTable))
-	for i, t := range targetTable {
+	tab := table()
+	out := make([]Target, len(tab))
+	for i, t := range tab {
 		out[i] = t.clone()
 	}
 	return out
@@ -240,7 +245,7 @@ func Lookup(name string) (Target, error) {
 	if t, ok := find(key); ok {
 		return t.clone(), nil
 	}
-	for arch := range allArches {
+	for arch := range allArches() {
 		base, ok := strings.CutSuffix(key, "_"+arch)
 		if !ok {
 			continue
@@ -261,7 +266,7 @@ func Lookup(name string) (Target, error) {
 }
 
 func find(key string) (Target, bool) {
-	for _, t := range targetTable {
+	for _, t := range table() {
 		if t.Name == key || slices.Contains(t.Aliases, key) {
 			return t, true
 		}
@@ -270,15 +275,15 @@ func find(key string) (Target, bool) {
 }
 
 // allArches are the architectures some policy has rules for.
-var allArches = func() map[string]bool {
+var allArches = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
-	for _, t := range targetTable {
+	for _, t := range table() {
 		for arch := range t.SymbolVersions {
 			m[arch] = true
 		}
 	}
 	return m
-}()
+})
 
 // UnknownError is the error of Lookup for a name not in the table.
 type UnknownError struct {
@@ -298,7 +303,7 @@ func closest(s string, n int) []string {
 		d    int
 	}
 	var cs []cand
-	for _, t := range targetTable {
+	for _, t := range table() {
 		best := editDistance(s, t.Name)
 		for _, a := range t.Aliases {
 			best = min(best, editDistance(s, a))

@@ -100,10 +100,22 @@ func rangesFormat(s string) (report.Format, error) {
 func rangesBuilder(env *cmdEnv, opt ranges.Options, noCache bool) *ranges.Builder {
 	b := &ranges.Builder{Options: opt}
 	if !noCache {
-		if dir, err := cache.DefaultDir(env.getenv); err == nil {
-			b.CacheDir = filepath.Join(dir, "ranges")
-		} else {
+		// The root is checked as cc's is: a root another user can write
+		// to could hold a planted, self-consistent entry.
+		dir, err := cache.DefaultDir(env.getenv)
+		var c *cache.Cache
+		var warning string
+		if err == nil {
+			c, warning, err = cache.OpenPrivate(dir)
+		}
+		switch {
+		case err != nil:
 			fmt.Fprintln(env.stderr, "abifloor ranges: no cache:", err)
+		default:
+			if warning != "" {
+				fmt.Fprintln(env.stderr, "abifloor ranges: warning:", warning)
+			}
+			b.CacheDir = filepath.Join(c.Dir, "ranges")
 		}
 	}
 	return b
