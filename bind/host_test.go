@@ -113,17 +113,32 @@ func TestLibraryMissingDepStillDies(t *testing.T) {
 	}
 }
 
-// The case of #11: systemd's private libraries, when this machine has them.
+// The case of #11: systemd's private libraries, when this machine has them
+// (/usr/lib/systemd on most distributions, the multiarch directory on
+// Debian), alone and with systemd as their host.
 func TestSystemdCoreViaHost(t *testing.T) {
-	cores, _ := filepath.Glob("/usr/lib/systemd/libsystemd-core-*.so")
+	var cores []string
+	for _, g := range []string{"/usr/lib/systemd/libsystemd-core-*.so", "/usr/lib/*-linux-gnu/systemd/libsystemd-core-*.so"} {
+		m, _ := filepath.Glob(g)
+		cores = append(cores, m...)
+	}
 	if len(cores) == 0 {
-		t.Skip("no /usr/lib/systemd/libsystemd-core-*.so on this machine")
+		t.Skip("no libsystemd-core-*.so in /usr/lib/systemd or /usr/lib/*-linux-gnu/systemd on this machine")
 	}
 	f := New(Options{}).Audit(context.Background(), cores[:1]).Files[0]
 	if f.DiesAtStart || f.Error != nil {
 		t.Errorf("%s alone: dies %v (%s), error %v", cores[0], f.DiesAtStart, f.Reason, f.Error)
 	}
-	if len(f.ViaHost) == 0 {
-		t.Errorf("%s alone: no via_host note", cores[0])
+	if len(f.ViaHost) == 0 || f.ViaHost[0].Host != "" {
+		t.Errorf("%s alone: via_host %+v, want a found-only-via-its-host note", cores[0], f.ViaHost)
+	}
+	host := "/usr/lib/systemd/systemd"
+	if _, err := os.Stat(host); err != nil {
+		t.Skipf("no %s to load it: %v", host, err)
+	}
+	res := New(Options{}).Audit(context.Background(), []string{host, cores[0]})
+	f = res.Files[1]
+	if f.DiesAtStart || len(f.ViaHost) == 0 || f.ViaHost[0].Host != host {
+		t.Errorf("%s with %s: dies %v, via_host %+v; want found via %s", cores[0], host, f.DiesAtStart, f.ViaHost, host)
 	}
 }
