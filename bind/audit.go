@@ -246,30 +246,35 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 // RUNPATH finds libsystemd-shared for libsystemd-core), so what the
 // program found is found, and the report names the program.
 func (a *Auditor) viaHosts(files []FileReport) {
-	var hosts []*FileReport
+	want := map[fileKey]bool{}
 	for i := range files {
 		f := &files[i]
-		if f.sc != nil && (f.Kind == elfx.Executable || f.Kind == elfx.PIEExecutable) && f.Error == nil {
-			hosts = append(hosts, f)
+		if f.Kind == elfx.SharedLibrary && f.obj != nil && f.Error == nil && len(f.MissingLibraries)+len(f.ViaHost) > 0 {
+			want[f.obj.key] = true
 		}
 	}
-	if len(hosts) == 0 {
+	if len(want) == 0 {
 		return
 	}
+	// The programs that load each such library, in the audit's order.
+	hosts := map[fileKey][]*FileReport{}
 	for i := range files {
 		f := &files[i]
-		if f.Kind != elfx.SharedLibrary || f.obj == nil || f.Error != nil || len(f.MissingLibraries)+len(f.ViaHost) == 0 {
+		if f.sc == nil || f.Error != nil || (f.Kind != elfx.Executable && f.Kind != elfx.PIEExecutable) {
 			continue
 		}
-		var mine []*FileReport
-		for _, h := range hosts {
-			if h.sc.byKey[f.obj.key] != nil {
-				mine = append(mine, h)
+		for _, l := range f.sc.list[1:] {
+			if want[l.obj.key] {
+				hosts[l.obj.key] = append(hosts[l.obj.key], f)
 			}
 		}
-		if len(mine) == 0 {
+	}
+	for i := range files {
+		f := &files[i]
+		if f.obj == nil || !want[f.obj.key] || len(hosts[f.obj.key]) == 0 {
 			continue
 		}
+		mine := hosts[f.obj.key]
 		o := f.obj
 		rep := FileReport{Path: f.Path, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
 		a.analyzeWith(&rep, o, func(n string, l *loaded, beside fallback) (string, *object, string) {
