@@ -281,11 +281,8 @@ func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: pltNoneWarning(fr)})
 		}
-		for _, v := range fr.ViaHost {
-			if v.Host == "" {
-				report.WriteAnnotation(env.stdout, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host",
-					Message: v.Name + " lies beside the library, not on its own search path: only a host program's search path finds it"})
-			}
+		for _, v := range hostOnly(fr) {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host", Message: hostOnlyNote(v)})
 		}
 		for _, u := range fr.DlopenMissing {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dlopen library lacks a symbol",
@@ -296,4 +293,20 @@ func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 
 func pltNoneWarning(fr bind.FileReport) string {
 	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", fr.PLTNone)
+}
+
+// hostOnly are the dependencies of fr found only beside it, through no
+// program of the audit: its host's search path must find them.
+func hostOnly(fr bind.FileReport) []bind.HostDep {
+	var out []bind.HostDep
+	for _, v := range fr.ViaHost {
+		if v.Host == "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func hostOnlyNote(v bind.HostDep) string {
+	return v.Name + " lies beside the library, not on its own search path: only a host program's search path finds it"
 }
