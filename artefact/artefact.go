@@ -8,12 +8,19 @@
 // Options.Select accepts (ELF files by default) come with their whole
 // content in memory, so a reader such as elfx can use a bytes.Reader as
 // its io.ReaderAt. Nothing else is kept: memory stays bounded by the
-// largest selected member (Options.MaxMember) whatever the artefact's size.
+// largest selected member (Options.MaxMember) whatever the artefact's size,
+// and a member over Options.SparseOver keeps only the parts a floor reads,
+// compressed, outside the Go heap (sparse.go, arena.go).
+//
+// Sniff tells artefacts from a file's first bytes without opening it
+// again (a tree walker's filter); Control returns what a package says of
+// itself (a .deb's control file, an rpm's Requires); LoadView returns the
+// file system an image's layers make.
 //
 // Container images are read as the file system their layers make, applied
 // in order with whiteouts and opaque directories (see image.go). Members
 // are named by their path inside the artefact, "/"-rooted: a tool shows
-// them as "pkg.whl!/numpy/core/x.so" (Name joins the two); a member of an
+// them as the artefact's path, "!" and Name ("pkg.whl!/numpy/core/x.so"); a member of an
 // artefact inside another is "outer.zip!/inner.tar.gz!/bin/x".
 //
 // Hostile input is data: a member whose name climbs out of the artefact,

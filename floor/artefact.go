@@ -51,6 +51,9 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	}
 	err := artefact.Walk(ctx, path, aopt, func(m *artefact.Member) error {
 		it.files++
+		if opt.member != nil {
+			opt.member(m.Content != nil && m.Err == nil)
+		}
 		name := path + "!" + m.Name
 		switch {
 		case m.Err != nil:

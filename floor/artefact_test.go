@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,5 +336,24 @@ func TestRealRPM(t *testing.T) {
 				t.Errorf("%+v", vs[0])
 			}
 		})
+	}
+}
+
+// TestArtefactProgress: the members of one large artefact move the
+// progress count, which would otherwise stand still on it.
+func TestArtefactProgress(t *testing.T) {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for i := range 1000 {
+		tw.WriteHeader(&tar.Header{Name: fmt.Sprintf("f%d", i), Size: 1, Mode: 0o644, Typeflag: tar.TypeReg})
+		tw.Write([]byte("x"))
+	}
+	tw.Close()
+	art := filepath.Join(t.TempDir(), "many.tar")
+	os.WriteFile(art, b.Bytes(), 0o644)
+	var most int64
+	res := Scan(context.Background(), []string{art}, Options{Progress: func(files, elf int64) { most = max(most, files) }})
+	if most < 768 || res.Stats.Files != 1001 {
+		t.Errorf("progress reached %d files, stats %d; want >= 768 and 1001", most, res.Stats.Files)
 	}
 }

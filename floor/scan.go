@@ -28,6 +28,7 @@ type Options struct {
 	// Progress, when set, is called now and then, from any worker
 	// goroutine, with the files seen and the ELF files among them.
 	Progress func(files, elf int64)
+	member   func(isELF bool) // set by Scan: a member of an artefact was read
 }
 
 // Result is a whole scan. Field names are part of the JSON contract.
@@ -70,13 +71,25 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		opt.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	var ws walk.Stats
+	var done, elfs, members, memberELF atomic.Int64
+	if opt.Progress != nil {
+		// Members of artefacts move the count too, so a large
+		// artefact does not freeze it.
+		opt.member = func(isELF bool) {
+			if isELF {
+				memberELF.Add(1)
+			}
+			if members.Add(1)%256 == 0 {
+				opt.Progress(ws.Files.Load()+members.Load(), elfs.Load()+memberELF.Load())
+			}
+		}
+	}
 	paths, layouts := splitLayouts(ctx, paths, opt)
 	kept := keep
 	if opt.NoTreeArtefacts {
 		kept = elfx.IsELF
 	}
 	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096}, &ws)
-	var done, elfs atomic.Int64
 	items := walk.Process(files, opt.Workers, func() func(walk.File) (item, bool) {
 		head := make([]byte, 4096)
 		return func(wf walk.File) (item, bool) {
@@ -85,7 +98,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 				elfs.Add(1)
 			}
 			if opt.Progress != nil && done.Add(1)%256 == 0 {
-				opt.Progress(ws.Files.Load(), elfs.Load())
+				opt.Progress(ws.Files.Load()+members.Load(), elfs.Load()+memberELF.Load())
 			}
 			return it, isELF
 		}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -60,8 +61,7 @@ func scriptParams() testscript.Params {
 			// [have:TOOL] is true when TOOL is on PATH; scripts use it to
 			// skip with a reason (skip 'gcc is not installed').
 			if tool, ok := strings.CutPrefix(cond, "have:"); ok {
-				_, err := exec.LookPath(tool)
-				return err == nil, nil
+				return haveTool(tool), nil
 			}
 			if f, ok := scriptConds[cond]; ok {
 				return f(), nil
@@ -70,6 +70,26 @@ func scriptParams() testscript.Params {
 		},
 	}
 }
+
+// proxies are tools that may be on PATH without working: rustup installs
+// cargo and rustc as proxies that fail when no toolchain is chosen (a
+// fresh HOME). They count as present only when TOOL --version succeeds.
+var proxies = map[string]bool{"cargo": true, "rustc": true}
+
+func haveTool(tool string) bool {
+	if _, err := exec.LookPath(tool); err != nil {
+		return false
+	}
+	if !proxies[tool] {
+		return true
+	}
+	ok, _ := toolWorks.LoadOrStore(tool, sync.OnceValue(func() bool {
+		return exec.Command(tool, "--version").Run() == nil
+	}))
+	return ok.(func() bool)()
+}
+
+var toolWorks sync.Map
 
 type unknownCond struct{ name string }
 
