@@ -179,18 +179,17 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 		return runTool(ctx, env, env.stderr, ccArgs)
 	}
 	so := glibc.StubOptions{Arch: o.arch, Target: o.limits["GLIBC"], CC: ccArgs[0]}
-	var err error
-	if so.Compiler, err = glibc.ProbeCompiler(ctx, so.CC); err != nil {
+	c, err := o.openCache(env)
+	if err != nil {
+		return fail(err)
+	}
+	if so.Compiler, err = glibc.ProbeCompilerIn(ctx, so.CC, filepath.Join(c.Dir, "compilers")); err != nil {
 		return fail(err)
 	}
 	if so.Arch == "" {
 		so.Arch = so.Compiler.Arch
 	}
 	if err := so.Compiler.Targets(so.Arch); err != nil {
-		return fail(err)
-	}
-	c, err := o.openCache(env)
-	if err != nil {
 		return fail(err)
 	}
 	a, err := archHeader(ctx, c, so.Arch)
