@@ -2,15 +2,11 @@ package glibc
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
 )
@@ -33,14 +29,17 @@ type Compiler struct {
 // ProbeCompiler finds cc on PATH and asks it for its target (one fast
 // -dumpmachine run).
 func ProbeCompiler(ctx context.Context, cc string) (*Compiler, error) {
-	return ProbeCompilerIn(ctx, cc, "")
+	c, err := FindCompiler(cc)
+	if err != nil {
+		return nil, err
+	}
+	return c, c.AskTarget(ctx)
 }
 
-// ProbeCompilerIn is ProbeCompiler that remembers the answer in dir (a
-// directory of the user's trusted cache; "" remembers nothing), keyed by
-// the compiler's identity: a warm abifloor cc then starts no process
-// before the compiler itself, which is most of what it adds to a link.
-func ProbeCompilerIn(ctx context.Context, cc, dir string) (*Compiler, error) {
+// FindCompiler finds cc on PATH and identifies it, without running it:
+// Triple and Arch are left for AskTarget or SetTriple, so a caller can
+// remember a compiler's target by its ID.
+func FindCompiler(cc string) (*Compiler, error) {
 	p, err := exec.LookPath(cc)
 	if err != nil {
 		return nil, fmt.Errorf("glibc: C compiler %q not found on PATH: %w", cc, err)
@@ -55,63 +54,26 @@ func ProbeCompilerIn(ctx context.Context, cc, dir string) (*Compiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("glibc: C compiler %s: %w", cc, err)
 	}
-	c := &Compiler{Name: cc, Path: p, ID: fmt.Sprintf("%s\x00%d\x00%d", p, fi.Size(), fi.ModTime().UnixNano())}
-	memo := ""
-	if dir != "" {
-		sum := sha256.Sum256([]byte(c.ID))
-		memo = filepath.Join(dir, hex.EncodeToString(sum[:16]))
-		if b, err := readSmall(memo); err == nil && validTriple(strings.TrimSpace(string(b))) {
-			c.Triple = strings.TrimSpace(string(b))
-			c.Arch = tripleArch(c.Triple)
-			return c, nil
-		}
-	}
-	out, err := exec.CommandContext(ctx, p, "-dumpmachine").Output()
-	if err != nil {
-		return nil, fmt.Errorf("glibc: %s -dumpmachine: %w", cc, err)
-	}
-	c.Triple = strings.TrimSpace(string(out))
-	if !validTriple(c.Triple) {
-		return nil, fmt.Errorf("glibc: %s -dumpmachine printed %q, not a target triple", cc, out)
-	}
-	c.Arch = tripleArch(c.Triple)
-	if memo != "" {
-		writeAtomic(memo, []byte(c.Triple+"\n")) // best effort: the next run asks again
-	}
-	return c, nil
+	return &Compiler{Name: cc, Path: p, ID: fmt.Sprintf("%s\x00%d\x00%d", p, fi.Size(), fi.ModTime().UnixNano())}, nil
 }
 
-func validTriple(t string) bool {
-	return t != "" && len(t) < 128 && !strings.ContainsAny(t, " \t\n/\x00")
+// AskTarget runs the compiler with -dumpmachine and sets Triple and Arch.
+func (c *Compiler) AskTarget(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, c.Path, "-dumpmachine").Output()
+	if err != nil {
+		return fmt.Errorf("glibc: %s -dumpmachine: %w", c.Name, err)
+	}
+	return c.SetTriple(string(out))
 }
 
-// readSmall reads a small regular file without following a link.
-func readSmall(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
+// SetTriple sets Triple (as -dumpmachine prints it) and Arch.
+func (c *Compiler) SetTriple(out string) error {
+	t := strings.TrimSpace(out)
+	if t == "" || len(t) > 128 || strings.ContainsAny(t, " \t\n/\x00") {
+		return fmt.Errorf("glibc: %s -dumpmachine printed %q, not a target triple", c.Name, out)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", p)
-	}
-	return io.ReadAll(io.LimitReader(f, 256))
-}
-
-// writeAtomic writes b to p through a temporary file and a rename, so a
-// concurrent reader sees all of it or nothing.
-func writeAtomic(p string, b []byte) {
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr != nil || cerr != nil || os.Rename(f.Name(), p) != nil {
-		os.Remove(f.Name())
-	}
+	c.Triple, c.Arch = t, tripleArch(t)
+	return nil
 }
 
 // tripleArch maps a triple's first part to the database's architecture name.

@@ -179,11 +179,14 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 		return runTool(ctx, env, env.stderr, ccArgs)
 	}
 	so := glibc.StubOptions{Arch: o.arch, Target: o.limits["GLIBC"], CC: ccArgs[0]}
+	if _, err := glibc.FindCompiler(so.CC); err != nil {
+		return fail(err) // before the cache is made
+	}
 	c, err := o.openCache(env)
 	if err != nil {
 		return fail(err)
 	}
-	if so.Compiler, err = glibc.ProbeCompilerIn(ctx, so.CC, filepath.Join(c.Dir, "compilers")); err != nil {
+	if so.Compiler, err = probeCompiler(ctx, c, so.CC); err != nil {
 		return fail(err)
 	}
 	if so.Arch == "" {
@@ -621,4 +624,32 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// probeCompiler is glibc.ProbeCompiler with the compiler's -dumpmachine
+// answer kept in the cache, keyed by the compiler's path, size and mtime
+// (as ccache identifies a compiler): a warm link then starts no process
+// before the compiler itself.
+func probeCompiler(ctx context.Context, c *cache.Cache, cc string) (*glibc.Compiler, error) {
+	comp, err := glibc.FindCompiler(cc)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := c.Get(ctx, "compiler target\x00"+comp.ID, func(tmp, _ string) error {
+		if err := comp.AskTarget(ctx); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, "triple"), []byte(comp.Triple+"\n"), 0o644)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if comp.Triple != "" {
+		return comp, nil // just asked
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "triple"))
+	if err != nil {
+		return nil, err
+	}
+	return comp, comp.SetTriple(string(b))
 }
