@@ -54,7 +54,9 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	a, name, err := loadABI(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)})
+	show, done := progress(env)
+	a, name, err := loadABI(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
+	done()
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor abi dump:", cleanLines(err.Error()))
 		return exitError

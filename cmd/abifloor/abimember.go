@@ -27,20 +27,20 @@ var errManyELF = errors.New("holds several ELF files; name one as ARTEFACT!/MEMB
 
 // loadABI reads the ABI of arg: a file (ELF or ABI JSON), an artefact with
 // one ELF member, or ARTEFACT!/MEMBER. It returns the name the ABI is
-// reported under.
-func loadABI(ctx context.Context, arg string, opt abi.Options) (*abi.ABI, string, error) {
+// reported under. prog, when set, follows the reading of an artefact.
+func loadABI(ctx context.Context, arg string, opt abi.Options, prog func(artefact, member string, read, total int64)) (*abi.ABI, string, error) {
 	if _, err := os.Stat(arg); err == nil {
 		if !isArtefact(arg) {
 			a, err := abi.Load(ctx, arg, opt)
 			return a, arg, err
 		}
-		return loadMember(ctx, arg, "", opt)
+		return loadMember(ctx, arg, "", opt, prog)
 	}
 	// The artefact is the longest prefix before a "!/" that exists: a
 	// member's own name may hold "!/" too (a nested artefact).
 	for i := strings.Index(arg, "!/"); i >= 0; {
 		if st, err := os.Stat(arg[:i]); err == nil && (st.Mode().IsRegular() || artefact.IsLayout(arg[:i])) {
-			return loadMember(ctx, arg[:i], arg[i+1:], opt)
+			return loadMember(ctx, arg[:i], arg[i+1:], opt, prog)
 		}
 		j := strings.Index(arg[i+2:], "!/")
 		if j < 0 {
@@ -76,7 +76,7 @@ var stopWalk = errors.New("stop")
 
 // loadMember reads the ABI of the ELF member named member ("/lib/x.so")
 // of the artefact at path, or of its only ELF member when member is "".
-func loadMember(ctx context.Context, path, member string, opt abi.Options) (*abi.ABI, string, error) {
+func loadMember(ctx context.Context, path, member string, opt abi.Options, prog func(artefact, member string, read, total int64)) (*abi.ABI, string, error) {
 	var (
 		a     *abi.ABI
 		found []string
@@ -85,6 +85,9 @@ func loadMember(ctx context.Context, path, member string, opt abi.Options) (*abi
 	// Debug sections are outside the loaded segments: members are read
 	// whole (bounded by artefact.DefaultMaxMember), never sparse.
 	aopt := artefact.Options{SparseOver: -1}
+	if prog != nil {
+		aopt.Progress = func(m string, read, total int64) { prog(path, m, read, total) }
+	}
 	err := artefact.Walk(ctx, path, aopt, func(m *artefact.Member) error {
 		if member != "" && m.Name != member {
 			return nil
