@@ -22,11 +22,13 @@ af="$out/abifloor"
 echo "== 1. whole tree: $tree"
 hyperfine --warmup 1 --runs 5 -i -N --export-json "$out/tree.json" \
 	-n objdump "bash -c 'find $tree -type f -print0 | xargs -0 objdump -p >/dev/null 2>&1'" \
-	-n abifloor "$af scan $tree"
-jq -r '.results as $r | "ratio objdump/abifloor: \(($r[0].median / $r[1].median * 10 | round) / 10)x"' "$out/tree.json"
+	-n abifloor "$af scan $tree" \
+	-n "abifloor --no-artefacts" "$af scan --no-artefacts $tree"
+jq -r '.results as $r | "ratio objdump/abifloor: \(($r[0].median / $r[1].median * 10 | round) / 10)x (artefacts in the tree opened), \(($r[0].median / $r[2].median * 10 | round) / 10)x (--no-artefacts)"' "$out/tree.json"
 
 echo "== 2. the ELF files only (no walk)"
-"$af" scan --format json "$tree" | jq -j '.files[] | select(.error == "") | .path + "\u0000"' >"$out/elf.list"
+# Files read without error, artefact members (ART!/member) left out.
+"$af" scan --no-artefacts --format json "$tree" | jq -j '.files[] | select(.error == null) | .path + "\u0000"' >"$out/elf.list"
 echo "$(tr -cd '\0' <"$out/elf.list" | wc -c) ELF files"
 hyperfine --warmup 1 --runs 10 -i -N --export-json "$out/files.json" \
 	-n objdump "bash -c 'xargs -0 objdump -p <$out/elf.list >/dev/null 2>&1'" \

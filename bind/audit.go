@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -139,11 +140,31 @@ type FileReport struct {
 	// ("/x/libfoo.so: wrong architecture aarch64"): what lies behind a
 	// "not found" that is not simply absent.
 	Skipped []string `json:"skipped"`
+	// ViaHost are libraries the file (a shared library) needs but does
+	// not find on its own search path, found through a host program's:
+	// in a tree, through the program that loads it (Host names it); alone,
+	// when the library lies beside it (in its $ORIGIN) and no program of
+	// the audit loads it, Host is empty: "found only via its host", a
+	// note, not a death.
+	ViaHost []HostDep `json:"via_host"`
 	// Error is why the file (or the image's ld.so.cache, or a library to
 	// dlopen) could not be read; nil when all went well. It unwraps to
 	// an *os.PathError or an *elfx.FormatError; the JSON carries
 	// ErrorMessage.
 	Error error `json:"-"`
+
+	obj *object // the file's object, for the tree pass
+	sc  *scope  // a program's scope, for the tree pass (nil after Audit)
+}
+
+// HostDep is a library found through a host's search path rather than
+// the needing library's own.
+type HostDep struct {
+	Name string `json:"name"` // the DT_NEEDED name
+	Path string `json:"path"` // where it was found, inside the image
+	// Host is the program of the audit whose load found it; empty when
+	// none does and the library only lies beside its user.
+	Host string `json:"host,omitempty"`
 }
 
 // ErrorMessage is the text of Error without the path the report shows
@@ -164,6 +185,9 @@ func (r FileReport) MarshalJSON() ([]byte, error) {
 		if *a == nil {
 			*a = []Unresolved{}
 		}
+	}
+	if r.ViaHost == nil {
+		r.ViaHost = []HostDep{}
 	}
 	return errjson.Marshal(plain(r), r.ErrorMessage(), true)
 }
@@ -207,7 +231,62 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 	for _, it := range items {
 		res.Files = append(res.Files, it.Value)
 	}
+	if ctx.Err() == nil {
+		a.viaHosts(res.Files)
+	}
+	for i := range res.Files {
+		res.Files[i].sc, res.Files[i].obj = nil, nil
+	}
 	return res
+}
+
+// viaHosts audits again, with the programs of the same audit as hosts,
+// each shared library that needs one it does not find itself: a library
+// a program loads sees what that program's load brought in (systemd's
+// RUNPATH finds libsystemd-shared for libsystemd-core), so what the
+// program found is found, and the report names the program.
+func (a *Auditor) viaHosts(files []FileReport) {
+	want := map[fileKey]bool{}
+	for i := range files {
+		f := &files[i]
+		if f.Kind == elfx.SharedLibrary && f.obj != nil && f.Error == nil && len(f.MissingLibraries)+len(f.ViaHost) > 0 {
+			want[f.obj.key] = true
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	// The programs that load each such library, in the audit's order.
+	hosts := map[fileKey][]*FileReport{}
+	for i := range files {
+		f := &files[i]
+		if f.sc == nil || f.Error != nil || (f.Kind != elfx.Executable && f.Kind != elfx.PIEExecutable) {
+			continue
+		}
+		for _, l := range f.sc.list[1:] {
+			if want[l.obj.key] {
+				hosts[l.obj.key] = append(hosts[l.obj.key], f)
+			}
+		}
+	}
+	for i := range files {
+		f := &files[i]
+		if f.obj == nil || !want[f.obj.key] || len(hosts[f.obj.key]) == 0 {
+			continue
+		}
+		mine := hosts[f.obj.key]
+		o := f.obj
+		rep := FileReport{Path: f.Path, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
+		a.analyzeWith(&rep, o, func(n string, l *loaded, beside fallback) (string, *object, string) {
+			for _, h := range mine {
+				if d := h.sc.byName[n]; d != nil && d.obj.Kind != "" {
+					return d.name, d.obj, h.Path
+				}
+			}
+			return beside(n, l, nil)
+		})
+		*f = rep
+	}
 }
 
 // headSize is how much of a file is read first: the ELF header and, in
@@ -287,6 +366,19 @@ type verdict struct{ reason, message string }
 
 // analyze audits the program or library o as the loader would load it.
 func (a *Auditor) analyze(rep *FileReport, o *object) {
+	a.analyzeWith(rep, o, nil)
+}
+
+// fallback finds a library a shared library's own search did not: the
+// path inside the image, the object, and the host program whose load
+// found it ("" for one found only beside its user). beside is the
+// last resort, the library beside its user.
+type fallback func(name string, l *loaded, beside fallback) (string, *object, string)
+
+// analyzeWith is analyze with a host's fallback for a shared library's
+// dependencies; nil means beside only.
+func (a *Auditor) analyzeWith(rep *FileReport, o *object, fb fallback) {
+	rep.obj = o
 	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.PLTNone
 	switch {
 	case o.Relro && o.BindNow:
@@ -303,7 +395,30 @@ func (a *Auditor) analyze(rep *FileReport, o *object) {
 		rep.Error = err
 	}
 	root := &loaded{obj: o, name: rep.Path, origin: a.origin(rep.Path)}
-	sc := a.loadOrder(root)
+	sc := newScope(root)
+	if o.Kind == elfx.SharedLibrary {
+		beside := func(n string, l *loaded, _ fallback) (string, *object, string) {
+			if strings.Contains(n, "/") || strings.Contains(n, "$") {
+				return "", nil, ""
+			}
+			p := path.Join(l.origin, n)
+			if d, _ := a.try(p, o, &NotFoundError{Name: n}); d != nil {
+				return p, d, ""
+			}
+			return "", nil, ""
+		}
+		sc.fallback = func(n string, l *loaded) (string, *object, string) {
+			if fb != nil {
+				return fb(n, l, beside)
+			}
+			return beside(n, l, nil)
+		}
+	}
+	a.fill(sc)
+	rep.ViaHost = sc.via
+	if o.Kind == elfx.Executable || o.Kind == elfx.PIEExecutable {
+		rep.sc = sc
+	}
 	for _, m := range sc.missing {
 		rep.MissingLibraries = append(rep.MissingLibraries, m.name)
 		rep.Skipped = append(rep.Skipped, m.skipped...)

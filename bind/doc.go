@@ -18,9 +18,17 @@
 // provide it), anything else is eager and kills the program at start. The
 // verdict carries the message ld.so would print.
 //
+// A shared library is audited as if loaded on its own, except that a
+// dependency its own search misses is looked for through its hosts: in an
+// Audit, the programs of the same run that load it (what their load brought
+// in, systemd's RUNPATH finding libsystemd-shared for libsystemd-core), and
+// otherwise beside the library, in its $ORIGIN ("found only via its host":
+// a note in FileReport.ViaHost, not a death).
+//
 // To use it: New(Options{Sysroot: "/images/rootfs", Dlopen: []string{"libnvidia-ml.so.1"}})
 // then Audit(ctx, paths). With Sysroot every path, link and the cache are
-// resolved inside the image. Each library is parsed once per Auditor and
+// resolved inside the image; ArgPath maps a command-line path into it as
+// chroot would. Each library is parsed once per Auditor and
 // shared by every binary it audits; a library's references are resolved
 // against its own dependencies once, and only what is left over is looked
 // up again per binary. Start reading at audit.go (verdicts), scope.go

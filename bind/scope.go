@@ -15,6 +15,10 @@ type scope struct {
 	byKey   map[fileKey]*loaded
 	missing []missingLib
 	next    int // first object whose DT_NEEDED entries are not yet loaded
+	// fallback, when set, finds what a search did not (through a host,
+	// or beside the needing library), recorded in via.
+	fallback func(name string, l *loaded) (string, *object, string)
+	via      []HostDep
 }
 
 type missingLib struct {
@@ -76,6 +80,13 @@ func (a *Auditor) fill(sc *scope) {
 				continue
 			}
 			p, o, err := a.find(n, l, sc.list[0].obj)
+			if err != nil && sc.fallback != nil {
+				if fp, fo, host := sc.fallback(n, l); fo != nil {
+					sc.add(&loaded{obj: fo, name: fp, origin: path.Dir(fp), loader: l}, n)
+					sc.via = append(sc.via, HostDep{Name: n, Path: fp, Host: host})
+					continue
+				}
+			}
 			if err != nil {
 				m := missingLib{name: n, needer: l}
 				if nf := (*NotFoundError)(nil); errors.As(err, &nf) {

@@ -467,3 +467,22 @@ func readBounded(p string, max int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// ArgPath maps a path named on the command line with --sysroot root (an
+// absolute, clean directory) to the file on this machine, as "chroot root
+// ldd arg" would see it: an absolute arg is inside the image, every link
+// on the way resolved inside it (an escape stays inside). A relative arg
+// is taken relative to the image root, except one that, taken from the
+// working directory, already lies inside the root ("img/usr/bin/app"),
+// which is used as that path inside the image.
+func ArgPath(root, arg string) (string, error) {
+	if !filepath.IsAbs(arg) {
+		if abs, err := filepath.Abs(arg); err == nil {
+			if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				arg = rel
+			}
+		}
+		arg = "/" + arg
+	}
+	return resolveIn(root, arg)
+}

@@ -32,7 +32,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
 	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
-	fs.StringVar(&sysroot, "sysroot", "", "resolve libraries, ld.so.cache and links inside this image root")
+	fs.StringVar(&sysroot, "sysroot", "", "an image root: the PATHs, libraries, ld.so.cache and links are all resolved inside it, as under chroot (a relative PATH is relative to the root, unless it already names a file inside the root from the working directory)")
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
 	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
@@ -73,6 +73,17 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			}
 			fmt.Fprintln(env.stderr, "abifloor bind: --sysroot:", report.Clean(err.Error()))
 			return exitError
+		}
+	}
+	if sysroot != "" {
+		// The paths are inside the image too, as chroot would see them.
+		for i, p := range paths {
+			h, err := bind.ArgPath(sysroot, p)
+			if err != nil {
+				fmt.Fprintln(env.stderr, "abifloor bind:", report.Clean(err.Error()))
+				return exitError
+			}
+			paths[i] = h
 		}
 	}
 	if err := notArchives(paths); err != nil {
@@ -182,6 +193,13 @@ func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning
 		for _, m := range fr.MissingLibraries {
 			fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
 		}
+		for _, v := range fr.ViaHost {
+			if v.Host != "" {
+				fmt.Fprintf(w, "  %s => %s (found via %s)\n", report.Clean(v.Name), report.Clean(v.Path), report.Clean(v.Host))
+			} else {
+				fmt.Fprintf(w, "  %s => %s %s\n", report.Clean(v.Name), report.Clean(v.Path), p.Yellow("(note: found only via its host: it lies beside the library, not on its own search path)"))
+			}
+		}
 		for _, sk := range fr.Skipped {
 			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
 		}
@@ -263,6 +281,9 @@ func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: pltNoneWarning(fr)})
 		}
+		for _, v := range hostOnly(fr) {
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host", Message: hostOnlyNote(v)})
+		}
 		for _, u := range fr.DlopenMissing {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dlopen library lacks a symbol",
 				Message: "would fail at first call to " + symName(u)})
@@ -272,4 +293,20 @@ func writeBindGitHub(env *cmdEnv, res *bind.Result) {
 
 func pltNoneWarning(fr bind.FileReport) string {
 	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", fr.PLTNone)
+}
+
+// hostOnly are the dependencies of fr found only beside it, through no
+// program of the audit: its host's search path must find them.
+func hostOnly(fr bind.FileReport) []bind.HostDep {
+	var out []bind.HostDep
+	for _, v := range fr.ViaHost {
+		if v.Host == "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func hostOnlyNote(v bind.HostDep) string {
+	return v.Name + " lies beside the library, not on its own search path: only a host program's search path finds it"
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
@@ -128,21 +129,36 @@ func sortNamespaces(names []string) {
 
 func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+	w := env.stdout
+	// The widths are computed over the whole result (which is complete
+	// before anything is written), so the columns line up for every file,
+	// detail lines in between or not; a tabwriter restarts its columns
+	// after each line without cells.
+	pathW, archW := 0, 0
 	for _, f := range res.Files {
-		if f.Error != nil {
-			fmt.Fprintf(tw, "%s\t%s\n", report.Clean(f.Path), p.Red("error: "+report.Clean(f.ErrorMessage())))
+		if f.Error == nil && sf.quiet {
 			continue
 		}
-		if sf.quiet {
-			continue
+		pathW = max(pathW, utf8.RuneCountInString(report.Clean(f.Path)))
+		if f.Error == nil {
+			archW = max(archW, utf8.RuneCountInString(f.Arch))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
-		writeDetails(tw, f, sf)
 	}
-	tw.Flush()
+	for _, f := range res.Files {
+		if f.Error == nil && sf.quiet {
+			continue
+		}
+		path := report.Clean(f.Path)
+		pad := strings.Repeat(" ", pathW-utf8.RuneCountInString(path)+2)
+		if f.Error != nil {
+			fmt.Fprintf(w, "%s%s%s\n", path, pad, p.Red("error: "+report.Clean(f.ErrorMessage())))
+			continue
+		}
+		fmt.Fprintf(w, "%s%s%-*s  %s\n", path, pad, archW, f.Arch, floorList(f.Floors))
+		writeDetails(w, f, sf)
+	}
 	if !sf.quiet {
-		writeSummary(env.stdout, res, p, sf.verbose)
+		writeSummary(w, res, p, sf.verbose)
 	}
 }
 

@@ -166,6 +166,7 @@ var bindRules = []report.SARIFRule{
 	{ID: "bind/lazy-unresolved", Name: "LazySymbolUnresolved", Short: "A lazily bound symbol no loaded library provides: the program dies at the first call.", Level: "warning"},
 	{ID: "bind/plt-none", Name: "PLTRelocationNone", Short: "PLT relocations of type NONE: calls through them crash.", Level: "warning"},
 	{ID: "bind/unreadable", Name: "UnreadableFile", Short: "The file, a library or the loader cache could not be read.", Level: "error"},
+	{ID: "bind/host-only", Name: "FoundOnlyViaHost", Short: "A library's dependency lies beside it, found only through a host program's search path.", Level: "note"},
 }
 
 func writeBindSARIF(w io.Writer, res *bind.Result, lazy []bindWarning, strict bool) error {
@@ -183,6 +184,9 @@ func writeBindSARIF(w io.Writer, res *bind.Result, lazy []bindWarning, strict bo
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
 			rs = append(rs, report.SARIFResult{RuleID: "bind/plt-none", Message: pltNoneWarning(fr), URI: fr.Path})
+		}
+		for _, v := range hostOnly(fr) {
+			rs = append(rs, report.SARIFResult{RuleID: "bind/host-only", Message: hostOnlyNote(v), URI: fr.Path})
 		}
 		for _, u := range fr.DlopenMissing {
 			rs = append(rs, report.SARIFResult{RuleID: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it", URI: fr.Path})
