@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"strings"
 	"syscall"
 
@@ -36,11 +37,12 @@ func loadABI(ctx context.Context, arg string, opt abi.Options, prog func(artefac
 		}
 		return loadMember(ctx, arg, "", opt, prog)
 	}
-	// The artefact is the longest prefix before a "!/" that exists: a
-	// member's own name may hold "!/" too (a nested artefact).
+	// The artefact is the first prefix before a "!/" that is a file (or
+	// an image layout): the rest, "!/" and all, names the member, as scan
+	// names a member of a nested artefact ("/pkg.tgz!/lib/x.so").
 	for i := strings.Index(arg, "!/"); i >= 0; {
 		if st, err := os.Stat(arg[:i]); err == nil && (st.Mode().IsRegular() || artefact.IsLayout(arg[:i])) {
-			return loadMember(ctx, arg[:i], arg[i+1:], opt, prog)
+			return loadMember(ctx, arg[:i], path.Clean(arg[i+1:]), opt, prog)
 		}
 		j := strings.Index(arg[i+2:], "!/")
 		if j < 0 {
