@@ -97,11 +97,18 @@ func findDebug(f *elf.File, path string, opt Options) (string, *debugFile) {
 		}
 	}
 	if link := debugLink(f); link != "" {
-		dir := filepath.Dir(path)
-		abs, _ := filepath.Abs(dir)
-		cands = append(cands, filepath.Join(dir, link), filepath.Join(dir, ".debug", link))
+		// A file not on disk (path "") has no directory to look in.
+		var abs string
+		if path != "" {
+			dir := filepath.Dir(path)
+			abs, _ = filepath.Abs(dir)
+			cands = append(cands, filepath.Join(dir, link), filepath.Join(dir, ".debug", link))
+		}
 		for _, d := range dirs {
-			cands = append(cands, filepath.Join(d, abs, link), filepath.Join(d, link))
+			if abs != "" {
+				cands = append(cands, filepath.Join(d, abs, link))
+			}
+			cands = append(cands, filepath.Join(d, link))
 		}
 	}
 	for _, c := range cands {

@@ -61,10 +61,24 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s: not a regular file", path)
 	}
+	return load(ctx, path, path, f, st.Size(), opt)
+}
+
+// LoadReader is Load on size bytes held by r, named name in errors and in
+// the ABI: a member of an artefact ("pkg.whl!/numpy/x.so"), read in place.
+// Separate debug info is looked for by build ID and by .gnu_debuglink name
+// under opt.DebugDirs only, since r has no directory to look beside.
+func LoadReader(ctx context.Context, name string, r io.ReaderAt, size int64, opt Options) (*ABI, error) {
+	return load(ctx, name, "", r, size, opt)
+}
+
+// load reads the ABI of r; disk is the path r was opened from, "" when it
+// is not a file on disk.
+func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, opt Options) (*ABI, error) {
 	var magic [4]byte
-	n, _ := f.ReadAt(magic[:], 0)
+	n, _ := r.ReadAt(magic[:], 0)
 	if elfx.IsELF(magic[:n]) {
-		a, ef, err := readELF(path, f, st.Size(), opt.maxDebugSize())
+		a, ef, err := readELF(name, r, size, opt.maxDebugSize())
 		if err != nil {
 			return nil, err
 		}
@@ -72,31 +86,31 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 			return nil, err
 		}
 		if !hasDWARF(ef) {
-			dbgPath, dbg := findDebug(ef, path, opt)
+			dbgPath, dbg := findDebug(ef, disk, opt)
 			if dbg == nil {
 				return a, nil
 			}
 			defer dbg.Close()
 			a.DebugFile = dbgPath
-			path, ef = dbgPath, dbg.File
+			name, ef = dbgPath, dbg.File
 		}
 		dirs := append([]string(nil), opt.DebugDirs...)
 		if !opt.NoDefaultDebugDir {
 			dirs = append(dirs, DefaultDebugDir)
 		}
-		return a, addTypesFrom(path, a, ef, opt.maxDebugSize(), dirs)
+		return a, addTypesFrom(name, a, ef, opt.maxDebugSize(), dirs)
 	}
-	if st.Size() > maxJSON {
-		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", path, maxJSON)
+	if size > maxJSON {
+		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", name, maxJSON)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, st.Size()))
+	b, err := io.ReadAll(io.NewSectionReader(r, 0, size))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if t := bytes.TrimSpace(b); len(t) == 0 || t[0] != '{' {
-		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON", path)
+		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON", name)
 	}
-	return parseJSON(path, b)
+	return parseJSON(name, b)
 }
 
 // parseJSON decodes ABI JSON; name is used in errors.

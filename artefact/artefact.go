@@ -40,6 +40,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -153,8 +154,12 @@ type Options struct {
 	// NoTools keeps to the Go decompressors (by default the xz program
 	// decompresses xz streams when it is on PATH: see tool.go).
 	NoTools bool
-	// Progress, when set, is called with the member about to be read.
-	Progress func(name string)
+	// Progress, when set, is called with the member about to be read,
+	// and again for every MiB of it read and once it is read, with the bytes read so far of
+	// the artefact itself (compressed, as on disk) and its size. The
+	// count is of bytes read: a zip's unwanted members are never read,
+	// so it may end below the size.
+	Progress func(member string, read, total int64)
 }
 
 // Defaults of Options.
@@ -235,7 +240,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 	if setup != nil {
 		setup(w)
 	}
-	err = w.file(f, st.Size())
+	err = w.file(w.counting(f), st.Size())
 	var s stop
 	if errors.As(err, &s) {
 		return s.err
@@ -250,7 +255,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 func WalkReaderAt(ctx context.Context, r io.ReaderAt, size int64, opt Options, fn func(*Member) error) error {
 	opt.fill()
 	w := newWalker(ctx, opt, fn, size)
-	err := w.file(r, size)
+	err := w.file(w.counting(r), size)
 	var s stop
 	if errors.As(err, &s) {
 		return s.err
@@ -273,6 +278,10 @@ type walker struct {
 	// control file, an rpm's Requires).
 	control     *string
 	controlOnly bool // stop once the claims are read
+	// size is the artefact's size on disk; read counts the bytes read
+	// of it, for Options.Progress (the xz program's feeder reads too).
+	size int64
+	read atomic.Int64
 	// lastErr is the member that last got an error, so a stream that
 	// breaks in a member is reported once.
 	lastErr string
@@ -280,7 +289,80 @@ type walker struct {
 
 func newWalker(ctx context.Context, opt Options, fn func(*Member) error, size int64) *walker {
 	lim := opt.MinExpand + opt.Ratio*max(size, 0)
-	return &walker{ctx: ctx, opt: opt, fn: fn, budget: lim, limit: lim, control: opt.Control}
+	return &walker{ctx: ctx, opt: opt, fn: fn, budget: lim, limit: lim, control: opt.Control, size: size}
+}
+
+// counting returns r counting its reads for Options.Progress.
+func (w *walker) counting(r io.ReaderAt) io.ReaderAt {
+	if w.opt.Progress == nil {
+		return r
+	}
+	return countingAt{r, &w.read}
+}
+
+type countingAt struct {
+	r io.ReaderAt
+	n *atomic.Int64
+}
+
+func (c countingAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// countingReader is countingAt for a stream (an image layout's blob).
+type countingReader struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.ReadCloser.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// countingBlobs counts the reads of an image layout's blobs.
+type countingBlobs struct {
+	b blobs
+	n *atomic.Int64
+}
+
+func (c countingBlobs) open(name string) (io.ReadCloser, error) {
+	rc, err := c.b.open(name)
+	if err != nil {
+		return nil, err
+	}
+	return countingReader{rc, c.n}, nil
+}
+
+// progress calls Options.Progress. A zip's directory and a member's
+// local header are read twice, so the count may pass the size: it is
+// shown as the size.
+func (w *walker) progress(member string) {
+	w.opt.Progress(member, min(w.read.Load(), w.size), w.size)
+}
+
+// progressEvery is how much of a member is read between Progress calls.
+const progressEvery = 1 << 20
+
+// memberProgress calls Options.Progress as a member's content is read,
+// so a large member (a 129 MB libLLVM) does not freeze the report.
+type memberProgress struct {
+	r    io.Reader
+	w    *walker
+	name string
+	left int
+}
+
+func (m *memberProgress) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	if m.left -= n; m.left <= 0 {
+		m.left = progressEvery
+		m.w.progress(m.name)
+	}
+	return n, err
 }
 
 // file reads a random-access artefact: the top level, or a member held in
@@ -307,6 +389,9 @@ func (w *walker) file(r io.ReaderAt, size int64) error {
 func (w *walker) emit(m *Member) error {
 	if err := w.ctx.Err(); err != nil {
 		return stop{err}
+	}
+	if w.opt.Progress != nil && m.Size >= progressEvery {
+		w.progress(m.Name) // a large member read
 	}
 	if m.Err != nil {
 		if m.Name == w.lastErr && errors.Is(m.Err, ErrTruncated) {
@@ -363,7 +448,8 @@ func linkInside(name, target string) bool {
 func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io.Reader, depth int) error {
 	m := &Member{Name: prefix + name, Size: size, Mode: mode}
 	if w.opt.Progress != nil {
-		w.opt.Progress(m.Name)
+		w.progress(m.Name)
+		r = &memberProgress{r: r, w: w, name: m.Name, left: progressEvery}
 	}
 	head := make([]byte, min(int64(HeadSize), size))
 	n, err := io.ReadFull(r, head)

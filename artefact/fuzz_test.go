@@ -25,6 +25,13 @@ func FuzzWalk(f *testing.F) {
 		// NoTools: the Go readers are what is fuzzed (the xz program is
 		// its own project, and a process per input slows fuzzing).
 		opt := Options{MaxMember: 1 << 20, MinExpand: 8 << 20, Ratio: 10, NoTools: true}
+		var last int64
+		opt.Progress = func(m string, read, total int64) {
+			if read < last || read > total || total != int64(len(b)) {
+				t.Fatalf("%s: progress %d after %d, of %d (size %d)", m, read, last, total, len(b))
+			}
+			last = read
+		}
 		_ = WalkReaderAt(context.Background(), bytes.NewReader(b), int64(len(b)), opt, func(m *Member) error {
 			if int64(len(m.Data)) > opt.MaxMember {
 				t.Fatalf("%s: %d bytes read, limit %d", m.Name, len(m.Data), opt.MaxMember)

@@ -120,7 +120,11 @@ func indexTar(r io.ReaderAt, size int64) map[string]*io.SectionReader {
 
 // layout reads an OCI image layout directory.
 func (w *walker) layout(dir string) error {
-	err := w.imageLayers("", dirBlobs(dir), 0)
+	var b blobs = dirBlobs(dir)
+	if w.opt.Progress != nil {
+		b = countingBlobs{b, &w.read}
+	}
+	err := w.imageLayers("", b, 0)
 	var s stop
 	if errors.As(err, &s) {
 		return s.err

@@ -46,6 +46,9 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		fopt.Targets = append(slices.Clip(opt.Targets), cl.targets...)
 	}
 	aopt := artefact.Options{}
+	if opt.ArtefactProgress != nil {
+		aopt.Progress = func(m string, read, total int64) { opt.ArtefactProgress(path, m, read, total) }
+	}
 	if checking {
 		aopt.Want, aopt.Control = wantClaim, &cl.control
 	}

@@ -28,7 +28,11 @@ type Options struct {
 	// Progress, when set, is called now and then, from any worker
 	// goroutine, with the files seen and the ELF files among them.
 	Progress func(files, elf int64)
-	member   func(isELF bool) // set by Scan: a member of an artefact was read
+	// ArtefactProgress, when set, is called from any worker as an
+	// artefact is read: the member being read, and the bytes read of
+	// the artefact (as on disk) and its size (artefact.Options.Progress).
+	ArtefactProgress func(artefact, member string, read, total int64)
+	member           func(isELF bool) // set by Scan: a member of an artefact was read
 }
 
 // Result is a whole scan. Field names are part of the JSON contract.

@@ -31,12 +31,12 @@ func runABI(ctx context.Context, env *cmdEnv, args []string) int {
 }
 
 func abiUsage(w io.Writer) {
-	fmt.Fprintln(w, "usage: abifloor abi dump FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
+	fmt.Fprintln(w, "usage: abifloor abi dump FILE|ARTEFACT[!/MEMBER] [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
 	fmt.Fprintln(w, "       abifloor abi headers -I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--timeout D] [--max-memory N] [--format text|json]")
 }
 
 func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "abi dump", "FILE [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
+	fs := newFlags(env, "abi dump", "FILE|ARTEFACT[!/MEMBER] [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
 	var dirs multiFlag
 	fs.Var(&dirs, "debug-dir", "look for separate debug info under `DIR` (by build ID and .gnu_debuglink); repeatable")
 	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
@@ -54,13 +54,15 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	a, err := abi.Load(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)})
+	show, done := progress(env)
+	a, name, err := loadABI(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
+	done()
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor abi dump:", report.Clean(err.Error()))
+		fmt.Fprintln(env.stderr, "abifloor abi dump:", cleanLines(err.Error()))
 		return exitError
 	}
 	if a.DebugInfo == abi.DebugNone {
-		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", report.Clean(pos[0]))
+		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", report.Clean(name))
 	}
 	return writeABI(env, f, a)
 }
@@ -121,11 +123,8 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 		if errors.Is(err, abi.ErrNoCompiler) {
 			msg += " (install it or name one with --cc)"
 		}
-		lines := strings.Split(strings.TrimSpace(msg), "\n")
-		for i, l := range lines {
-			lines[i] = report.Clean(l) // the compiler quotes the headers
-		}
-		fmt.Fprintln(env.stderr, "abifloor abi headers:", strings.Join(lines, "\n"))
+		// The compiler quotes the headers.
+		fmt.Fprintln(env.stderr, "abifloor abi headers:", cleanLines(strings.TrimSpace(msg)))
 		return exitError
 	}
 	return writeABI(env, f, a)

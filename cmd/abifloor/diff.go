@@ -72,7 +72,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	done := make(chan int, 2)
 	for i := range 2 {
 		go func() {
-			abis[i], errs[i] = abi.Load(ctx, pos[i], opts[i])
+			abis[i], _, errs[i] = loadABI(ctx, pos[i], opts[i], nil)
 			done <- i
 		}()
 	}
@@ -80,7 +80,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	<-done
 	for i, err := range errs {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", report.Clean(err.Error()))
+			fmt.Fprintln(env.stderr, "abifloor diff:", cleanLines(err.Error()))
 			return diffError
 		}
 		if abis[i].DebugInfo == abi.DebugNone {

@@ -43,6 +43,7 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Targets: ts, EachTarget: true, Workers: sf.jobs}
 	show, done := progress(env)
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
+	opt.ArtefactProgress = showArtefacts(show)
 	res := floor.Scan(ctx, paths, opt)
 	done()
 	if *dm {

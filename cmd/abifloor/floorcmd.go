@@ -78,6 +78,7 @@ func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limi
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
+	opt.ArtefactProgress = showArtefacts(show)
 	res := floor.Scan(ctx, paths, opt)
 	if sf.demangle {
 		for i := range res.Violations {

@@ -20,7 +20,9 @@ func progress(env *cmdEnv) (show func(format string, args ...any), done func()) 
 		defer mu.Unlock()
 		if time.Since(last) > 100*time.Millisecond {
 			last = time.Now()
-			fmt.Fprintf(env.stderr, "\r"+format, args...)
+			// Clear what a longer line before left (the artefacts'
+			// lines and the counts take turns).
+			fmt.Fprintf(env.stderr, "\r"+format+"\x1b[K", args...)
 		}
 	}
 	return show, func() { fmt.Fprint(env.stderr, "\r\x1b[K") }
