@@ -23,6 +23,10 @@ type Options struct {
 	// Sysroot is an image root: the cache, absolute paths and symbolic
 	// links are all resolved inside it.
 	Sysroot string
+	// Image, when set, is the file system audited instead of this
+	// machine's: paths, links, libraries and the cache are the image's
+	// (Sysroot is then ignored).
+	Image *Image
 	// LibraryPath is LD_LIBRARY_PATH, already split at colons.
 	LibraryPath []string
 	// CacheFile overrides <sysroot>/etc/ld.so.cache.
@@ -40,6 +44,8 @@ type Options struct {
 // Auditor audits binaries against one image. Parsed libraries are shared by
 // every binary it audits; it is safe for concurrent use.
 type Auditor struct {
+	fsys      fileSystem
+	img       *Image
 	sysroot   string
 	libPath   []string
 	cachePath string
@@ -61,24 +67,32 @@ type Auditor struct {
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
 	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress,
-		objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
+		fsys: hostFS{}, objs: objects{fsys: hostFS{}, byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
 	}
 	if a.workers <= 0 {
 		a.workers = 2 * runtime.GOMAXPROCS(0)
 	}
+	if opt.Image != nil {
+		a.img, a.fsys, a.objs.fsys, a.sysroot = opt.Image, opt.Image, opt.Image, "/"
+	}
+	a.setMultiarch()
+	return a
+}
+
+// setMultiarch looks at the image's library directories.
+func (a *Auditor) setMultiarch() {
 	// Debian-style images keep libraries in multiarch directories; the
 	// default search path and $LIB follow the image, not this machine.
 	for _, d := range []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"} {
 		if h, err := a.host(d); err == nil {
-			if st, err := os.Stat(h); err == nil && st.IsDir() {
+			if mode, _, err := a.fsys.stat(h); err == nil && mode.IsDir() {
 				a.multiarch = true
 				break
 			}
 		}
 	}
-	return a
 }
 
 // CacheError is the error reading the image's ld.so.cache, if any.
@@ -206,6 +220,9 @@ type Unresolved struct {
 // Audit audits every ELF file under paths, in parallel, results in the
 // order of the paths (files of a directory sorted by path).
 func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
+	if a.img != nil {
+		return a.auditImage(ctx, paths)
+	}
 	// The walker drops files that are not ELF before they reach a worker,
 	// and hands on the head it read, which holds the ELF header and
 	// usually the program headers.
@@ -231,6 +248,12 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 	for _, it := range items {
 		res.Files = append(res.Files, it.Value)
 	}
+	return a.finish(ctx, res)
+}
+
+// finish audits the libraries that need a host again and drops what the
+// audit kept for that.
+func (a *Auditor) finish(ctx context.Context, res *Result) *Result {
 	if ctx.Err() == nil {
 		a.viaHosts(res.Files)
 	}
@@ -345,12 +368,12 @@ func (a *Auditor) file(p string, opt FileOptions, buf []byte) (rep FileReport, o
 // that are not ELF than files that are, so nothing but the head is read
 // for those.
 func (a *Auditor) target(p string, head, buf []byte) (*object, error) {
-	in, err := elfx.OpenInput(p, head, buf)
+	in, err := a.fsys.open(p, head, buf)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Close()
-	if !in.IsELF() {
+	defer in.close()
+	if !in.isELF() {
 		return nil, fmt.Errorf("%s: %w", p, elfx.ErrNotELF)
 	}
 	o, err := a.objs.parse(in)
@@ -453,6 +476,12 @@ func (a *Auditor) analyzeWith(rep *FileReport, o *object, fb fallback) {
 // origin is $ORIGIN of a file named p on this machine: its real
 // directory, inside the image when there is one.
 func (a *Auditor) origin(p string) string {
+	if a.img != nil {
+		if r, err := resolveFS(a.img, "/", p); err == nil {
+			p = r
+		}
+		return path.Dir(p)
+	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		abs = p

@@ -95,22 +95,22 @@ type fileKey struct{ dev, ino uint64 }
 
 // openObject opens and parses path. The file must be regular.
 func openObject(path string) (*object, error) {
-	in, err := elfx.OpenInput(path, nil, make([]byte, 4096))
+	in, err := hostFS{}.open(path, nil, make([]byte, 4096))
 	if err != nil {
 		return nil, err
 	}
-	defer in.Close()
+	defer in.close()
 	return parseInput(in)
 }
 
 // parseInput parses an open file, which is known by its identity from
 // then on.
-func parseInput(in elfx.Input) (*object, error) {
-	o, err := parseObjectHead(in.FD, in.Size, in.Head)
+func parseInput(in input) (*object, error) {
+	o, err := parseObjectHead(in.r, in.size, in.head)
 	if err != nil {
 		return nil, err
 	}
-	o.key = fileKey{in.Dev, in.Ino}
+	o.key = in.key
 	return o, nil
 }
 

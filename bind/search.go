@@ -20,6 +20,7 @@ import (
 // through two paths (/lib and /usr/lib on a merged-/usr system) is parsed
 // once and loaded once, as ld.so does.
 type objects struct {
+	fsys   fileSystem
 	mu     sync.Mutex
 	byPath map[string]*pathEntry
 	byKey  map[fileKey]*object
@@ -41,12 +42,12 @@ func (c *objects) get(host string) (*object, error) {
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		in, err := elfx.OpenInput(host, nil, make([]byte, 4096))
+		in, err := c.fsys.open(host, nil, make([]byte, 4096))
 		if err != nil {
 			e.err = err
 			return
 		}
-		defer in.Close()
+		defer in.close()
 		e.obj, e.err = c.parse(in)
 	})
 	return e.obj, e.err
@@ -54,8 +55,8 @@ func (c *objects) get(host string) (*object, error) {
 
 // parse returns the object of the open file in, parsing it only when no
 // other path to the same file was parsed before.
-func (c *objects) parse(in elfx.Input) (*object, error) {
-	key := fileKey{in.Dev, in.Ino}
+func (c *objects) parse(in input) (*object, error) {
+	key := in.key
 	c.mu.Lock()
 	o := c.byKey[key]
 	c.mu.Unlock()
@@ -85,7 +86,7 @@ func (a *Auditor) host(p string) (string, error) {
 	if a.sysroot == "" {
 		return p, nil
 	}
-	return resolveIn(a.sysroot, p)
+	return resolveFS(a.fsys, a.sysroot, p)
 }
 
 // maxLinks is how many symbolic links one resolution follows, as Linux's
@@ -100,7 +101,10 @@ const maxLinks = 40
 // link to "missing/../../../etc" once escaped). Only the last component may
 // be missing. The result is root joined with a path of real names, none
 // of them "..", so it cannot leave root.
-func resolveIn(root, p string) (string, error) {
+func resolveIn(root, p string) (string, error) { return resolveFS(hostFS{}, root, p) }
+
+// resolveFS is resolveIn on the file system fsys.
+func resolveFS(fsys fileSystem, root, p string) (string, error) {
 	todo := strings.Split(p, "/")
 	var done []string
 	links := 0
@@ -117,15 +121,15 @@ func resolveIn(root, p string) (string, error) {
 			continue
 		}
 		cur := filepath.Join(root, filepath.Join(append(done, c)...))
-		fi, err := os.Lstat(cur)
+		mode, _, err := fsys.lstat(cur)
 		if err != nil {
 			if !moreNames(todo) {
 				return cur, nil // the caller's open reports it missing
 			}
 			return "", &fs.PathError{Op: "resolve", Path: p, Err: err}
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			if !fi.IsDir() && moreNames(todo) {
+		if mode&fs.ModeSymlink == 0 {
+			if !mode.IsDir() && moreNames(todo) {
 				return "", &fs.PathError{Op: "resolve", Path: p, Err: syscall.ENOTDIR}
 			}
 			done = append(done, c)
@@ -134,7 +138,7 @@ func resolveIn(root, p string) (string, error) {
 		if links++; links > maxLinks {
 			return "", &fs.PathError{Op: "resolve", Path: p, Err: syscall.ELOOP}
 		}
-		t, err := os.Readlink(cur)
+		t, err := fsys.readlink(cur)
 		if err != nil {
 			return "", &fs.PathError{Op: "resolve", Path: p, Err: err}
 		}
@@ -297,7 +301,7 @@ func (a *Auditor) brokenReason(p string, want *object, err error) string {
 	if want == nil || want.Class == elf.ELFCLASS64 {
 		ehdr = 64
 	}
-	if st, e := os.Stat(a.hostName(p)); e == nil && st.Size() < ehdr {
+	if _, size, e := a.fsys.stat(a.hostName(p)); e == nil && size < ehdr {
 		return "file too short"
 	}
 	if errors.Is(err, elfx.ErrNotELF) {
@@ -435,7 +439,7 @@ func (a *Auditor) cache() *ldCache {
 		}
 		var b []byte
 		if err == nil {
-			b, err = readBounded(p, 64<<20)
+			b, err = readBounded(a.fsys, p, 64<<20)
 		}
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {
@@ -452,17 +456,17 @@ func (a *Auditor) cache() *ldCache {
 }
 
 // readBounded reads a whole small file, refusing anything larger than max.
-func readBounded(p string, max int64) ([]byte, error) {
-	in, err := elfx.OpenInput(p, nil, nil)
+func readBounded(fsys fileSystem, p string, max int64) ([]byte, error) {
+	in, err := fsys.open(p, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Close()
-	if in.Size > max {
+	defer in.close()
+	if in.size > max {
 		return nil, fmt.Errorf("%s: larger than %d bytes", p, max)
 	}
-	b := make([]byte, in.Size)
-	if _, err := in.FD.ReadAt(b, 0); err != nil {
+	b := make([]byte, in.size)
+	if _, err := in.r.ReadAt(b, 0); err != nil {
 		return nil, &os.PathError{Op: "read", Path: p, Err: err}
 	}
 	return b, nil

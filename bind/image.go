@@ -1,0 +1,249 @@
+package bind
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/abifloor/abifloor/artefact"
+	"github.com/abifloor/abifloor/elfx"
+)
+
+// DefaultImageMemory bounds what LoadImage holds of an image.
+const DefaultImageMemory = 1 << 30
+
+// Image is a container image's file system held in memory: its layers
+// applied (whiteouts and opaque directories included) as an
+// artefact.View, and the whole contents of its ELF files and of its
+// /etc/ld.so.cache. Nothing is extracted to disk. It is read-only once
+// loaded, so safe for concurrent use.
+type Image struct {
+	// Name is the image as named (an OCI layout directory or a
+	// `docker save` tarball); reports name files Name!/usr/bin/x.
+	Name string
+	// Path is where the image's programs are: its PATH
+	// (DefaultPath unless set).
+	Path []string
+	// Problems are the members that could not be read ("path: error").
+	Problems []string
+	view     *artefact.View
+	dirs     map[string]bool // directories implied by the entries' names
+	files    map[string][]byte
+	ids      map[string]uint64
+	held     int64
+}
+
+// DefaultPath is the PATH of an image whose configuration sets none
+// (Docker's default).
+var DefaultPath = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// imageDev marks the file keys of an image's files.
+const imageDev = 1<<64 - 1
+
+// LoadImage reads the image at p in two passes of its layers: the view
+// (names, kinds, links), then the ELF files and ld.so.cache. Holding
+// more than maxMemory bytes (DefaultImageMemory when <= 0) is an error.
+func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
+	if maxMemory <= 0 {
+		maxMemory = DefaultImageMemory
+	}
+	v, err := artefact.LoadView(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	img := &Image{Name: p, Path: DefaultPath, view: v, dirs: map[string]bool{"/": true}, files: map[string][]byte{}, ids: map[string]uint64{}}
+	for n := range v.Entries {
+		for d := path.Dir(n); !img.dirs[d]; d = path.Dir(d) {
+			img.dirs[d] = true
+		}
+	}
+	opt := artefact.Options{
+		MaxMember:  min(maxMemory, artefact.DefaultMaxMember),
+		SparseOver: -1, // bind reads relocations and tables anywhere in the file
+		Depth:      1,
+		Want:       func(name string) bool { return name == "/etc/ld.so.cache" },
+	}
+	errTooMuch := errors.New("too much")
+	err = artefact.Walk(ctx, p, opt, func(m *artefact.Member) error {
+		if m.Err != nil {
+			img.Problems = append(img.Problems, m.Name+": "+m.Err.Error())
+			return nil
+		}
+		if m.Data == nil {
+			return nil
+		}
+		if img.held += int64(len(m.Data)); img.held > maxMemory {
+			return errTooMuch
+		}
+		img.files[m.Name] = m.Data
+		return nil
+	})
+	if errors.Is(err, errTooMuch) {
+		return nil, fmt.Errorf("%s: its ELF files take more than %d bytes of memory (raise --max-memory)", p, maxMemory)
+	}
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(v.Entries))
+	for n := range v.Entries {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		img.ids[n] = uint64(i + 1)
+	}
+	return img, nil
+}
+
+// Held is the number of bytes of file contents the image holds.
+func (img *Image) Held() int64 { return img.held }
+
+// Files lists the image's regular files under dir (inside the image),
+// sorted.
+func (img *Image) Files(dir string) []string {
+	dir = path.Clean("/" + dir)
+	var out []string
+	for n, e := range img.view.Entries {
+		if e.Type != 0 || (dir != "/" && n != dir && !strings.HasPrefix(n, dir+"/")) {
+			continue
+		}
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (img *Image) lstat(p string) (fs.FileMode, int64, error) {
+	p = path.Clean("/" + p)
+	if e, ok := img.view.Entries[p]; ok {
+		return e.Type, e.Size, nil
+	}
+	if img.dirs[p] {
+		return fs.ModeDir, 0, nil
+	}
+	return 0, 0, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
+}
+
+func (img *Image) stat(p string) (fs.FileMode, int64, error) {
+	r, err := resolveFS(img, "/", p)
+	if err != nil {
+		return 0, 0, err
+	}
+	return img.lstat(r)
+}
+
+func (img *Image) readlink(p string) (string, error) {
+	p = path.Clean("/" + p)
+	if e, ok := img.view.Entries[p]; ok && e.Type == fs.ModeSymlink {
+		return e.Link, nil
+	}
+	return "", &fs.PathError{Op: "readlink", Path: p, Err: syscall.EINVAL}
+}
+
+func (img *Image) open(p string, head, buf []byte) (input, error) {
+	// Links on the way are followed, as open(2) follows them.
+	p, err := resolveFS(img, "/", path.Clean("/"+p))
+	if err != nil {
+		return input{}, err
+	}
+	e, ok := img.view.Entries[p]
+	if !ok {
+		if img.dirs[p] {
+			return input{}, &fs.PathError{Op: "open", Path: p, Err: elfx.ErrNotRegular}
+		}
+		return input{}, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	}
+	if e.Type != 0 {
+		return input{}, &fs.PathError{Op: "open", Path: p, Err: elfx.ErrNotRegular}
+	}
+	name := p
+	if e.Link != "" { // a hard link: the contents are its target's
+		name = path.Clean("/" + e.Link)
+	}
+	data, held := img.files[name]
+	in := input{key: fileKey{imageDev, img.ids[name]}, size: e.Size}
+	if !held {
+		// Not ELF (its contents were not kept): the empty head says so.
+		in.r, in.size = bytes.NewReader(nil), 0
+		return in, nil
+	}
+	in.r, in.size = bytes.NewReader(data), int64(len(data))
+	if buf == nil {
+		in.head = data[:min(len(data), headSize)]
+	} else {
+		in.head = buf[:copy(buf, data)]
+	}
+	return in, nil
+}
+
+// auditImage audits the files of the image named by paths (inside the
+// image; a directory means the files under it), or every program of the
+// image when paths is empty. Reports name the files Image.Name!/path.
+func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
+	type job struct {
+		p     string
+		named bool
+		prog  bool // keep programs only
+	}
+	var jobs []job
+	var bad []FileReport
+	if len(paths) == 0 {
+		seen := map[string]bool{}
+		for _, d := range a.img.Path {
+			r, err := resolveFS(a.img, "/", path.Clean("/"+d))
+			if err != nil || seen[r] {
+				continue
+			}
+			seen[r] = true
+			for _, p := range a.img.Files(r) {
+				if path.Dir(p) == r {
+					jobs = append(jobs, job{p: p, prog: true})
+				}
+			}
+		}
+	}
+	for _, arg := range paths {
+		p := path.Clean("/" + arg)
+		r, err := resolveFS(a.img, "/", p)
+		if err == nil {
+			var mode fs.FileMode
+			if mode, _, err = a.img.lstat(r); err == nil && mode.IsDir() {
+				for _, f := range a.img.Files(r) {
+					jobs = append(jobs, job{p: f})
+				}
+				continue
+			}
+		}
+		if err != nil {
+			bad = append(bad, FileReport{Path: p, Error: err, Unresolved: []Unresolved{}, MissingLibraries: []string{}})
+			continue
+		}
+		jobs = append(jobs, job{p: p, named: true})
+	}
+	res := &Result{Files: append([]FileReport{}, bad...)}
+	buf := make([]byte, headSize)
+	for i, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		if a.progress != nil && (i+1)%256 == 0 {
+			a.progress(int64(i + 1))
+		}
+		rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
+		if !ok || (j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil)) {
+			continue
+		}
+		res.Files = append(res.Files, rep)
+	}
+	a.finish(ctx, res)
+	for i := range res.Files {
+		res.Files[i].Path = a.img.Name + "!" + res.Files[i].Path
+	}
+	return res
+}

@@ -1,0 +1,205 @@
+package bind
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
+)
+
+// imgEnt is a member of a layer built by a test.
+type imgEnt struct {
+	name string
+	data []byte
+	link string
+}
+
+func layerTar(t testing.TB, ents []imgEnt) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	for _, e := range ents {
+		h := &tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.data)), Typeflag: tar.TypeReg}
+		if e.link != "" {
+			h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, e.link, 0
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(e.data)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// writeImage writes layers (bottom first) as an OCI layout in dir and as
+// a `docker save` tarball at tarPath, the first layer gzipped.
+func writeImage(t testing.TB, dir, tarPath string, layers ...[]byte) {
+	t.Helper()
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	put := func(name string, b []byte) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg})
+		tw.Write(b)
+	}
+	blob := func(b []byte) string {
+		d := fmt.Sprintf("%x", sha256.Sum256(b))
+		put("blobs/sha256/"+d, b)
+		return "sha256:" + d
+	}
+	type desc struct {
+		MediaType string `json:"mediaType"`
+		Digest    string `json:"digest"`
+		Size      int    `json:"size"`
+	}
+	var ls []desc
+	var paths []string
+	for i, l := range layers {
+		b := l
+		if i == 0 {
+			var z bytes.Buffer
+			zw := gzip.NewWriter(&z)
+			zw.Write(l)
+			zw.Close()
+			b = z.Bytes()
+		}
+		d := blob(b)
+		ls = append(ls, desc{"application/vnd.oci.image.layer.v1.tar+gzip", d, len(b)})
+		paths = append(paths, "blobs/sha256/"+d[7:])
+	}
+	cfgJSON := []byte(`{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/bin:/bin"]}}`)
+	cfg := blob(cfgJSON)
+	man, _ := json.Marshal(map[string]any{"schemaVersion": 2, "config": desc{"application/vnd.oci.image.config.v1+json", cfg, len(cfgJSON)}, "layers": ls})
+	md := blob(man)
+	idx, _ := json.Marshal(map[string]any{"schemaVersion": 2, "manifests": []desc{{"application/vnd.oci.image.manifest.v1+json", md, len(man)}}})
+	put("index.json", idx)
+	put("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`))
+	dm, _ := json.Marshal([]map[string]any{{"Config": "blobs/sha256/" + cfg[7:], "Layers": paths}})
+	tw.WriteHeader(&tar.Header{Name: "manifest.json", Mode: 0o644, Size: int64(len(dm)), Typeflag: tar.TypeReg})
+	tw.Write(dm)
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tarPath, tb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ImageFixture builds, from gcc-compiled files and this machine's libc,
+// an image whose /usr/bin/prog needs libfoo.so from
+// /usr/lib/x86_64-linux-gnu, twice: as is (ok), and with a second layer
+// whose whiteout deletes libfoo.so (gone). Each is an OCI layout
+// directory and a `docker save` tarball.
+func imageFixture(t *testing.T) (okDir, okTar, goneDir, goneTar string) {
+	t.Helper()
+	cc := needCC(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the image fixture is x86_64")
+	}
+	libc, err1 := os.ReadFile("/lib/x86_64-linux-gnu/libc.so.6")
+	ldso, err2 := os.ReadFile("/lib64/ld-linux-x86-64.so.2")
+	if err1 != nil || err2 != nil {
+		t.Skip("this machine's x86_64 glibc is not at /lib/x86_64-linux-gnu and /lib64")
+	}
+	dir := t.TempDir()
+	lib := fixture.Build(t, cc, dir, "foo.c", "int foo(void){return 42;}\n", "libfoo.so", "-shared", "-fPIC", "-Wl,-soname,libfoo.so")
+	// The library after the source, which fixture.Build does not allow.
+	src := filepath.Join(dir, "prog.c")
+	os.WriteFile(src, []byte("int foo(void);\nint main(void){return foo()-42;}\n"), 0o644)
+	prog := filepath.Join(dir, "prog")
+	if out, err := exec.Command(cc, src, "-L"+dir, "-lfoo", "-o", prog).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cc, err, out)
+	}
+	libB, _ := os.ReadFile(lib)
+	progB, _ := os.ReadFile(prog)
+	base := []imgEnt{
+		{name: "usr/bin/prog", data: progB},
+		{name: "usr/lib/x86_64-linux-gnu/libfoo.so", data: libB},
+		{name: "usr/lib/x86_64-linux-gnu/libc.so.6", data: libc},
+		{name: "usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", data: ldso},
+		{name: "usr/lib/x86_64-linux-gnu/README", data: []byte("not ELF")},
+		{name: "lib", link: "usr/lib"},
+		{name: "bin", link: "usr/bin"},
+		{name: "lib64/ld-linux-x86-64.so.2", link: "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
+	}
+	if c, err := os.ReadFile("/etc/ld.so.cache"); err == nil {
+		base = append(base, imgEnt{name: "etc/ld.so.cache", data: c}) // names /lib/x86_64-linux-gnu/libc.so.6
+	}
+	l1 := layerTar(t, base)
+	l2 := layerTar(t, []imgEnt{{name: "usr/lib/x86_64-linux-gnu/.wh.libfoo.so"}, {name: "etc/motd", data: []byte("hi")}})
+	okDir, okTar = filepath.Join(dir, "ok"), filepath.Join(dir, "ok.tar")
+	goneDir, goneTar = filepath.Join(dir, "gone"), filepath.Join(dir, "gone.tar")
+	writeImage(t, okDir, okTar, l1)
+	writeImage(t, goneDir, goneTar, l1, l2)
+	return
+}
+
+func TestImageBind(t *testing.T) {
+	okDir, okTar, goneDir, goneTar := imageFixture(t)
+	for _, c := range []struct {
+		name, img string
+		dies      bool
+	}{
+		{"oci layout", okDir, false},
+		{"docker save", okTar, false},
+		{"oci layout whiteout", goneDir, true},
+		{"docker save whiteout", goneTar, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			img, err := LoadImage(context.Background(), c.img, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(img.Problems) > 0 {
+				t.Errorf("problems: %v", img.Problems)
+			}
+			for _, paths := range [][]string{nil, {"/usr/bin/prog"}, {"bin/prog"}, {"/usr/bin"}} {
+				res := New(Options{Image: img}).Audit(context.Background(), paths)
+				if len(res.Files) != 1 {
+					t.Fatalf("%q: %d reports, want the one program: %+v", paths, len(res.Files), res.Files)
+				}
+				f := res.Files[0]
+				if f.Error != nil {
+					t.Fatalf("%q: %v", paths, f.Error)
+				}
+				if want := c.img + "!/usr/bin/prog"; f.Path != want && paths == nil {
+					t.Errorf("path %q, want %q", f.Path, want)
+				}
+				if f.DiesAtStart != c.dies {
+					t.Errorf("%q: dies at start %v, want %v (%s)", paths, f.DiesAtStart, c.dies, f.Message)
+				}
+				if c.dies && !slices.Equal(f.MissingLibraries, []string{"libfoo.so"}) {
+					t.Errorf("missing %v, want libfoo.so", f.MissingLibraries)
+				}
+				if !c.dies && !slices.ContainsFunc(f.Libraries, func(l string) bool { return strings.HasSuffix(l, "/x86_64-linux-gnu/libfoo.so") }) {
+					t.Errorf("libraries %v, want libfoo.so of the image", f.Libraries)
+				}
+			}
+		})
+	}
+	// The memory bound ends in an error.
+	if _, err := LoadImage(context.Background(), okTar, 1000); err == nil {
+		t.Error("an image over the memory bound loaded")
+	}
+}
