@@ -35,6 +35,7 @@ type Image struct {
 	view     *artefact.View
 	dirs     map[string]bool // directories implied by the entries' names
 	files    map[string][]byte
+	bad      map[string]error // members that could not be read
 	ids      map[string]uint64
 	held     int64
 }
@@ -57,7 +58,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img := &Image{Name: p, Path: DefaultPath, view: v, dirs: map[string]bool{"/": true}, files: map[string][]byte{}, ids: map[string]uint64{}}
+	img := &Image{Name: p, Path: DefaultPath, view: v, dirs: map[string]bool{"/": true}, files: map[string][]byte{}, bad: map[string]error{}, ids: map[string]uint64{}}
 	for n := range v.Entries {
 		for d := path.Dir(n); !img.dirs[d]; d = path.Dir(d) {
 			img.dirs[d] = true
@@ -72,7 +73,11 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 	errTooMuch := errors.New("too much")
 	err = artefact.Walk(ctx, p, opt, func(m *artefact.Member) error {
 		if m.Err != nil {
+			if errors.Is(m.Err, artefact.ErrTooLarge) && opt.MaxMember == maxMemory {
+				return errTooMuch
+			}
 			img.Problems = append(img.Problems, m.Name+": "+m.Err.Error())
+			img.bad[m.Name] = m.Err
 			return nil
 		}
 		if m.Data == nil {
@@ -165,6 +170,9 @@ func (img *Image) open(p string, head, buf []byte) (input, error) {
 	name := p
 	if e.Link != "" { // a hard link: the contents are its target's
 		name = path.Clean("/" + e.Link)
+	}
+	if err := img.bad[name]; err != nil {
+		return input{}, &fs.PathError{Op: "read", Path: p, Err: err}
 	}
 	data, held := img.files[name]
 	in := input{key: fileKey{imageDev, img.ids[name]}, size: e.Size}

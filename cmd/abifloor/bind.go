@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,11 +20,13 @@ func init() {
 }
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMG] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
 	var (
 		dlopen  multiFlag
 		format  string
 		sysroot string
+		image   string
+		maxMem  int64
 		libPath string
 		useEnv  bool
 		follow  bool
@@ -33,6 +36,8 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
 	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
 	fs.StringVar(&sysroot, "sysroot", "", "an image root: the PATHs, libraries, ld.so.cache and links are all resolved inside it, as under chroot (a relative PATH is relative to the root, unless it already names a file inside the root from the working directory)")
+	fs.StringVar(&image, "image", "", "a container image (an OCI layout directory or a `docker save` tarball), read in place: its layers applied, its programs (those on its PATH, or the PATHs named inside it) audited against its own libraries and ld.so.cache")
+	fs.Int64Var(&maxMem, "max-memory", bind.DefaultImageMemory>>20, "with --image: the MiB of ELF files held in memory at most")
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
 	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
@@ -46,7 +51,10 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		return flagExit(err)
 	}
 	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF)
-	if err != nil || len(paths) == 0 {
+	if err == nil && image != "" && sysroot != "" {
+		err = errors.New("--image and --sysroot exclude each other")
+	}
+	if err != nil || (len(paths) == 0 && image == "") {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind:", err)
 		}
@@ -86,11 +94,20 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			paths[i] = h
 		}
 	}
-	if err := notArchives(paths); err != nil {
+	var img *bind.Image
+	if image != "" {
+		if img, err = bind.LoadImage(ctx, image, maxMem<<20); err != nil {
+			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error()))
+			return exitError
+		}
+		for _, p := range img.Problems {
+			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
+		}
+	} else if err := notArchives(paths); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor bind:", err)
 		return exitError
 	}
-	opt := bind.Options{Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
+	opt := bind.Options{Image: img, Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
 	show, done := progress(env)
 	defer done()
 	opt.Progress = func(files int64) { show("%d files", files) }
