@@ -167,37 +167,42 @@ func readJSON(b blobs, name string, v any) error {
 	return nil
 }
 
-// layerNames finds the layers of the image, bottom first.
-func layerNames(b blobs) ([]string, error) {
-	var docker []struct{ Layers []string }
+// layerNames finds the layers of the image, bottom first, and the path
+// of its configuration ("" when the manifest names none).
+func layerNames(b blobs) ([]string, string, error) {
+	var docker []struct {
+		Config string
+		Layers []string
+	}
 	if err := readJSON(b, "manifest.json", &docker); err == nil {
 		if len(docker) == 0 {
-			return nil, fmt.Errorf("%w: manifest.json names no image", ErrFormat)
+			return nil, "", fmt.Errorf("%w: manifest.json names no image", ErrFormat)
 		}
 		// A tarball of several images: the first is read.
-		return docker[0].Layers, nil
+		return docker[0].Layers, docker[0].Config, nil
 	} else if !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "no such file") {
-		return nil, err
+		return nil, "", err
 	}
 	var index struct{ Manifests []descriptor }
 	if err := readJSON(b, "index.json", &index); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	for range 4 { // an index may point to an index
 		d, err := pickManifest(index.Manifests)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		p, err := blobPath(d.Digest)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		var m struct {
 			Manifests []descriptor
+			Config    descriptor
 			Layers    []descriptor
 		}
 		if err := readJSON(b, p, &m); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if len(m.Manifests) > 0 {
 			index.Manifests = m.Manifests
@@ -207,13 +212,14 @@ func layerNames(b blobs) ([]string, error) {
 		for _, l := range m.Layers {
 			p, err := blobPath(l.Digest)
 			if err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			names = append(names, p)
 		}
-		return names, nil
+		cfg, _ := blobPath(m.Config.Digest)
+		return names, cfg, nil
 	}
-	return nil, fmt.Errorf("%w: image indexes nested too deep", ErrFormat)
+	return nil, "", fmt.Errorf("%w: image indexes nested too deep", ErrFormat)
 }
 
 // pickManifest chooses the image of this machine's architecture when an
@@ -239,9 +245,17 @@ func pickManifest(ds []descriptor) (descriptor, error) {
 
 // imageLayers applies the layers of an image, top first.
 func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
-	layers, err := layerNames(b)
+	layers, cfg, err := layerNames(b)
 	if err != nil {
 		return err
+	}
+	if w.view != nil && cfg != "" {
+		// The configuration is optional to what is read: one that
+		// cannot be read leaves the environment unknown.
+		var c struct{ Config struct{ Env []string } }
+		if readJSON(b, cfg, &c) == nil {
+			w.view.Env = c.Config.Env
+		}
 	}
 	saved := w.image
 	w.image = true

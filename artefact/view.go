@@ -9,6 +9,10 @@ import (
 // its "/"-rooted path.
 type View struct {
 	Entries map[string]Entry
+	// Env is the environment the image's configuration sets
+	// ("PATH=/usr/bin:/bin", ...), nil when it has none or it cannot be
+	// read.
+	Env []string
 }
 
 // Entry is one file, directory or link of a View.

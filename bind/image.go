@@ -27,8 +27,8 @@ type Image struct {
 	// Name is the image as named (an OCI layout directory or a
 	// `docker save` tarball); reports name files Name!/usr/bin/x.
 	Name string
-	// Path is where the image's programs are: its PATH
-	// (DefaultPath unless set).
+	// Path is where the image's programs are: the PATH its
+	// configuration sets, else DefaultPath.
 	Path []string
 	// Problems are the members that could not be read ("path: error").
 	Problems []string
@@ -59,6 +59,11 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 		return nil, err
 	}
 	img := &Image{Name: p, Path: DefaultPath, view: v, dirs: map[string]bool{"/": true}, files: map[string][]byte{}, bad: map[string]error{}, ids: map[string]uint64{}}
+	for _, e := range v.Env {
+		if p, ok := strings.CutPrefix(e, "PATH="); ok {
+			img.Path = strings.Split(p, ":")
+		}
+	}
 	for n := range v.Entries {
 		for d := path.Dir(n); !img.dirs[d]; d = path.Dir(d) {
 			img.dirs[d] = true

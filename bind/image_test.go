@@ -171,6 +171,9 @@ func TestImageBind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !slices.Equal(img.Path, []string{"/usr/bin", "/bin"}) {
+				t.Errorf("PATH %q, want the configuration's", img.Path)
+			}
 			if len(img.Problems) > 0 {
 				t.Errorf("problems: %v", img.Problems)
 			}
