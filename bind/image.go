@@ -9,10 +9,12 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/walk"
 )
 
 // DefaultImageMemory bounds what LoadImage holds of an image.
@@ -137,7 +139,7 @@ func (img *Image) lstat(p string) (fs.FileMode, int64, error) {
 	if img.dirs[p] {
 		return fs.ModeDir, 0, nil
 	}
-	return 0, 0, &fs.PathError{Op: "lstat", Path: p, Err: fs.ErrNotExist}
+	return 0, 0, &fs.PathError{Op: "lstat", Path: p, Err: syscall.ENOENT}
 }
 
 func (img *Image) stat(p string) (fs.FileMode, int64, error) {
@@ -167,7 +169,7 @@ func (img *Image) open(p string, head, buf []byte) (input, error) {
 		if img.dirs[p] {
 			return input{}, &fs.PathError{Op: "open", Path: p, Err: elfx.ErrNotRegular}
 		}
-		return input{}, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+		return input{}, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOENT}
 	}
 	if e.Type != 0 {
 		return input{}, &fs.PathError{Op: "open", Path: p, Err: elfx.ErrNotRegular}
@@ -202,10 +204,10 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 	type job struct {
 		p     string
 		named bool
-		prog  bool // keep programs only
+		prog  bool  // keep programs only
+		err   error // the path does not resolve in the image
 	}
 	var jobs []job
-	var bad []FileReport
 	if len(paths) == 0 {
 		seen := map[string]bool{}
 		for _, d := range a.img.Path {
@@ -234,25 +236,47 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 			}
 		}
 		if err != nil {
-			bad = append(bad, FileReport{Path: p, Error: err, Unresolved: []Unresolved{}, MissingLibraries: []string{}})
+			jobs = append(jobs, job{p: p, err: err})
 			continue
 		}
 		jobs = append(jobs, job{p: p, named: true})
 	}
-	res := &Result{Files: append([]FileReport{}, bad...)}
-	buf := make([]byte, headSize)
-	for i, j := range jobs {
-		if ctx.Err() != nil {
-			break
+	// Root is the job's index, so the reports come in the jobs' order.
+	files := make(chan walk.File)
+	go func() {
+		defer close(files)
+		for i, j := range jobs {
+			select {
+			case files <- walk.File{Path: j.p, Root: i}:
+			case <-ctx.Done():
+				return
+			}
 		}
-		if a.progress != nil && (i+1)%256 == 0 {
-			a.progress(int64(i + 1))
+	}()
+	var seen atomic.Int64
+	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
+		buf := make([]byte, headSize)
+		return func(wf walk.File) (FileReport, bool) {
+			if ctx.Err() != nil {
+				return FileReport{}, false
+			}
+			if n := seen.Add(1); a.progress != nil && n%256 == 0 {
+				a.progress(n)
+			}
+			j := jobs[wf.Root]
+			if j.err != nil {
+				return FileReport{Path: j.p, Error: j.err, Unresolved: []Unresolved{}, MissingLibraries: []string{}}, true
+			}
+			rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
+			if j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil) {
+				return rep, false
+			}
+			return rep, ok
 		}
-		rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
-		if !ok || (j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil)) {
-			continue
-		}
-		res.Files = append(res.Files, rep)
+	})
+	res := &Result{Files: make([]FileReport, 0, len(items))}
+	for _, it := range items {
+		res.Files = append(res.Files, it.Value)
 	}
 	a.finish(ctx, res)
 	for i := range res.Files {
