@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -36,7 +37,7 @@ type Image struct {
 	Problems []string
 	view     *artefact.View
 	dirs     map[string]bool // directories implied by the entries' names
-	files    map[string][]byte
+	files    map[string]imageFile
 	bad      map[string]error // members that could not be read
 	ids      map[string]uint64
 	held     int64
@@ -45,6 +46,20 @@ type Image struct {
 // DefaultPath is the PATH of an image whose configuration sets none
 // (Docker's default).
 var DefaultPath = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// imageFile is the contents of a file of an image: whole, or for an ELF
+// file over imageSparseOver only its non-executable parts, which hold
+// all bind reads (headers, dynamic segment, symbol and version tables,
+// relocations; a read of a dropped part is an error, never wrong bytes).
+type imageFile struct {
+	r    io.ReaderAt
+	size int64
+	head []byte
+}
+
+// imageSparseOver is the size above which an ELF file of an image is
+// held sparse (a variable for the tests).
+var imageSparseOver int64 = artefact.DefaultSparseOver
 
 // imageDev marks the file keys of an image's files.
 const imageDev = 1<<64 - 1
@@ -60,7 +75,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	img := &Image{Name: p, Path: DefaultPath, view: v, dirs: map[string]bool{"/": true}, files: map[string][]byte{}, bad: map[string]error{}, ids: map[string]uint64{}}
+	img := &Image{Name: p, Path: DefaultPath, view: v, dirs: map[string]bool{"/": true}, files: map[string]imageFile{}, bad: map[string]error{}, ids: map[string]uint64{}}
 	for _, e := range v.Env {
 		if p, ok := strings.CutPrefix(e, "PATH="); ok {
 			img.Path = strings.Split(p, ":")
@@ -73,7 +88,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 	}
 	opt := artefact.Options{
 		MaxMember:  min(maxMemory, artefact.DefaultMaxMember),
-		SparseOver: -1, // bind reads relocations and tables anywhere in the file
+		SparseOver: imageSparseOver,
 		Depth:      1,
 		Want:       func(name string) bool { return name == "/etc/ld.so.cache" },
 	}
@@ -87,13 +102,27 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 			img.bad[m.Name] = m.Err
 			return nil
 		}
-		if m.Data == nil {
+		f := imageFile{r: m.Content, size: m.Size}
+		switch c := m.Content.(type) {
+		case nil:
 			return nil
+		case *artefact.Sparse:
+			img.held += c.Held()
+		default:
+			img.held += m.Size
 		}
-		if img.held += int64(len(m.Data)); img.held > maxMemory {
+		if img.held > maxMemory {
 			return errTooMuch
 		}
-		img.files[m.Name] = m.Data
+		// The head is held apart: every open reads it, and a sparse
+		// member decompresses on each read.
+		f.head = make([]byte, min(m.Size, headSize))
+		n, err := m.Content.ReadAt(f.head, 0)
+		if err != nil && n < len(f.head) {
+			img.bad[m.Name] = err
+			return nil
+		}
+		img.files[m.Name] = f
 		return nil
 	})
 	if errors.Is(err, errTooMuch) {
@@ -181,19 +210,14 @@ func (img *Image) open(p string, head, buf []byte) (input, error) {
 	if err := img.bad[name]; err != nil {
 		return input{}, &fs.PathError{Op: "read", Path: p, Err: err}
 	}
-	data, held := img.files[name]
+	f, held := img.files[name]
 	in := input{key: fileKey{imageDev, img.ids[name]}, size: e.Size}
 	if !held {
 		// Not ELF (its contents were not kept): the empty head says so.
 		in.r, in.size = bytes.NewReader(nil), 0
 		return in, nil
 	}
-	in.r, in.size = bytes.NewReader(data), int64(len(data))
-	if buf == nil {
-		in.head = data[:min(len(data), headSize)]
-	} else {
-		in.head = buf[:copy(buf, data)]
-	}
+	in.r, in.size, in.head = f.r, f.size, f.head
 	return in, nil
 }
 
