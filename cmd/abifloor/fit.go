@@ -27,17 +27,9 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.BoolVar(&sf.follow, "follow", false, "follow symbolic links inside directories")
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
 	dm := fs.Bool("demangle", false, "write C++ symbol names demangled (std::__throw_bad_array_new_length())")
-	paths, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	format, err := report.ParseFormat(sf.format, report.Text, report.JSON)
-	if err != nil || len(paths) == 0 {
-		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor fit:", err)
-		}
-		fs.Usage()
-		return exitError
+	paths, format, code := parsePathsTextJSON(env, fs, args, &sf.format)
+	if code >= 0 {
+		return code
 	}
 	ts := floor.FitTargets()
 	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Targets: ts, EachTarget: true, Workers: sf.jobs}

