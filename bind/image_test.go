@@ -111,7 +111,7 @@ func writeImage(t testing.TB, dir, tarPath string, layers ...[]byte) {
 // /usr/lib/x86_64-linux-gnu, twice: as is (ok), and with a second layer
 // whose whiteout deletes libfoo.so (gone). Each is an OCI layout
 // directory and a `docker save` tarball.
-func imageFixture(t *testing.T) (okDir, okTar, goneDir, goneTar string) {
+func imageFixture(t *testing.T) (okDir, okTar, goneDir, goneTar, opqDir string) {
 	t.Helper()
 	cc := needCC(t)
 	if runtime.GOARCH != "amd64" {
@@ -152,25 +152,34 @@ func imageFixture(t *testing.T) (okDir, okTar, goneDir, goneTar string) {
 	goneDir, goneTar = filepath.Join(dir, "gone"), filepath.Join(dir, "gone.tar")
 	writeImage(t, okDir, okTar, l1)
 	writeImage(t, goneDir, goneTar, l1, l2)
+	// An opaque directory hides libfoo.so too; the libc and loader the
+	// same layer puts back stay.
+	l3 := layerTar(t, []imgEnt{
+		{name: "usr/lib/x86_64-linux-gnu/.wh..wh..opq"},
+		{name: "usr/lib/x86_64-linux-gnu/libc.so.6", data: libc},
+		{name: "usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", data: ldso},
+	})
+	opqDir = filepath.Join(dir, "opq")
+	writeImage(t, opqDir, filepath.Join(dir, "opq.tar"), l1, l3)
 	return
 }
 
 func TestImageBind(t *testing.T) {
-	okDir, okTar, goneDir, goneTar := imageFixture(t)
+	okDir, okTar, goneDir, goneTar, opqDir := imageFixture(t)
 	// Every ELF file over 64 KiB (the image's libc) is held sparse,
 	// without its code: bind reads none of it, so held whole the
 	// verdicts are the same.
-	t.Run("sparse", func(t *testing.T) { testImageBind(t, okDir, okTar, goneDir, goneTar) })
+	t.Run("sparse", func(t *testing.T) { testImageBind(t, okDir, okTar, goneDir, goneTar, opqDir) })
 	defer func(n int64) { imageSparseOver = n }(imageSparseOver)
 	imageSparseOver = -1
-	t.Run("whole", func(t *testing.T) { testImageBind(t, okDir, okTar, goneDir, goneTar) })
+	t.Run("whole", func(t *testing.T) { testImageBind(t, okDir, okTar, goneDir, goneTar, opqDir) })
 	// The memory bound ends in an error.
 	if _, err := LoadImage(context.Background(), okTar, 1000); err == nil {
 		t.Error("an image over the memory bound loaded")
 	}
 }
 
-func testImageBind(t *testing.T, okDir, okTar, goneDir, goneTar string) {
+func testImageBind(t *testing.T, okDir, okTar, goneDir, goneTar, opqDir string) {
 	for _, c := range []struct {
 		name, img string
 		dies      bool
@@ -179,6 +188,7 @@ func testImageBind(t *testing.T, okDir, okTar, goneDir, goneTar string) {
 		{"docker save", okTar, false},
 		{"oci layout whiteout", goneDir, true},
 		{"docker save whiteout", goneTar, true},
+		{"oci layout opaque directory", opqDir, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			img, err := LoadImage(context.Background(), c.img, 0)
