@@ -24,6 +24,7 @@ type imgEnt struct {
 	name string
 	data []byte
 	link string
+	typ  byte // a tar type other than a file or link
 }
 
 func layerTar(t testing.TB, ents []imgEnt) []byte {
@@ -34,6 +35,9 @@ func layerTar(t testing.TB, ents []imgEnt) []byte {
 		h := &tar.Header{Name: e.name, Mode: 0o755, Size: int64(len(e.data)), Typeflag: tar.TypeReg}
 		if e.link != "" {
 			h.Typeflag, h.Linkname, h.Size = tar.TypeSymlink, e.link, 0
+		}
+		if e.typ != 0 {
+			h.Typeflag, h.Size = e.typ, 0
 		}
 		if err := tw.WriteHeader(h); err != nil {
 			t.Fatal(err)
@@ -227,5 +231,44 @@ func testImageBind(t *testing.T, okDir, okTar, goneDir, goneTar, opqDir string) 
 				}
 			}
 		})
+	}
+}
+
+// TestImageHostile: links that loop or climb, and special files, in an
+// image end in an error on the PATH that names them, never in a read of
+// this machine's files.
+func TestImageHostile(t *testing.T) {
+	dir := t.TempDir()
+	l := layerTar(t, []imgEnt{
+		{name: "a", link: "b"},
+		{name: "b", link: "a"},
+		{name: "usr/bin/esc", link: "../../../../../../etc/passwd"},
+		{name: "usr/bin/abs", link: "/etc/hostname"},
+		{name: "usr/bin/fifo", typ: tar.TypeFifo},
+		{name: "usr/bin/text", data: []byte("#!/bin/sh\n")},
+		{name: "etc/ld.so.cache", data: []byte("not a cache")},
+	})
+	writeImage(t, filepath.Join(dir, "oci"), filepath.Join(dir, "img.tar"), l)
+	img, err := LoadImage(context.Background(), filepath.Join(dir, "img.tar"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"/a", "/usr/bin/esc", "/usr/bin/abs", "/usr/bin/fifo", "/usr/bin/text", "/usr/bin/none"}
+	res := New(Options{Image: img}).Audit(context.Background(), paths)
+	if len(res.Files) != len(paths) {
+		t.Fatalf("%d reports for %d paths: %+v", len(res.Files), len(paths), res.Files)
+	}
+	for i, f := range res.Files {
+		if want := img.Name + "!" + paths[i]; f.Path != want {
+			t.Errorf("report %d is %s, want %s", i, f.Path, want)
+		}
+		if f.Error == nil {
+			t.Errorf("%s: no error", f.Path)
+		}
+		t.Logf("%s: %s", f.Path, f.ErrorMessage())
+	}
+	// Nothing on the image's PATH is a program.
+	if res := New(Options{Image: img}).Audit(context.Background(), nil); len(res.Files) != 0 {
+		t.Errorf("programs in an image without any: %+v", res.Files)
 	}
 }
