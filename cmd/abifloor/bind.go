@@ -10,6 +10,7 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
+	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
@@ -41,7 +42,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
 	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
 	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
-	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image)")
+	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image; with --image, a path inside the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
 	quiet := fs.Bool("q", false, "print failures and warnings only, not the files that load")
 	dm := fs.Bool("demangle", false, "write C++ symbol names demangled")
@@ -104,7 +105,13 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
 		}
 	} else if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor bind:", err)
+		hint := ""
+		for _, p := range paths {
+			if k := archiveKind(p); k == string(artefact.Layout) || k == string(artefact.Tar) {
+				hint = " (a container image is audited with --image " + p + ")"
+			}
+		}
+		fmt.Fprintf(env.stderr, "abifloor bind: %v%s\n", err, hint)
 		return exitError
 	}
 	opt := bind.Options{Image: img, Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
