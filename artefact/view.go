@@ -40,6 +40,16 @@ func LoadView(ctx context.Context, p string) (*View, error) {
 	return v, err
 }
 
+// WalkView is Walk on an image that also returns the file system its
+// layers make, in the same one pass of the layers: the View is complete
+// once WalkView returns (fn sees the members as they come).
+func WalkView(ctx context.Context, p string, opt Options, fn func(*Member) error) (*View, error) {
+	v := &View{Entries: map[string]Entry{}}
+	opt.fill()
+	err := walkWith(ctx, p, opt, fn, func(w *walker) { w.view = v })
+	return v, err
+}
+
 // Control returns what a package says of itself: a .deb's control file,
 // an rpm's Requires (one "name version" a line). Only the start of the
 // package is read.

@@ -67,28 +67,14 @@ var imageSparseOver int64 = 64 << 10 // the least Sparse takes
 // imageDev marks the file keys of an image's files.
 const imageDev = 1<<64 - 1
 
-// LoadImage reads the image at p in two passes of its layers: the view
-// (names, kinds, links), then the ELF files and ld.so.cache. Holding
+// LoadImage reads the image at p in one pass of its layers: the view
+// (names, kinds, links), the ELF files and ld.so.cache. Holding
 // more than maxMemory bytes (DefaultImageMemory when <= 0) is an error.
 func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 	if maxMemory <= 0 {
 		maxMemory = DefaultImageMemory
 	}
-	v, err := artefact.LoadView(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	img := &Image{Name: p, Path: DefaultPath, view: v, dirs: map[string]bool{"/": true}, files: map[string]imageFile{}, bad: map[string]error{}, ids: map[string]uint64{}}
-	for _, e := range v.Env {
-		if p, ok := strings.CutPrefix(e, "PATH="); ok {
-			img.Path = strings.Split(p, ":")
-		}
-	}
-	for n := range v.Entries {
-		for d := path.Dir(n); !img.dirs[d]; d = path.Dir(d) {
-			img.dirs[d] = true
-		}
-	}
+	img := &Image{Name: p, Path: DefaultPath, dirs: map[string]bool{"/": true}, files: map[string]imageFile{}, bad: map[string]error{}, ids: map[string]uint64{}}
 	opt := artefact.Options{
 		MaxMember:  min(maxMemory, artefact.DefaultMaxMember),
 		SparseOver: imageSparseOver,
@@ -96,7 +82,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 		Want:       func(name string) bool { return name == "/etc/ld.so.cache" },
 	}
 	errTooMuch := errors.New("too much")
-	err = artefact.Walk(ctx, p, opt, func(m *artefact.Member) error {
+	v, err := artefact.WalkView(ctx, p, opt, func(m *artefact.Member) error {
 		if m.Err != nil {
 			if errors.Is(m.Err, artefact.ErrTooLarge) && opt.MaxMember == maxMemory {
 				return errTooMuch
@@ -133,6 +119,20 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(v.Entries) == 0 {
+		return nil, fmt.Errorf("%s: no file in it: not a container image (an OCI layout directory or a `docker save` tarball), or an empty one", p)
+	}
+	img.view = v
+	for _, e := range v.Env {
+		if p, ok := strings.CutPrefix(e, "PATH="); ok {
+			img.Path = strings.Split(p, ":")
+		}
+	}
+	for n := range v.Entries {
+		for d := path.Dir(n); !img.dirs[d]; d = path.Dir(d) {
+			img.dirs[d] = true
+		}
 	}
 	names := make([]string, 0, len(v.Entries))
 	for n := range v.Entries {
