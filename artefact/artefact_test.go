@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -259,6 +260,20 @@ func TestImage(t *testing.T) {
 	}
 	if e := v.Entries["/lib"]; e.Link != "/usr/lib" {
 		t.Errorf("/lib in the view: %+v", e)
+	}
+	// WalkView gives the same view and the same members in one pass.
+	n := 0
+	v2, err := WalkView(context.Background(), dir, Options{}, func(m *Member) error {
+		if m.Err == nil {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(v.Entries, v2.Entries) || n != len(want) {
+		t.Errorf("WalkView: %d members, view %v, want %v", n, v2.Entries, v.Entries)
 	}
 }
 
