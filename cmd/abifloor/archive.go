@@ -10,12 +10,14 @@ import (
 
 // notArchives returns an error for the first path argument that is an
 // artefact (a wheel, a tarball, a .deb, an rpm, an image): scan, check
-// and fit read them in place (package artefact); bind does not yet, and
-// walking past one would check nothing and pass.
+// and fit read them in place (package artefact), bind reads an image with
+// --image but not a package (its libraries are the system's it lands on,
+// so there is nothing to resolve them against), and walking past one would
+// check nothing and pass.
 func notArchives(paths []string) error {
 	for _, p := range paths {
 		if kind := archiveKind(p); kind != "" {
-			return fmt.Errorf("%s: a %s artefact: bind does not read artefacts yet; unpack it and name the directory", p, kind)
+			return fmt.Errorf("%s: a %s artefact: bind reads a package only as installed: unpack it as it installs and name the directory", p, kind)
 		}
 	}
 	return nil
