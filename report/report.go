@@ -43,7 +43,7 @@ func WriteJSON(w io.Writer, v any) error {
 }
 
 // UseColor reports whether text output may be coloured: never when
-// NO_COLOR is set to anything (https://no-color.org); always when
+// NO_COLOR is set to anything; always when
 // FORCE_COLOR is set to anything but 0 or false (CI logs render colour
 // though stdout is a pipe); else only on a terminal that is not dumb.
 func UseColor(tty bool, getenv func(string) string) bool {
