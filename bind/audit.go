@@ -226,7 +226,8 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 	// The walker drops files that are not ELF before they reach a worker,
 	// and hands on the head it read, which holds the ELF header and
 	// usually the program headers.
-	files := walk.Walk(ctx, paths, walk.Options{Follow: a.follow, Keep: elfx.IsELF, HeadSize: headSize}, nil)
+	// Inside an image, a followed link must stay in it.
+	files := walk.Walk(ctx, paths, walk.Options{Follow: a.follow, Within: a.sysrootReal(), Keep: elfx.IsELF, HeadSize: headSize}, nil)
 	var seen atomic.Int64
 	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
 		buf := make([]byte, headSize)
@@ -596,4 +597,21 @@ func (a *Auditor) checkVersions(exe string, sc *scope) *verdict {
 		}
 	}
 	return nil
+}
+
+// sysrootReal is the host directory of the image root given with
+// --sysroot, links resolved, or "" with none (or with --image, whose
+// files are not on this machine).
+func (a *Auditor) sysrootReal() string {
+	if a.sysroot == "" || a.img != nil {
+		return ""
+	}
+	abs, err := filepath.Abs(a.sysroot)
+	if err != nil {
+		return a.sysroot
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }

@@ -20,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -41,6 +42,11 @@ type File struct {
 type Options struct {
 	// Follow makes the walk follow symbolic links inside the trees.
 	Follow bool
+	// Within, when set with Follow, follows only the links whose target
+	// (resolved by this machine's kernel, links all the way) lies inside
+	// this directory: an image audited with a sysroot must not lead the
+	// walk into the host's tree. The others count as links not followed.
+	Within string
 	// Workers is the number of directory readers (default GOMAXPROCS).
 	Workers int
 	// Keep, when set, makes the walker read the first HeadSize bytes of
@@ -274,6 +280,10 @@ func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name str
 		var st unix.Stat_t
 		var err error
 		if typ == unix.DT_LNK {
+			if w.opt.Within != "" && !inside(path, w.opt.Within) {
+				w.stats.Symlinks.Add(1)
+				return
+			}
 			err = unix.Stat(path, &st)
 		} else {
 			err = unix.Lstat(path, &st)
@@ -372,4 +382,17 @@ func kindName(m uint32) string {
 		return "block device"
 	}
 	return "special file"
+}
+
+// inside reports whether the link at path resolves to a file under dir
+// (dir itself included). dir must be absolute and free of links.
+func inside(path, dir string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return false
+	}
+	return real == dir || strings.HasPrefix(real, strings.TrimSuffix(dir, "/")+"/")
 }

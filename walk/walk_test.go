@@ -139,3 +139,31 @@ func TestPathsAreClean(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowWithin: with Within set, a followed link stays in the tree;
+// links out of it (absolute, or climbing with ..) are not followed.
+func TestFollowWithin(t *testing.T) {
+	base := t.TempDir()
+	root, outside := base+"/root", base+"/outside"
+	write(t, root+"/usr/bin/app", "app")
+	write(t, root+"/opt/tool", "tool")
+	write(t, outside+"/secret", "secret")
+	os.Symlink("../../opt", root+"/usr/bin/optdir")        // inside: followed
+	os.Symlink(outside, root+"/usr/bin/abs")               // absolute, out
+	os.Symlink("../../../outside", root+"/usr/bin/climb")  // climbs out
+	os.Symlink("../../opt/tool", root+"/usr/bin/toollink") // a file inside
+
+	paths, errs, st := collect(t, []string{root + "/usr/bin"}, Options{Follow: true, Within: root})
+	want := []string{root + "/usr/bin/app", root + "/usr/bin/optdir/tool", root + "/usr/bin/toollink"}
+	if len(errs) != 0 || !slices.Equal(paths, want) {
+		t.Fatalf("paths %v errs %v, want %v", paths, errs, want)
+	}
+	if st.Symlinks.Load() != 2 {
+		t.Errorf("links not followed: %d, want 2", st.Symlinks.Load())
+	}
+	// Without Within the same walk reaches the host's file.
+	paths, _, _ = collect(t, []string{root + "/usr/bin"}, Options{Follow: true})
+	if !slices.Contains(paths, root+"/usr/bin/abs/secret") {
+		t.Errorf("without Within, %v should reach outside/secret", paths)
+	}
+}
