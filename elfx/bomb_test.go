@@ -2,8 +2,11 @@ package elfx
 
 import (
 	"bytes"
+	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/elfgen"
@@ -57,5 +60,50 @@ func TestNameAmplification(t *testing.T) {
 	}
 	if n > 1<<20 {
 		t.Errorf("1000 shared names of 1000 bytes allocated %d KB", n>>10)
+	}
+}
+
+// TestStringAmplification is TestNameAmplification for the other readers
+// of a string table: 8,000 DT_NEEDED entries, or 8,000 section headers,
+// all naming one 128 KiB string, used to cost 1 GB in copies each. Their
+// names add up past the bound: a *FormatError, at a cost that follows the
+// file's size.
+func TestStringAmplification(t *testing.T) {
+	const k, long = 8000, 128 << 10
+	needed := elfgen.NeededBomb(k, long)
+
+	secs := []elfgen.Section{{Name: strings.Repeat("A", long), Type: elf.SHT_PROGBITS}}
+	for range k {
+		secs = append(secs, elfgen.Section{Type: elf.SHT_PROGBITS})
+	}
+	sections := elfgen.Sections(elf.ET_REL, secs)
+	shoff := binary.LittleEndian.Uint64(sections[40:])
+	for i := range k + 2 { // every header after the null one names the long string
+		binary.LittleEndian.PutUint32(sections[shoff+uint64(i+1)*64:], 1)
+	}
+
+	for _, c := range []struct {
+		name string
+		img  []byte
+		read func(*File) error
+	}{
+		{"DT_NEEDED", needed, func(*File) error { return nil }},
+		{"section", sections, func(f *File) error { _, err := f.Sections(); return err }},
+	} {
+		var err error
+		n := allocated(func() {
+			var f *File
+			if f, err = NewFile(bytes.NewReader(c.img), int64(len(c.img))); err == nil {
+				err = c.read(f)
+			}
+		})
+		var fe *FormatError
+		if !errors.As(err, &fe) {
+			t.Errorf("%s bomb of %d bytes: %v, want a *FormatError", c.name, len(c.img), err)
+		}
+		if n > 16<<20 {
+			t.Errorf("%s bomb: reading a %d-byte file allocated %d MB", c.name, len(c.img), n>>20)
+		}
+		t.Logf("%s bomb, %d bytes: %v (%d KB allocated)", c.name, len(c.img), err, n>>10)
 	}
 }

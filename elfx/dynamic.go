@@ -101,10 +101,11 @@ func (f *File) readDynamic() error {
 		d.BindNow = true
 	}
 	f.Dynamic = d
+	var used nameBudget
 	str := func(vals []uint64) ([]string, error) {
 		out := make([]string, 0, len(vals))
 		for _, v := range vals {
-			s, err := f.DynString(v)
+			s, err := f.dynString(v, &used)
 			if err != nil {
 				return nil, err
 			}
@@ -171,6 +172,17 @@ func (f *File) DynString(i uint64) (string, error) {
 		return "", formatErr(off+int64(i), "string not terminated inside its table")
 	}
 	return f.rd.cstring(off+int64(i), off+size)
+}
+
+// dynString is DynString for a read that takes many names from the
+// table: they are counted in *used, and bounded by the table's size.
+func (f *File) dynString(i uint64, used *nameBudget) (string, error) {
+	s, err := f.DynString(i)
+	if err != nil {
+		return "", err
+	}
+	off, size, _ := f.strtab() // DynString has checked it
+	return s, used.take(s, size, off+int64(i), "dynamic string")
 }
 
 // loadDynstr reads the whole dynamic string table once, for callers that

@@ -340,13 +340,18 @@ func (f *File) readSections() ([]Section, error) {
 		nameOff[i] = name
 		secs[i] = s
 	}
-	// Names are best effort: a broken .shstrtab leaves them empty.
+	// Names are best effort: a broken .shstrtab leaves them empty. Names
+	// that overlap past the bound of nameAmplification are an error.
 	shstrndx := f.shstrndx()
 	if shstrndx > 0 && shstrndx < int64(len(secs)) {
 		st := secs[shstrndx]
+		var used nameBudget
 		for i := range secs {
 			if uint64(nameOff[i]) < st.Size {
 				if n, err := f.rd.cstring(int64(st.Off)+int64(nameOff[i]), int64(st.Off+st.Size)); err == nil {
+					if err := used.take(n, int64(min(st.Size, uint64(f.rd.size))), f.shoff+int64(i)*f.shentsz, "section"); err != nil {
+						return nil, err
+					}
 					secs[i].Name = n
 				}
 			}

@@ -231,12 +231,7 @@ func (f *File) Symbols() ([]Symbol, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Names are substrings of the string table, but whatever a caller
-	// builds from them (name@VERSION) costs their total length, which a
-	// hostile file can make quadratic: every symbol naming the start of
-	// one long string. Linkers share only suffixes and the names of
-	// several versions of one symbol, so real files stay near 1×.
-	budget := nameAmplification*int64(len(f.dynstr)) + 1<<20
+	var used nameBudget
 	syms := make([]Symbol, n)
 	for i := range syms {
 		e := raw[int64(i)*es:]
@@ -258,8 +253,8 @@ func (f *File) Symbols() ([]Symbol, error) {
 			return nil, formatErr(off+int64(i)*es, "symbol %d name offset %d outside the string table", i, name)
 		}
 		s.Name = cstr(f.dynstr[name:])
-		if budget -= int64(len(s.Name)); budget < 0 {
-			return nil, formatErr(off+int64(i)*es, "symbol names overlap: %d symbols' names add up to more than %d× their %d-byte string table", n, nameAmplification, len(f.dynstr))
+		if err := used.take(s.Name, int64(len(f.dynstr)), off+int64(i)*es, "symbol"); err != nil {
+			return nil, err
 		}
 		if versym != nil {
 			v := versym[i]
@@ -281,10 +276,28 @@ func cstr(s string) string {
 	return s
 }
 
-// nameAmplification bounds the total length of all symbol names against
-// the size of the string table they are read from (plus 1 MiB, for small
-// tables): real files stay under 2×.
+// nameAmplification bounds the total length of the names one read takes
+// from a string table (symbol, needed-library, version or section names)
+// against the table's size, plus 1 MiB for small tables. Names may share
+// bytes, so a hostile file can make their total quadratic in its size:
+// every entry naming the start of one long string. Linkers share only
+// suffixes and the names of several versions of one symbol, so real files
+// stay under 2×.
 const nameAmplification = 4
+
+// nameBudget counts the bytes of the names one read has taken from a
+// string table, against that bound.
+type nameBudget int64
+
+// take adds name, read for an entry at file offset off from a table-byte
+// string table: a *FormatError once the names add up to more than the
+// bound.
+func (used *nameBudget) take(name string, table, off int64, what string) error {
+	if *used += nameBudget(len(name)); int64(*used) > nameAmplification*table+1<<20 {
+		return formatErr(off, "%s names overlap: they add up to more than %d× their %d-byte string table", what, nameAmplification, table)
+	}
+	return nil
+}
 
 type verName struct{ name, lib string }
 

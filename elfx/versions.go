@@ -80,6 +80,7 @@ func (f *File) readVersionNeeds() ([]VerNeed, error) {
 		return nil, formatErr(off, "DT_VERNEEDNUM %d is impossible for a %d-byte file", count, f.rd.size)
 	}
 	var needs []VerNeed
+	var used nameBudget
 	steps := f.maxChain()
 	for i := int64(0); i < count; i++ {
 		e, err := f.rd.at(off, 16)
@@ -88,7 +89,7 @@ func (f *File) readVersionNeeds() ([]VerNeed, error) {
 		}
 		cnt := int64(f.bo.Uint16(e[2:]))
 		file, aux, next := f.bo.Uint32(e[4:]), int64(f.bo.Uint32(e[8:])), int64(f.bo.Uint32(e[12:]))
-		lib, err := f.DynString(uint64(file))
+		lib, err := f.dynString(uint64(file), &used)
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +105,7 @@ func (f *File) readVersionNeeds() ([]VerNeed, error) {
 			}
 			v := VerNeedAux{Hash: f.bo.Uint32(a), Flags: f.bo.Uint16(a[4:]), Index: f.bo.Uint16(a[6:])}
 			name, anext := f.bo.Uint32(a[8:]), int64(f.bo.Uint32(a[12:]))
-			if v.Name, err = f.DynString(uint64(name)); err != nil {
+			if v.Name, err = f.dynString(uint64(name), &used); err != nil {
 				return nil, err
 			}
 			n.Versions = append(n.Versions, v)
@@ -145,6 +146,7 @@ func (f *File) readVersionDefs() ([]VerDef, error) {
 		return nil, formatErr(off, "DT_VERDEFNUM %d is impossible for a %d-byte file", count, f.rd.size)
 	}
 	var defs []VerDef
+	var used nameBudget
 	steps := f.maxChain()
 	for i := int64(0); i < count; i++ {
 		e, err := f.rd.at(off, 20)
@@ -163,7 +165,7 @@ func (f *File) readVersionDefs() ([]VerDef, error) {
 			if err != nil {
 				return nil, formatErr(aoff, "version definition aux entry past end of file")
 			}
-			name, err := f.DynString(uint64(f.bo.Uint32(a)))
+			name, err := f.dynString(uint64(f.bo.Uint32(a)), &used)
 			if err != nil {
 				return nil, err
 			}

@@ -12,7 +12,14 @@ import (
 // defined dynamic functions whose names all start at the same offset of a
 // string table holding one nameLen-byte string: a file of about
 // 24*nsyms + nameLen bytes whose symbol names add up to nsyms*nameLen.
-func NameBomb(nsyms, nameLen int) []byte {
+func NameBomb(nsyms, nameLen int) []byte { return dynNames(nsyms, 0, nameLen) }
+
+// NeededBomb is NameBomb with no symbols but nneeded DT_NEEDED entries,
+// all naming the one nameLen-byte string: a file of about 16*nneeded +
+// nameLen bytes whose needed libraries' names add up to nneeded*nameLen.
+func NeededBomb(nneeded, nameLen int) []byte { return dynNames(0, nneeded, nameLen) }
+
+func dynNames(nsyms, nneeded, nameLen int) []byte {
 	const (
 		ehsize = 64
 		phsize = 56
@@ -21,7 +28,7 @@ func NameBomb(nsyms, nameLen int) []byte {
 	le := binary.LittleEndian
 	// Layout: header, 2 program headers, dynamic, hash, symtab, strtab.
 	dynOff := ehsize + 2*phsize
-	const ndyn = 7
+	ndyn := 7 + nneeded
 	hashOff := dynOff + ndyn*16
 	nchain := nsyms + 1
 	hashSize := 8 + 4 + 4*nchain
@@ -56,15 +63,18 @@ func NameBomb(nsyms, nameLen int) []byte {
 	ph(1, elf.PT_DYNAMIC, elf.PF_R, dynOff, ndyn*16)
 
 	dyn := b[dynOff:]
-	for i, d := range [][2]uint64{
+	tags := [][2]uint64{
 		{uint64(elf.DT_HASH), uint64(hashOff)},
 		{uint64(elf.DT_STRTAB), uint64(strOff)},
 		{uint64(elf.DT_STRSZ), uint64(strSize)},
 		{uint64(elf.DT_SYMTAB), uint64(symOff)},
 		{uint64(elf.DT_SYMENT), symsz},
 		{uint64(elf.DT_SONAME), 0}, // "" is a name like any other
-		{uint64(elf.DT_NULL), 0},
-	} {
+	}
+	for range nneeded {
+		tags = append(tags, [2]uint64{uint64(elf.DT_NEEDED), 1})
+	}
+	for i, d := range append(tags, [2]uint64{uint64(elf.DT_NULL), 0}) {
 		le.PutUint64(dyn[i*16:], d[0])
 		le.PutUint64(dyn[i*16+8:], d[1])
 	}
