@@ -122,21 +122,23 @@ func writeCheckGitHub(w io.Writer, res *floor.Result, warnings []string, empty b
 		}
 		report.WriteAnnotation(w, a)
 	}
+	// One annotation, at the first file that could not be read.
 	var unreadable []string
+	firstUnreadable := ""
 	for _, f := range res.Files {
 		if f.Error != nil {
+			if firstUnreadable == "" {
+				firstUnreadable = f.Path
+			}
 			unreadable = append(unreadable, f.Path+": "+f.ErrorMessage())
 		}
 	}
-	if len(unreadable) == 1 {
-		report.WriteAnnotation(w, report.Annotation{Level: "error", File: res.Files[0].Path, Title: "unreadable ELF file", Message: unreadable[0]})
-	}
-	for _, f := range res.Files {
-		if f.Error != nil && len(unreadable) > 1 {
-			report.WriteAnnotation(w, report.Annotation{Level: "error", File: f.Path, Title: fmt.Sprintf("%s could not be read", plural(len(unreadable), "file")),
-				Message: strings.Join(unreadable[:min(len(unreadable), 20)], "\n")})
-			break
-		}
+	switch {
+	case len(unreadable) == 1:
+		report.WriteAnnotation(w, report.Annotation{Level: "error", File: firstUnreadable, Title: "unreadable ELF file", Message: unreadable[0]})
+	case len(unreadable) > 1:
+		report.WriteAnnotation(w, report.Annotation{Level: "error", File: firstUnreadable, Title: fmt.Sprintf("%s could not be read", plural(len(unreadable), "file")),
+			Message: strings.Join(unreadable[:min(len(unreadable), 20)], "\n")})
 	}
 	for _, warn := range warnings {
 		report.WriteAnnotation(w, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: warn})
