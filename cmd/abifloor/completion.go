@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -35,12 +34,7 @@ func runCompletion(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitError
 	}
 	var cmds []completionCmd
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		cmds = append(cmds, completionCmd{name: n, summary: commands[n].summary, flags: commandFlags(ctx, n)})
 	}
 	cmds = append(cmds, completionCmd{name: "help", summary: "print a command's help"})

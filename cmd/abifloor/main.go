@@ -10,10 +10,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -118,18 +119,20 @@ var fallback func(ctx context.Context, env *cmdEnv, args []string) (int, bool)
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor COMMAND [flags] ARGS...")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
+	names := commandNames()
 	width := 0
-	for n := range commands {
-		names = append(names, n)
+	for _, n := range names {
 		width = max(width, len(n))
 	}
-	sort.Strings(names)
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'abifloor COMMAND -h' for a command's flags.")
 }
+
+// commandNames returns the registered commands' names, sorted: the order
+// of the usage, the completion scripts and the manual page.
+func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
 
 // newFlags returns a FlagSet that reports errors on env.stderr.
 func newFlags(env *cmdEnv, name, synopsis string) *flag.FlagSet {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -19,17 +18,12 @@ func runMan(ctx context.Context, env *cmdEnv, args []string) int {
 	if _, err := parseFlags(fs, args); err != nil {
 		return flagExit(err)
 	}
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	w := env.stdout
 	fmt.Fprintf(w, ".TH ABIFLOOR 1 \"\" \"abifloor %s\" \"User Commands\"\n", roff(buildVersion()))
 	fmt.Fprintln(w, ".SH NAME\nabifloor \\- prove a native Linux binary will load where it ships")
 	fmt.Fprintln(w, ".SH SYNOPSIS\n.B abifloor\n.I COMMAND\n[flags] ARGS...\n.br\n.B abifloor\n.RB [ \\-\\-version | \\-V | \\-\\-color=auto|always|never ]")
 	fmt.Fprintln(w, ".SH COMMANDS")
-	for _, n := range names {
+	for _, n := range commandNames() {
 		flags := commandFlags(ctx, n)
 		flagSetsMu.Lock()
 		syn := synopses[n]
