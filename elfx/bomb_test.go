@@ -5,21 +5,11 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/elfgen"
 )
-
-// allocated is how many bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestNameAmplification (issue 10, item 4): 10,000 symbols whose names all
 // point at one 128 KiB string used to cost 1.3 GB in copies. Names are now
@@ -28,7 +18,7 @@ func allocated(f func()) uint64 {
 func TestNameAmplification(t *testing.T) {
 	img := elfgen.NameBomb(10000, 128<<10)
 	var err error
-	n := allocated(func() {
+	n := elfgen.Allocated(func() {
 		var f *File
 		if f, err = NewFile(bytes.NewReader(img), int64(len(img))); err == nil {
 			_, err = f.Symbols()
@@ -46,7 +36,7 @@ func TestNameAmplification(t *testing.T) {
 	// Shared names within the bound read fine, without a copy each.
 	img = elfgen.NameBomb(1000, 1000)
 	var syms []Symbol
-	n = allocated(func() {
+	n = elfgen.Allocated(func() {
 		f, err := NewFile(bytes.NewReader(img), int64(len(img)))
 		if err != nil {
 			t.Fatal(err)
@@ -91,7 +81,7 @@ func TestStringAmplification(t *testing.T) {
 		{"section", sections, func(f *File) error { _, err := f.Sections(); return err }},
 	} {
 		var err error
-		n := allocated(func() {
+		n := elfgen.Allocated(func() {
 			var f *File
 			if f, err = NewFile(bytes.NewReader(c.img), int64(len(c.img))); err == nil {
 				err = c.read(f)

@@ -6,7 +6,18 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"runtime"
 )
+
+// Allocated runs fn and returns the bytes it allocated on the Go heap: what
+// a bounded-cost test compares with the size of the file it read.
+func Allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
 
 // NameBomb returns a little-endian x86-64 shared object with nsyms
 // defined dynamic functions whose names all start at the same offset of a
