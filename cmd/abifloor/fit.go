@@ -229,15 +229,6 @@ func blockText(v floor.Violation) string {
 	return v.Cause()
 }
 
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // plural writes "1 file", "2 files".
 func plural(n int, noun string) string { return plural64(int64(n), noun) }
 
