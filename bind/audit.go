@@ -67,7 +67,7 @@ type Auditor struct {
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
 	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress,
-		fsys: hostFS{}, objs: objects{fsys: hostFS{}, byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
+		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
 	}
@@ -75,7 +75,7 @@ func New(opt Options) *Auditor {
 		a.workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	if opt.Image != nil {
-		a.img, a.fsys, a.objs.fsys, a.sysroot = opt.Image, opt.Image, opt.Image, "/"
+		a.img, a.fsys, a.sysroot = opt.Image, opt.Image, "/"
 	}
 	a.setMultiarch()
 	return a
