@@ -10,7 +10,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/abifloor/abifloor/artefact"
@@ -280,32 +279,17 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 			}
 		}
 	}()
-	var seen atomic.Int64
-	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
-		buf := make([]byte, headSize)
-		return func(wf walk.File) (FileReport, bool) {
-			if ctx.Err() != nil {
-				return FileReport{}, false
-			}
-			if n := seen.Add(1); a.progress != nil && n%256 == 0 {
-				a.progress(n)
-			}
-			j := jobs[wf.Root]
-			if j.err != nil {
-				return FileReport{Path: j.p, Error: j.err, Unresolved: []Unresolved{}, MissingLibraries: []string{}}, true
-			}
-			rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
-			if j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil) {
-				return rep, false
-			}
-			return rep, ok
+	res := a.process(ctx, files, func(wf walk.File, buf []byte) (FileReport, bool) {
+		j := jobs[wf.Root]
+		if j.err != nil {
+			return errorReport(j.p, j.err), true
 		}
+		rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
+		if j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil) {
+			return rep, false
+		}
+		return rep, ok
 	})
-	res := &Result{Files: make([]FileReport, 0, len(items))}
-	for _, it := range items {
-		res.Files = append(res.Files, it.Value)
-	}
-	a.finish(ctx, res)
 	for i := range res.Files {
 		res.Files[i].Path = a.img.Name + "!" + res.Files[i].Path
 	}
