@@ -67,9 +67,11 @@ var imageSparseOver int64 = 64 << 10 // the least Sparse takes
 const imageDev = 1<<64 - 1
 
 // LoadImage reads the image at p in one pass of its layers: the view
-// (names, kinds, links), the ELF files and ld.so.cache. Holding
-// more than maxMemory bytes (DefaultImageMemory when <= 0) is an error.
-func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
+// (names, kinds, links), the ELF files and ld.so.cache, and the files
+// named by keep (paths inside the image: an ld.so.cache given with
+// Options.CacheFile). Holding more than maxMemory bytes
+// (DefaultImageMemory when <= 0) is an error.
+func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (*Image, error) {
 	if maxMemory <= 0 {
 		maxMemory = DefaultImageMemory
 	}
@@ -78,7 +80,17 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 		MaxMember:  min(maxMemory, artefact.DefaultMaxMember),
 		SparseOver: imageSparseOver,
 		Depth:      1,
-		Want:       func(name string) bool { return name == "/etc/ld.so.cache" },
+		Want: func(name string) bool {
+			if name == "/etc/ld.so.cache" {
+				return true
+			}
+			for _, k := range keep {
+				if name == path.Clean("/"+k) {
+					return true
+				}
+			}
+			return false
+		},
 	}
 	errTooMuch := errors.New("too much")
 	v, err := artefact.WalkView(ctx, p, opt, func(m *artefact.Member) error {

@@ -97,7 +97,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	var img *bind.Image
 	if image != "" {
-		if img, err = bind.LoadImage(ctx, image, maxMem<<20); err != nil {
+		if img, err = bind.LoadImage(ctx, image, maxMem<<20, cache); err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error()))
 			return exitError
 		}
