@@ -174,6 +174,33 @@ func (img *Image) Files(dir string) []string {
 	return out
 }
 
+// programs lists the regular files directly in the directories of the
+// image's PATH, in the PATH's order, each directory once and its files
+// sorted. One pass over the entries, however long the PATH.
+func (img *Image) programs() []string {
+	in := map[string][]string{}
+	var order []string
+	for _, d := range img.Path {
+		r, err := resolveFS(img, "/", path.Clean("/"+d))
+		if _, dup := in[r]; err != nil || dup {
+			continue
+		}
+		in[r] = []string{}
+		order = append(order, r)
+	}
+	for n, e := range img.view.Entries {
+		if l, ok := in[path.Dir(n)]; ok && e.Type == 0 {
+			in[path.Dir(n)] = append(l, n)
+		}
+	}
+	var out []string
+	for _, d := range order {
+		sort.Strings(in[d])
+		out = append(out, in[d]...)
+	}
+	return out
+}
+
 func (img *Image) lstat(p string) (fs.FileMode, int64, error) {
 	p = path.Clean("/" + p)
 	if e, ok := img.view.Entries[p]; ok {
@@ -247,18 +274,8 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 	}
 	var jobs []job
 	if len(paths) == 0 {
-		seen := map[string]bool{}
-		for _, d := range a.img.Path {
-			r, err := resolveFS(a.img, "/", path.Clean("/"+d))
-			if err != nil || seen[r] {
-				continue
-			}
-			seen[r] = true
-			for _, p := range a.img.Files(r) {
-				if path.Dir(p) == r {
-					jobs = append(jobs, job{p: p, prog: true})
-				}
-			}
+		for _, p := range a.img.programs() {
+			jobs = append(jobs, job{p: p, prog: true})
 		}
 	}
 	for _, arg := range paths {
