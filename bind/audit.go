@@ -67,7 +67,7 @@ type Auditor struct {
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
 	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress,
-		fsys: hostFS{}, objs: objects{fsys: hostFS{}, byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
+		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
 	}
@@ -75,7 +75,7 @@ func New(opt Options) *Auditor {
 		a.workers = 2 * runtime.GOMAXPROCS(0)
 	}
 	if opt.Image != nil {
-		a.img, a.fsys, a.objs.fsys, a.sysroot = opt.Image, opt.Image, opt.Image, "/"
+		a.img, a.fsys, a.sysroot = opt.Image, opt.Image, "/"
 	}
 	a.setMultiarch()
 	return a
@@ -228,6 +228,18 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 	// usually the program headers.
 	// Inside an image, a followed link must stay in it.
 	files := walk.Walk(ctx, paths, walk.Options{Follow: a.follow, Within: a.sysrootReal(), Keep: elfx.IsELF, HeadSize: headSize}, nil)
+	return a.process(ctx, files, func(wf walk.File, buf []byte) (FileReport, bool) {
+		if wf.Err != nil {
+			return errorReport(wf.Path, wf.Err), true
+		}
+		named := filepath.Clean(wf.Path) == filepath.Clean(paths[wf.Root])
+		return a.file(wf.Path, FileOptions{Named: named, Head: wf.Head}, buf)
+	})
+}
+
+// process audits the files in parallel with audit, which gets a buffer of
+// its worker's, and keeps the reports audit keeps, in the files' order.
+func (a *Auditor) process(ctx context.Context, files <-chan walk.File, audit func(wf walk.File, buf []byte) (FileReport, bool)) *Result {
 	var seen atomic.Int64
 	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
 		buf := make([]byte, headSize)
@@ -238,11 +250,7 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 			if n := seen.Add(1); a.progress != nil && n%256 == 0 {
 				a.progress(n)
 			}
-			if wf.Err != nil {
-				return FileReport{Path: wf.Path, Error: wf.Err, Unresolved: []Unresolved{}, MissingLibraries: []string{}}, true
-			}
-			named := filepath.Clean(wf.Path) == filepath.Clean(paths[wf.Root])
-			return a.file(wf.Path, FileOptions{Named: named, Head: wf.Head}, buf)
+			return audit(wf, buf)
 		}
 	})
 	res := &Result{Files: make([]FileReport, 0, len(items))}
@@ -250,6 +258,11 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 		res.Files = append(res.Files, it.Value)
 	}
 	return a.finish(ctx, res)
+}
+
+// errorReport is the report on a file that could not be looked at.
+func errorReport(p string, err error) FileReport {
+	return FileReport{Path: p, Error: err, Unresolved: []Unresolved{}, MissingLibraries: []string{}}
 }
 
 // finish audits the libraries that need a host again and drops what the

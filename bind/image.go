@@ -10,7 +10,6 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/abifloor/abifloor/artefact"
@@ -68,9 +67,11 @@ var imageSparseOver int64 = 64 << 10 // the least Sparse takes
 const imageDev = 1<<64 - 1
 
 // LoadImage reads the image at p in one pass of its layers: the view
-// (names, kinds, links), the ELF files and ld.so.cache. Holding
-// more than maxMemory bytes (DefaultImageMemory when <= 0) is an error.
-func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
+// (names, kinds, links), the ELF files and ld.so.cache, and the files
+// named by keep (paths inside the image: an ld.so.cache given with
+// Options.CacheFile). Holding more than maxMemory bytes
+// (DefaultImageMemory when <= 0) is an error.
+func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (*Image, error) {
 	if maxMemory <= 0 {
 		maxMemory = DefaultImageMemory
 	}
@@ -79,7 +80,17 @@ func LoadImage(ctx context.Context, p string, maxMemory int64) (*Image, error) {
 		MaxMember:  min(maxMemory, artefact.DefaultMaxMember),
 		SparseOver: imageSparseOver,
 		Depth:      1,
-		Want:       func(name string) bool { return name == "/etc/ld.so.cache" },
+		Want: func(name string) bool {
+			if name == "/etc/ld.so.cache" {
+				return true
+			}
+			for _, k := range keep {
+				if name == path.Clean("/"+k) {
+					return true
+				}
+			}
+			return false
+		},
 	}
 	errTooMuch := errors.New("too much")
 	v, err := artefact.WalkView(ctx, p, opt, func(m *artefact.Member) error {
@@ -163,6 +174,33 @@ func (img *Image) Files(dir string) []string {
 	return out
 }
 
+// programs lists the regular files directly in the directories of the
+// image's PATH, in the PATH's order, each directory once and its files
+// sorted. One pass over the entries, however long the PATH.
+func (img *Image) programs() []string {
+	in := map[string][]string{}
+	var order []string
+	for _, d := range img.Path {
+		r, err := resolveFS(img, "/", path.Clean("/"+d))
+		if _, dup := in[r]; err != nil || dup {
+			continue
+		}
+		in[r] = []string{}
+		order = append(order, r)
+	}
+	for n, e := range img.view.Entries {
+		if l, ok := in[path.Dir(n)]; ok && e.Type == 0 {
+			in[path.Dir(n)] = append(l, n)
+		}
+	}
+	var out []string
+	for _, d := range order {
+		sort.Strings(in[d])
+		out = append(out, in[d]...)
+	}
+	return out
+}
+
 func (img *Image) lstat(p string) (fs.FileMode, int64, error) {
 	p = path.Clean("/" + p)
 	if e, ok := img.view.Entries[p]; ok {
@@ -236,18 +274,8 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 	}
 	var jobs []job
 	if len(paths) == 0 {
-		seen := map[string]bool{}
-		for _, d := range a.img.Path {
-			r, err := resolveFS(a.img, "/", path.Clean("/"+d))
-			if err != nil || seen[r] {
-				continue
-			}
-			seen[r] = true
-			for _, p := range a.img.Files(r) {
-				if path.Dir(p) == r {
-					jobs = append(jobs, job{p: p, prog: true})
-				}
-			}
+		for _, p := range a.img.programs() {
+			jobs = append(jobs, job{p: p, prog: true})
 		}
 	}
 	for _, arg := range paths {
@@ -280,32 +308,17 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 			}
 		}
 	}()
-	var seen atomic.Int64
-	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
-		buf := make([]byte, headSize)
-		return func(wf walk.File) (FileReport, bool) {
-			if ctx.Err() != nil {
-				return FileReport{}, false
-			}
-			if n := seen.Add(1); a.progress != nil && n%256 == 0 {
-				a.progress(n)
-			}
-			j := jobs[wf.Root]
-			if j.err != nil {
-				return FileReport{Path: j.p, Error: j.err, Unresolved: []Unresolved{}, MissingLibraries: []string{}}, true
-			}
-			rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
-			if j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil) {
-				return rep, false
-			}
-			return rep, ok
+	res := a.process(ctx, files, func(wf walk.File, buf []byte) (FileReport, bool) {
+		j := jobs[wf.Root]
+		if j.err != nil {
+			return errorReport(j.p, j.err), true
 		}
+		rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
+		if j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil) {
+			return rep, false
+		}
+		return rep, ok
 	})
-	res := &Result{Files: make([]FileReport, 0, len(items))}
-	for _, it := range items {
-		res.Files = append(res.Files, it.Value)
-	}
-	a.finish(ctx, res)
 	for i := range res.Files {
 		res.Files[i].Path = a.img.Name + "!" + res.Files[i].Path
 	}

@@ -272,3 +272,25 @@ func TestImageHostile(t *testing.T) {
 		t.Errorf("programs in an image without any: %+v", res.Files)
 	}
 }
+
+// TestImageCacheFile: --ld-cache with --image names an ld.so.cache
+// anywhere inside the image, not only /etc/ld.so.cache.
+func TestImageCacheFile(t *testing.T) {
+	b, err := os.ReadFile("/etc/ld.so.cache")
+	if err != nil {
+		t.Skip("no /etc/ld.so.cache on this machine:", err)
+	}
+	dir := t.TempDir()
+	writeImage(t, filepath.Join(dir, "oci"), filepath.Join(dir, "img.tar"), layerTar(t, []imgEnt{{name: "opt/ld.so.cache", data: b}}))
+	img, err := LoadImage(context.Background(), filepath.Join(dir, "oci"), 0, "/opt/ld.so.cache")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{Image: img, CacheFile: "/opt/ld.so.cache"})
+	if err := a.CacheError(); err != nil {
+		t.Fatal(err)
+	}
+	if a.cache().Len() == 0 {
+		t.Fatal("the cache named inside the image was not read")
+	}
+}

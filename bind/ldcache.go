@@ -69,13 +69,12 @@ func (c *ldCache) Lookup(name string, m elf.Machine, class elf.Class) string {
 	if c == nil {
 		return ""
 	}
-	want := cacheArchFlags(m, class)
 	hw := ""
 	for _, e := range c.byName[name] {
 		if e.Flags&cacheTypeMask != cacheELFLibc6 && e.Flags&cacheTypeMask != 1 {
 			continue
 		}
-		if want != nil && !want[e.Flags&cacheArchMask] {
+		if !cacheABI(m, class, e.Flags&cacheArchMask) {
 			continue
 		}
 		if e.HWCap == 0 {
@@ -88,39 +87,41 @@ func (c *ldCache) Lookup(name string, m elf.Machine, class elf.Class) string {
 	return hw
 }
 
-// cacheArchFlags is the set of ABI bytes the loader of machine m accepts,
-// or nil when any will do (the machine check on the file decides then).
-func cacheArchFlags(m elf.Machine, class elf.Class) map[uint32]bool {
+// cacheABI reports whether the loader of machine m takes a cache entry
+// whose ABI byte (flags&cacheArchMask) is abi; a machine not listed takes
+// any (the machine check on the file decides then). A switch, not a set:
+// it runs for every cache lookup.
+func cacheABI(m elf.Machine, class elf.Class, abi uint32) bool {
 	is64 := class == elf.ELFCLASS64
 	switch m {
 	case elf.EM_X86_64:
 		if is64 {
-			return map[uint32]bool{0x0300: true}
+			return abi == 0x0300
 		}
-		return map[uint32]bool{0x0800: true}
+		return abi == 0x0800
 	case elf.EM_386:
-		return map[uint32]bool{0: true}
+		return abi == 0
 	case elf.EM_AARCH64:
-		return map[uint32]bool{0x0a00: true}
+		return abi == 0x0a00
 	case elf.EM_ARM:
-		return map[uint32]bool{0: true, 0x0900: true, 0x0b00: true}
+		return abi == 0 || abi == 0x0900 || abi == 0x0b00
 	case elf.EM_PPC64:
-		return map[uint32]bool{0x0500: true}
+		return abi == 0x0500
 	case elf.EM_S390:
 		if is64 {
-			return map[uint32]bool{0x0400: true}
+			return abi == 0x0400
 		}
-		return map[uint32]bool{0: true}
+		return abi == 0
 	case elf.EM_SPARCV9:
-		return map[uint32]bool{0x0100: true}
+		return abi == 0x0100
 	case elf.EM_RISCV:
 		if is64 {
-			return map[uint32]bool{0x0f00: true, 0x1000: true}
+			return abi == 0x0f00 || abi == 0x1000
 		}
 	case elf.EM_LOONGARCH:
-		return map[uint32]bool{0x1100: true, 0x1200: true}
+		return abi == 0x1100 || abi == 0x1200
 	}
-	return nil
+	return true
 }
 
 // parseCache decodes an ld.so.cache image. Every count and string offset

@@ -95,7 +95,7 @@ type fileKey struct{ dev, ino uint64 }
 
 // openObject opens and parses path. The file must be regular.
 func openObject(path string) (*object, error) {
-	in, err := hostFS{}.open(path, nil, make([]byte, 4096))
+	in, err := hostFS{}.open(path, nil, make([]byte, headSize))
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,10 @@ import (
 )
 
 // objects is the run-wide cache of parsed files, safe for concurrent use.
-// Paths map to a file identity (device and inode) so a library reached
-// through two paths (/lib and /usr/lib on a merged-/usr system) is parsed
-// once and loaded once, as ld.so does.
+// Paths inside the image map to a file identity (device and inode) so a
+// library reached through two paths (/lib and /usr/lib on a merged-/usr
+// system) is parsed once and loaded once, as ld.so does.
 type objects struct {
-	fsys   fileSystem
 	mu     sync.Mutex
 	byPath map[string]*pathEntry
 	byKey  map[fileKey]*object
@@ -33,16 +32,18 @@ type pathEntry struct {
 	err  error
 }
 
-func (c *objects) get(host string) (*object, error) {
+// get returns the object at p, opened by open the first time p is asked
+// for: links are resolved and the file opened once per path per run.
+func (c *objects) get(p string, open func() (input, error)) (*object, error) {
 	c.mu.Lock()
-	e := c.byPath[host]
+	e := c.byPath[p]
 	if e == nil {
 		e = &pathEntry{}
-		c.byPath[host] = e
+		c.byPath[p] = e
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		in, err := c.fsys.open(host, nil, make([]byte, 4096))
+		in, err := open()
 		if err != nil {
 			e.err = err
 			return
@@ -313,11 +314,13 @@ func (a *Auditor) brokenReason(p string, want *object, err error) string {
 // open loads the object at p (inside the image) when it is a library of
 // want's machine, class and byte order (any, when want is nil).
 func (a *Auditor) open(p string, want *object) (*object, error) {
-	h, err := a.host(p)
-	if err != nil {
-		return nil, err
-	}
-	o, err := a.objs.get(h)
+	o, err := a.objs.get(p, func() (input, error) {
+		h, err := a.host(p)
+		if err != nil {
+			return input{}, err
+		}
+		return a.fsys.open(h, nil, make([]byte, headSize))
+	})
 	if err != nil {
 		return nil, err
 	}

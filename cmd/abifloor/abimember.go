@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"strings"
-	"syscall"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/artefact"
@@ -56,22 +54,7 @@ func loadABI(ctx context.Context, arg string, opt abi.Options, prog func(artefac
 
 // isArtefact tells an artefact from an ELF file or ABI JSON by its first
 // bytes, as scan does.
-func isArtefact(p string) bool {
-	if artefact.IsLayout(p) {
-		return true
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	head := make([]byte, artefact.HeadSize)
-	n, _ := io.ReadFull(f, head)
-	return artefact.Detect(head[:n]) != ""
-}
+func isArtefact(p string) bool { return archiveKind(p) != "" }
 
 // stopWalk ends an artefact walk once the member is read.
 var stopWalk = errors.New("stop")

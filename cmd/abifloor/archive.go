@@ -2,10 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/abifloor/abifloor/artefact"
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // notArchives returns an error for the first path argument that is an
@@ -16,36 +15,30 @@ import (
 // check nothing and pass.
 func notArchives(paths []string) error {
 	for _, p := range paths {
-		if kind := archiveKind(p); kind != "" {
-			return fmt.Errorf("%s: a %s artefact: bind reads a package only as installed: unpack it as it installs and name the directory", p, kind)
+		kind := archiveKind(p)
+		if kind == "" {
+			continue
 		}
+		hint := ""
+		if kind == artefact.Layout || kind == artefact.Tar {
+			hint = " (a container image is audited with --image " + p + ")"
+		}
+		return fmt.Errorf("%s: a %s artefact: bind reads a package only as installed: unpack it as it installs and name the directory%s", p, kind, hint)
 	}
 	return nil
 }
 
-// archiveKind names the artefact format of path by its content, or
-// returns "" (not an artefact, or not a regular file or directory: FIFOs
-// and devices are never opened).
-func archiveKind(path string) string {
-	fi, err := os.Stat(path)
+// archiveKind is the artefact format of path by its content, or ""
+// (not an artefact, or not a regular file or directory: FIFOs and
+// devices are never opened).
+func archiveKind(path string) artefact.Format {
+	if artefact.IsLayout(path) {
+		return artefact.Layout
+	}
+	in, err := elfx.OpenInput(path, nil, make([]byte, artefact.HeadSize))
 	if err != nil {
 		return ""
 	}
-	if fi.IsDir() {
-		if artefact.IsLayout(path) {
-			return string(artefact.Layout)
-		}
-		return ""
-	}
-	if !fi.Mode().IsRegular() {
-		return ""
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	head := make([]byte, artefact.HeadSize)
-	n, _ := io.ReadFull(f, head)
-	return string(artefact.Detect(head[:n]))
+	defer in.Close()
+	return artefact.Detect(in.Head)
 }

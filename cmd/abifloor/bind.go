@@ -10,7 +10,6 @@ import (
 
 	"github.com/ianlancetaylor/demangle"
 
-	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
@@ -97,7 +96,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	var img *bind.Image
 	if image != "" {
-		if img, err = bind.LoadImage(ctx, image, maxMem<<20); err != nil {
+		if img, err = bind.LoadImage(ctx, image, maxMem<<20, cache); err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error()))
 			return exitError
 		}
@@ -105,13 +104,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
 		}
 	} else if err := notArchives(paths); err != nil {
-		hint := ""
-		for _, p := range paths {
-			if k := archiveKind(p); k == string(artefact.Layout) || k == string(artefact.Tar) {
-				hint = " (a container image is audited with --image " + p + ")"
-			}
-		}
-		fmt.Fprintf(env.stderr, "abifloor bind: %v%s\n", err, hint)
+		fmt.Fprintln(env.stderr, "abifloor bind:", err)
 		return exitError
 	}
 	opt := bind.Options{Image: img, Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
