@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/ianlancetaylor/demangle"
@@ -34,6 +32,15 @@ type Options struct {
 	MaxDebugSize int64
 }
 
+// debugDirs is where separate debug files are looked for, in order.
+func (opt Options) debugDirs() []string {
+	dirs := append([]string(nil), opt.DebugDirs...)
+	if !opt.NoDefaultDebugDir {
+		dirs = append(dirs, DefaultDebugDir)
+	}
+	return dirs
+}
+
 // maxJSON bounds an ABI JSON input: the largest real dumps (libstdc++ with
 // its DWARF) are tens of MB.
 const maxJSON = 1 << 30
@@ -48,20 +55,13 @@ const maxJSON = 1 << 30
 // C header trees are read by Headers, which runs a compiler instead of
 // reading a file.
 func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
-	// O_NONBLOCK: a FIFO swapped in after a check must not block open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	var head [4]byte
+	in, err := elfx.OpenInput(path, nil, head[:])
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	return load(ctx, path, path, f, st.Size(), opt)
+	defer in.Close()
+	return load(ctx, path, path, in.FD, in.Size, in.Head, opt)
 }
 
 // LoadReader is Load on size bytes held by r, named name in errors and in
@@ -69,15 +69,15 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 // Separate debug info is looked for by build ID and by .gnu_debuglink name
 // under opt.DebugDirs only, since r has no directory to look beside.
 func LoadReader(ctx context.Context, name string, r io.ReaderAt, size int64, opt Options) (*ABI, error) {
-	return load(ctx, name, "", r, size, opt)
-}
-
-// load reads the ABI of r; disk is the path r was opened from, "" when it
-// is not a file on disk.
-func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, opt Options) (*ABI, error) {
 	var magic [4]byte
 	n, _ := r.ReadAt(magic[:], 0)
-	if elfx.IsELF(magic[:n]) {
+	return load(ctx, name, "", r, size, magic[:n], opt)
+}
+
+// load reads the ABI of r, which starts with head; disk is the path r was
+// opened from, "" when it is not a file on disk.
+func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, head []byte, opt Options) (*ABI, error) {
+	if elfx.IsELF(head) {
 		a, ef, err := readELF(name, r, size, opt.maxDebugSize())
 		if err != nil {
 			return nil, err
@@ -94,11 +94,7 @@ func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, opt
 			a.DebugFile = dbgPath
 			name, ef = dbgPath, dbg.File
 		}
-		dirs := append([]string(nil), opt.DebugDirs...)
-		if !opt.NoDefaultDebugDir {
-			dirs = append(dirs, DefaultDebugDir)
-		}
-		return a, addTypesFrom(name, a, ef, opt.maxDebugSize(), dirs)
+		return a, addTypesFrom(name, a, ef, opt.maxDebugSize(), opt.debugDirs())
 	}
 	if size > maxJSON {
 		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", name, maxJSON)
