@@ -2,6 +2,7 @@ package abi
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"maps"
 	"os"
 	"os/exec"
@@ -81,5 +82,41 @@ func TestFastScanMatchesScan(t *testing.T) {
 			}
 		}
 		f.Close()
+	}
+}
+
+// TestAbbrevGapBomb: abbreviation codes may skip numbers, and each table
+// is laid out by code. Many units, each naming its own few-byte table
+// whose one code is in the thousands, made the tables together cost
+// (abbrev bytes)² entries. What the fast scan lays out stays within the
+// section's bytes; past that it leaves the file to the general reader.
+func TestAbbrevGapBomb(t *testing.T) {
+	const tables, code = 512, 8000
+	uleb := func(b []byte, v uint64) []byte {
+		for ; v >= 0x80; v >>= 7 {
+			b = append(b, byte(v)|0x80)
+		}
+		return append(b, byte(v))
+	}
+	var abbrev, info []byte
+	for range tables {
+		off := len(abbrev)
+		abbrev = uleb(abbrev, code)
+		abbrev = append(abbrev, 0x11, 0, 0, 0, 0) // tag compile_unit, no children, no attributes; end of table
+		// A DWARF 4 unit: length, version, abbrev offset, address size,
+		// and a null entry.
+		info = binary.LittleEndian.AppendUint32(info, 8)
+		info = binary.LittleEndian.AppendUint16(info, 4)
+		info = binary.LittleEndian.AppendUint32(info, uint32(off))
+		info = append(info, 8, 0)
+	}
+	abbrev = append(abbrev, make([]byte, code-len(abbrev))...)
+	_, units, err := fastScan(&sections{info: info, abbrev: abbrev, order: binary.LittleEndian}, false)
+	laid := 0
+	for _, u := range units {
+		laid += len(u.tab)
+	}
+	if laid > len(abbrev) {
+		t.Errorf("fastScan laid out %d abbreviations from %d bytes (err %v)", laid, len(abbrev), err)
 	}
 }
