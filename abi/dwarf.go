@@ -280,7 +280,7 @@ func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
 // typesOf attaches DWARF types to the exported symbols of a. With section
 // bytes (s) it indexes and reads DIEs itself and builds a dwarf.Data only
 // when it meets DWARF it does not decode; d is used for relocatable objects.
-func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
+func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSize int) error {
 	var ix *index
 	var src dieSource
 	var err error
@@ -307,13 +307,9 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
 		}
 		src = dwarfSource{r: d.Reader()}
 	}
-	limit := 1 << 22
-	if s != nil {
-		// Hostile DWARF can make unnamed types revisit each other until
-		// the depth limit; bound the total by the size of the input.
-		limit = min(limit, 1024+len(s.info)/4)
-	}
-	b := newBuilder(src, ix, a, limit)
+	// Hostile DWARF can make unnamed types revisit each other until the
+	// depth limit; bound the total by the size of the input.
+	b := newBuilder(src, ix, a, min(1<<22, 1024+infoSize/4))
 	b.bigEndian = order == binary.BigEndian
 	for i := range a.Symbols {
 		s := &a.Symbols[i]

@@ -1,6 +1,7 @@
 package abi
 
 import (
+	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
 	"maps"
@@ -119,4 +120,84 @@ func TestAbbrevGapBomb(t *testing.T) {
 	if laid > len(abbrev) {
 		t.Errorf("fastScan laid out %d abbreviations from %d bytes (err %v)", laid, len(abbrev), err)
 	}
+}
+
+// TestSharedTypeBomb: function types whose two parameters are the type of
+// the level below make a tree of 2^levels nodes from a few bytes per
+// level. The builder stops the tree once it outgrows the input, on the
+// path debug/dwarf reads (relocatable objects) as on the fast one.
+func TestSharedTypeBomb(t *testing.T) {
+	abbrev := []byte{
+		1, 0x11, 1, 0, 0, // compile_unit, children
+		2, 0x2e, 0, 0x03, 0x08, 0x3f, 0x19, 0x49, 0x13, 0, 0, // subprogram: name, external, type
+		3, 0x15, 1, 0x27, 0x19, 0, 0, // subroutine_type, children: prototyped
+		4, 0x05, 0, 0x49, 0x13, 0, 0, // formal_parameter: type
+		0,
+	}
+	const levels = 40
+	info := []byte{0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1} // length (set below), version 4, abbrev 0, address size 8; the unit DIE
+	prev := len(info)
+	info = append(info, 3, 0) // level 0: void ()
+	for range levels {
+		off := len(info)
+		info = append(info, 3)
+		for range 2 {
+			info = append(info, 4)
+			info = binary.LittleEndian.AppendUint32(info, uint32(prev))
+		}
+		info = append(info, 0)
+		prev = off
+	}
+	info = append(info, 2, 'f', 0)
+	info = binary.LittleEndian.AppendUint32(info, uint32(prev))
+	info = append(info, 0)
+	binary.LittleEndian.PutUint32(info, uint32(len(info)-4))
+	limit := 1 << 16
+	for _, fast := range []bool{true, false} {
+		s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
+		var d *dwarf.Data
+		if !fast {
+			var err error
+			if d, err = s.data(); err != nil {
+				t.Fatal(err)
+			}
+			s = nil
+		}
+		a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
+		if err := typesOf(a, d, s, binary.LittleEndian, len(info)); err != nil {
+			t.Fatal(err)
+		}
+		if a.Symbols[0].Type == nil {
+			t.Fatalf("fast=%v: f has no type", fast)
+		}
+		if n := countNodes(a.Symbols[0].Type, limit+1); n > limit {
+			t.Errorf("fast=%v: the type of f has more than %d nodes, from %d bytes of DWARF", fast, limit, len(info))
+		}
+	}
+}
+
+// countNodes counts the nodes of t written as a tree, stopping past max.
+func countNodes(t *Type, max int) int {
+	if t == nil {
+		return 0
+	}
+	n := 1
+	for _, c := range append([]*Type{t.Elem}, t.Params...) {
+		if n += countNodes(c, max-n); n > max {
+			return n
+		}
+	}
+	for _, ms := range [][]Member{t.Members, t.Statics} {
+		for _, m := range ms {
+			if n += countNodes(m.Type, max-n); n > max {
+				return n
+			}
+		}
+	}
+	for _, b := range t.Bases {
+		if n += countNodes(b.Type, max-n); n > max {
+			return n
+		}
+	}
+	return n
 }

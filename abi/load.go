@@ -186,7 +186,15 @@ func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []stri
 	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
 		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
-	if err := typesOf(a, d, secs, ef.ByteOrder); err != nil {
+	// The bytes of .debug_info read: a relocatable object's were read
+	// whole by debug/dwarf, so its size is what the file held.
+	var infoSize int
+	if secs != nil {
+		infoSize = len(secs.info)
+	} else if sec := ef.Section(".debug_info"); sec != nil {
+		infoSize = int(sec.Size)
+	}
+	if err := typesOf(a, d, secs, ef.ByteOrder, infoSize); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
 	a.DebugInfo = DebugDWARF
