@@ -5,6 +5,7 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -57,6 +58,9 @@ const maxJSON = 1 << 30
 func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 	var head [4]byte
 	in, err := elfx.OpenInput(path, nil, head[:])
+	if errors.Is(err, elfx.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", path, elfx.ErrNotRegular)
+	}
 	if err != nil {
 		return nil, err
 	}
