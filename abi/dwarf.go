@@ -11,6 +11,13 @@ import (
 // malformed or hostile and is cut with an Unknown node.
 const maxDepth = 256
 
+// maxNamed bounds how deep named types nest while they are built: each is
+// built where it is first used, its inline nodes counted from zero, so a
+// chain of typedefs each naming the next recursed once per link, until
+// the goroutine stack ran out (a fatal error). Real type graphs nest a few
+// hundred deep.
+const maxNamed = 1 << 14
+
 // index is what one pass over the top-level DIEs of every unit finds: the
 // external functions and variables by name and by address, and the first
 // complete definition of each named type (to complete declarations).
@@ -266,6 +273,8 @@ type builder struct {
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
+	// named is how many named types are being built, one inside another.
+	named int
 	// bigEndian: DW_AT_bit_offset counts from the other end.
 	bigEndian bool
 	// cpp: the DIE being converted is in a C++ unit (set at each read
@@ -476,9 +485,14 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 				}
 			}
 		}
+		if b.named >= maxNamed {
+			return &Type{Kind: Unknown, Name: "too deep"}
+		}
 		slot := &Type{}
 		b.a.Types[key] = slot // reserve first: recursive types refer back by name
+		b.named++
 		*slot = *b.node(e, kids, 0)
+		b.named--
 		slot.Name = name
 		ref := &Type{Ref: key}
 		b.inline[off] = ref

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"testing"
 )
 
@@ -200,4 +202,45 @@ func countNodes(t *Type, max int) int {
 		}
 	}
 	return n
+}
+
+// TestNamedChainStack: each named type is built where it is first used,
+// and its depth count starts again from zero, so a chain of typedefs each
+// naming the next recursed once per link: a few bytes a link, and a
+// compressed .debug_info of a few MB, overflowed the goroutine stack
+// (a fatal error, not a panic). Named types nest to maxNamed at most.
+func TestNamedChainStack(t *testing.T) {
+	abbrev := []byte{
+		1, 0x11, 1, 0, 0, // compile_unit, children
+		2, 0x2e, 0, 0x03, 0x08, 0x3f, 0x19, 0x49, 0x13, 0, 0, // subprogram: name, external, type
+		3, 0x16, 0, 0x03, 0x08, 0x49, 0x13, 0, 0, // typedef: name, type
+		0,
+	}
+	const links = 200_000
+	info := []byte{0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1} // as in TestSharedTypeBomb
+	// Link i names link i+1; the last names void.
+	first := len(info)
+	for i := range links {
+		next := len(info) + 1 + len(strconv.Itoa(i)) + 2 + 4
+		info = append(info, 3, 't')
+		info = append(info, strconv.Itoa(i)...)
+		info = append(info, 0)
+		if i == links-1 {
+			next = 0
+		}
+		info = binary.LittleEndian.AppendUint32(info, uint32(next))
+	}
+	info = append(info, 2, 'f', 0)
+	info = binary.LittleEndian.AppendUint32(info, uint32(first))
+	info = append(info, 0)
+	binary.LittleEndian.PutUint32(info, uint32(len(info)-4))
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
+	a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
+	s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
+	if err := typesOf(a, nil, s, binary.LittleEndian, 1<<24); err != nil {
+		t.Fatal(err)
+	}
+	if a.Symbols[0].Type == nil || len(a.Types) > maxNamed+1 {
+		t.Errorf("f: %v; %d named types, want at most %d", a.Symbols[0].Type, len(a.Types), maxNamed+1)
+	}
 }
