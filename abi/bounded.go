@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"syscall"
 
 	"github.com/abifloor/abifloor/report"
 )
@@ -31,31 +29,6 @@ func (opt Options) maxDebugSize() int64 {
 		return opt.MaxDebugSize
 	}
 	return DefaultMaxDebugSize
-}
-
-// openRegular opens path for reading only if it is a regular file:
-// /dev/zero, a FIFO or a socket is refused, never read. A stat first keeps
-// a FIFO from being opened at all (which would wake a writer blocked on
-// it); the open does not block (O_NONBLOCK) should a FIFO be swapped in
-// after that stat, and fstat on the open descriptor decides.
-func openRegular(path string) (*os.File, error) {
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("not a regular file")}
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, &os.PathError{Op: "open", Path: path, Err: errors.New("not a regular file")}
-	}
-	return f, nil
 }
 
 // compressedSize returns the size sec holds once decompressed and whether

@@ -11,6 +11,13 @@ import (
 // malformed or hostile and is cut with an Unknown node.
 const maxDepth = 256
 
+// maxNamed bounds how deep named types nest while they are built: each is
+// built where it is first used, its inline nodes counted from zero, so a
+// chain of typedefs each naming the next recursed once per link, until
+// the goroutine stack ran out (a fatal error). Real type graphs nest a few
+// hundred deep.
+const maxNamed = 1 << 14
+
 // index is what one pass over the top-level DIEs of every unit finds: the
 // external functions and variables by name and by address, and the first
 // complete definition of each named type (to complete declarations).
@@ -266,6 +273,8 @@ type builder struct {
 	// nodes bounds the work on hostile input (every node costs a few
 	// bytes of DWARF, so this is proportional to the file).
 	nodes, maxNodes int
+	// named is how many named types are being built, one inside another.
+	named int
 	// bigEndian: DW_AT_bit_offset counts from the other end.
 	bigEndian bool
 	// cpp: the DIE being converted is in a C++ unit (set at each read
@@ -280,7 +289,7 @@ func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
 // typesOf attaches DWARF types to the exported symbols of a. With section
 // bytes (s) it indexes and reads DIEs itself and builds a dwarf.Data only
 // when it meets DWARF it does not decode; d is used for relocatable objects.
-func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
+func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSize int) error {
 	var ix *index
 	var src dieSource
 	var err error
@@ -307,13 +316,9 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder) error {
 		}
 		src = dwarfSource{r: d.Reader()}
 	}
-	limit := 1 << 22
-	if s != nil {
-		// Hostile DWARF can make unnamed types revisit each other until
-		// the depth limit; bound the total by the size of the input.
-		limit = min(limit, 1024+len(s.info)/4)
-	}
-	b := newBuilder(src, ix, a, limit)
+	// Hostile DWARF can make unnamed types revisit each other until the
+	// depth limit; bound the total by the size of the input.
+	b := newBuilder(src, ix, a, min(1<<22, 1024+infoSize/4))
 	b.bigEndian = order == binary.BigEndian
 	for i := range a.Symbols {
 		s := &a.Symbols[i]
@@ -480,9 +485,14 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 				}
 			}
 		}
+		if b.named >= maxNamed {
+			return &Type{Kind: Unknown, Name: "too deep"}
+		}
 		slot := &Type{}
 		b.a.Types[key] = slot // reserve first: recursive types refer back by name
+		b.named++
 		*slot = *b.node(e, kids, 0)
+		b.named--
 		slot.Name = name
 		ref := &Type{Ref: key}
 		b.inline[off] = ref

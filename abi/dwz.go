@@ -3,7 +3,6 @@ package abi
 import (
 	"bytes"
 	"debug/elf"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 )
@@ -91,38 +90,24 @@ func attachAlt(f *elf.File, path string, secs *sections, dirs []string, maxDebug
 	} else {
 		cands = append(cands, filepath.Join(filepath.Dir(path), link))
 	}
-	if len(id) >= 2 {
-		h := hex.EncodeToString(id)
-		for _, d := range dirs {
-			cands = append(cands, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
-		}
-	}
-	for _, c := range cands {
+	for _, c := range append(cands, buildIDPaths(id, dirs)...) {
 		if c == path {
 			continue
 		}
-		osf, err := openRegular(c)
-		if err != nil {
+		dbg := openDebug(c, maxDebug)
+		if dbg == nil {
 			continue
 		}
-		ef, err := newELF(osf, maxDebug)
-		if err != nil || !hasDWARF(ef) || len(id) > 0 && !bytes.Equal(buildID(ef), id) {
-			osf.Close()
+		ef := dbg.File
+		// dwz writes the alternate file as ET_REL without relocations:
+		// its sections are read as they are, like a linked file's.
+		if len(id) > 0 && !bytes.Equal(buildID(ef), id) || ef.Type == elf.ET_REL && hasRelocations(ef) {
+			dbg.Close()
 			continue
 		}
-		if ef.Type == elf.ET_REL {
-			// dwz writes the alternate file as ET_REL without
-			// relocations: its sections are read as they are, like a
-			// linked file's (loadDWARF would relocate them).
-			if hasRelocations(ef) {
-				osf.Close()
-				continue
-			}
-			ef.Type = elf.ET_NONE
-		}
-		_, as, err := loadDWARF(ef, maxDebug)
-		osf.Close()
-		if err != nil || as == nil || uint64(len(as.info)) >= altBase {
+		as, err := readSections(ef, maxDebug)
+		dbg.Close()
+		if err != nil || uint64(len(as.info)) >= altBase {
 			continue
 		}
 		as.base = altBase

@@ -5,8 +5,9 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/hex"
-	"os"
 	"path/filepath"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // loadDWARF reads only the sections type extraction needs. (*elf.File).DWARF
@@ -24,6 +25,13 @@ func loadDWARF(f *elf.File, maxSize int64) (*dwarf.Data, *sections, error) {
 		d, err := f.DWARF()
 		return d, nil, err
 	}
+	s, err := readSections(f, maxSize)
+	return nil, s, err
+}
+
+// readSections reads the debug sections of f as they are stored, with no
+// relocation: those of a linked file, or of a dwz alternate file.
+func readSections(f *elf.File, maxSize int64) (*sections, error) {
 	budget := newDebugBudget(maxSize)
 	s := &sections{order: f.ByteOrder}
 	for _, x := range []struct {
@@ -39,11 +47,11 @@ func loadDWARF(f *elf.File, maxSize int64) (*dwarf.Data, *sections, error) {
 		}
 		b, err := sectionData(sec, budget)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		*x.dst = b
 	}
-	return nil, s, nil
+	return s, nil
 }
 
 // data builds the debug/dwarf view of the sections.
@@ -75,27 +83,48 @@ func hasDWARF(f *elf.File) bool {
 // debugFile is a separate debug file kept open while its DWARF is read.
 type debugFile struct {
 	*elf.File
-	os *os.File
+	in elfx.Input
 }
 
-func (d *debugFile) Close() { d.os.Close() }
+func (d *debugFile) Close() { d.in.Close() }
+
+// openDebug opens the candidate debug file path: nil unless it is a
+// regular file (a FIFO named by a planted link must not block the open or
+// the read) holding an ELF file with DWARF.
+func openDebug(path string, maxDebug int64) *debugFile {
+	in, err := elfx.OpenInput(path, []byte{}, nil) // no head: newELF reads the headers
+	if err != nil {
+		return nil
+	}
+	ef, err := newELF(in.FD, maxDebug)
+	if err != nil || !hasDWARF(ef) {
+		in.Close()
+		return nil
+	}
+	return &debugFile{File: ef, in: in}
+}
+
+// buildIDPaths is where the debug file of build ID id lies under each of
+// dirs: DIR/.build-id/xx/rest.debug.
+func buildIDPaths(id []byte, dirs []string) []string {
+	if len(id) < 2 {
+		return nil
+	}
+	h := hex.EncodeToString(id)
+	var paths []string
+	for _, d := range dirs {
+		paths = append(paths, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
+	}
+	return paths
+}
 
 // findDebug looks for the separate debug file of f as gdb does: by build
 // ID under each debug directory, then by .gnu_debuglink next to the file,
 // in its .debug directory and under each debug directory.
 func findDebug(f *elf.File, path string, opt Options) (string, *debugFile) {
-	dirs := append([]string(nil), opt.DebugDirs...)
-	if !opt.NoDefaultDebugDir {
-		dirs = append(dirs, DefaultDebugDir)
-	}
+	dirs := opt.debugDirs()
 	id := buildID(f)
-	var cands []string
-	if len(id) >= 2 {
-		h := hex.EncodeToString(id)
-		for _, d := range dirs {
-			cands = append(cands, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
-		}
-	}
+	cands := buildIDPaths(id, dirs)
 	if link := debugLink(f); link != "" {
 		// A file not on disk (path "") has no directory to look in.
 		var abs string
@@ -115,18 +144,15 @@ func findDebug(f *elf.File, path string, opt Options) (string, *debugFile) {
 		if c == path {
 			continue
 		}
-		// A debug file must be a regular file: a FIFO named by a
-		// planted .gnu_debuglink would block the open or the read.
-		osf, err := openRegular(c)
-		if err != nil {
+		dbg := openDebug(c, opt.maxDebugSize())
+		if dbg == nil {
 			continue
 		}
-		ef, err := newELF(osf, opt.maxDebugSize())
-		if err != nil || !hasDWARF(ef) || (len(id) > 0 && !bytes.Equal(buildID(ef), id) && buildID(ef) != nil) {
-			osf.Close()
+		if got := buildID(dbg.File); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
+			dbg.Close()
 			continue
 		}
-		return c, &debugFile{File: ef, os: osf}
+		return c, dbg
 	}
 	return "", nil
 }

@@ -162,6 +162,13 @@ func (sl *abbrevSlab) parse(b []byte, off uint64) (abbrevTable, error) {
 		if code > uint64(len(b)) || code > 1<<16 || code < uint64(len(sl.abbrevs)-base) {
 			return nil, errSlowPath // sparse or out of order: not what compilers write
 		}
+		// Codes that skip numbers leave unused entries: all tables
+		// together lay out no more entries than the section has bytes
+		// (each real one takes several), or tables of a few bytes
+		// with codes in the thousands would cost (section bytes)².
+		if uint64(base)+code >= uint64(len(b)) {
+			return nil, errSlowPath
+		}
 		tag := r.uleb()
 		a := abbrev{tag: uint16(tag), children: r.u8() == 1}
 		if tag > 0xffff {

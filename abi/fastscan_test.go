@@ -1,11 +1,15 @@
 package abi
 
 import (
+	"debug/dwarf"
 	"debug/elf"
+	"encoding/binary"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
+	"strconv"
 	"testing"
 )
 
@@ -81,5 +85,162 @@ func TestFastScanMatchesScan(t *testing.T) {
 			}
 		}
 		f.Close()
+	}
+}
+
+// TestAbbrevGapBomb: abbreviation codes may skip numbers, and each table
+// is laid out by code. Many units, each naming its own few-byte table
+// whose one code is in the thousands, made the tables together cost
+// (abbrev bytes)² entries. What the fast scan lays out stays within the
+// section's bytes; past that it leaves the file to the general reader.
+func TestAbbrevGapBomb(t *testing.T) {
+	const tables, code = 512, 8000
+	uleb := func(b []byte, v uint64) []byte {
+		for ; v >= 0x80; v >>= 7 {
+			b = append(b, byte(v)|0x80)
+		}
+		return append(b, byte(v))
+	}
+	var abbrev, info []byte
+	for range tables {
+		off := len(abbrev)
+		abbrev = uleb(abbrev, code)
+		abbrev = append(abbrev, 0x11, 0, 0, 0, 0) // tag compile_unit, no children, no attributes; end of table
+		// A DWARF 4 unit: length, version, abbrev offset, address size,
+		// and a null entry.
+		info = binary.LittleEndian.AppendUint32(info, 8)
+		info = binary.LittleEndian.AppendUint16(info, 4)
+		info = binary.LittleEndian.AppendUint32(info, uint32(off))
+		info = append(info, 8, 0)
+	}
+	abbrev = append(abbrev, make([]byte, code-len(abbrev))...)
+	_, units, err := fastScan(&sections{info: info, abbrev: abbrev, order: binary.LittleEndian}, false)
+	laid := 0
+	for _, u := range units {
+		laid += len(u.tab)
+	}
+	if laid > len(abbrev) {
+		t.Errorf("fastScan laid out %d abbreviations from %d bytes (err %v)", laid, len(abbrev), err)
+	}
+}
+
+// TestSharedTypeBomb: function types whose two parameters are the type of
+// the level below make a tree of 2^levels nodes from a few bytes per
+// level. The builder stops the tree once it outgrows the input, on the
+// path debug/dwarf reads (relocatable objects) as on the fast one.
+func TestSharedTypeBomb(t *testing.T) {
+	abbrev := []byte{
+		1, 0x11, 1, 0, 0, // compile_unit, children
+		2, 0x2e, 0, 0x03, 0x08, 0x3f, 0x19, 0x49, 0x13, 0, 0, // subprogram: name, external, type
+		3, 0x15, 1, 0x27, 0x19, 0, 0, // subroutine_type, children: prototyped
+		4, 0x05, 0, 0x49, 0x13, 0, 0, // formal_parameter: type
+		0,
+	}
+	const levels = 40
+	info := []byte{0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1} // length (set below), version 4, abbrev 0, address size 8; the unit DIE
+	prev := len(info)
+	info = append(info, 3, 0) // level 0: void ()
+	for range levels {
+		off := len(info)
+		info = append(info, 3)
+		for range 2 {
+			info = append(info, 4)
+			info = binary.LittleEndian.AppendUint32(info, uint32(prev))
+		}
+		info = append(info, 0)
+		prev = off
+	}
+	info = append(info, 2, 'f', 0)
+	info = binary.LittleEndian.AppendUint32(info, uint32(prev))
+	info = append(info, 0)
+	binary.LittleEndian.PutUint32(info, uint32(len(info)-4))
+	limit := 1 << 16
+	for _, fast := range []bool{true, false} {
+		s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
+		var d *dwarf.Data
+		if !fast {
+			var err error
+			if d, err = s.data(); err != nil {
+				t.Fatal(err)
+			}
+			s = nil
+		}
+		a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
+		if err := typesOf(a, d, s, binary.LittleEndian, len(info)); err != nil {
+			t.Fatal(err)
+		}
+		if a.Symbols[0].Type == nil {
+			t.Fatalf("fast=%v: f has no type", fast)
+		}
+		if n := countNodes(a.Symbols[0].Type, limit+1); n > limit {
+			t.Errorf("fast=%v: the type of f has more than %d nodes, from %d bytes of DWARF", fast, limit, len(info))
+		}
+	}
+}
+
+// countNodes counts the nodes of t written as a tree, stopping past max.
+func countNodes(t *Type, max int) int {
+	if t == nil {
+		return 0
+	}
+	n := 1
+	for _, c := range append([]*Type{t.Elem}, t.Params...) {
+		if n += countNodes(c, max-n); n > max {
+			return n
+		}
+	}
+	for _, ms := range [][]Member{t.Members, t.Statics} {
+		for _, m := range ms {
+			if n += countNodes(m.Type, max-n); n > max {
+				return n
+			}
+		}
+	}
+	for _, b := range t.Bases {
+		if n += countNodes(b.Type, max-n); n > max {
+			return n
+		}
+	}
+	return n
+}
+
+// TestNamedChainStack: each named type is built where it is first used,
+// and its depth count starts again from zero, so a chain of typedefs each
+// naming the next recursed once per link: a few bytes a link, and a
+// compressed .debug_info of a few MB, overflowed the goroutine stack
+// (a fatal error, not a panic). Named types nest to maxNamed at most.
+func TestNamedChainStack(t *testing.T) {
+	abbrev := []byte{
+		1, 0x11, 1, 0, 0, // compile_unit, children
+		2, 0x2e, 0, 0x03, 0x08, 0x3f, 0x19, 0x49, 0x13, 0, 0, // subprogram: name, external, type
+		3, 0x16, 0, 0x03, 0x08, 0x49, 0x13, 0, 0, // typedef: name, type
+		0,
+	}
+	const links = 200_000
+	info := []byte{0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 8, 1} // as in TestSharedTypeBomb
+	// Link i names link i+1; the last names void.
+	first := len(info)
+	for i := range links {
+		next := len(info) + 1 + len(strconv.Itoa(i)) + 2 + 4
+		info = append(info, 3, 't')
+		info = append(info, strconv.Itoa(i)...)
+		info = append(info, 0)
+		if i == links-1 {
+			next = 0
+		}
+		info = binary.LittleEndian.AppendUint32(info, uint32(next))
+	}
+	info = append(info, 2, 'f', 0)
+	info = binary.LittleEndian.AppendUint32(info, uint32(first))
+	info = append(info, 0)
+	binary.LittleEndian.PutUint32(info, uint32(len(info)-4))
+	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
+	a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
+	s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
+	if err := typesOf(a, nil, s, binary.LittleEndian, 1<<24); err != nil {
+		t.Fatal(err)
+	}
+	if a.Symbols[0].Type == nil || len(a.Types) > maxNamed+1 {
+		t.Errorf("f: %v; %d named types, want at most %d", a.Symbols[0].Type, len(a.Types), maxNamed+1)
 	}
 }

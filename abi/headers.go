@@ -102,17 +102,20 @@ func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
 
 // fromObject reads the compiled translation unit.
 func fromObject(obj string, opt HeaderOptions) (*ABI, error) {
-	xf, err := elfx.Open(obj)
+	in, err := elfx.OpenInput(obj, nil, make([]byte, 64))
 	if err != nil {
 		return nil, err
+	}
+	defer in.Close()
+	xf, err := in.ELF()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", obj, err)
 	}
 	arch := xf.Arch()
-	xf.Close()
-	f, err := elf.Open(obj)
+	f, err := elf.NewFile(in.FD)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", obj, err)
 	}
-	defer f.Close()
 	a := &ABI{Schema: Schema, Arch: arch, DebugInfo: DebugHeaders, Symbols: []Symbol{}, Types: map[string]*Type{}}
 	d, err := f.DWARF()
 	if err != nil {

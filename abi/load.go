@@ -5,13 +5,12 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/ianlancetaylor/demangle"
@@ -34,6 +33,15 @@ type Options struct {
 	MaxDebugSize int64
 }
 
+// debugDirs is where separate debug files are looked for, in order.
+func (opt Options) debugDirs() []string {
+	dirs := append([]string(nil), opt.DebugDirs...)
+	if !opt.NoDefaultDebugDir {
+		dirs = append(dirs, DefaultDebugDir)
+	}
+	return dirs
+}
+
 // maxJSON bounds an ABI JSON input: the largest real dumps (libstdc++ with
 // its DWARF) are tens of MB.
 const maxJSON = 1 << 30
@@ -48,20 +56,16 @@ const maxJSON = 1 << 30
 // C header trees are read by Headers, which runs a compiler instead of
 // reading a file.
 func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
-	// O_NONBLOCK: a FIFO swapped in after a check must not block open.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	var head [4]byte
+	in, err := elfx.OpenInput(path, nil, head[:])
+	if errors.Is(err, elfx.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", path, elfx.ErrNotRegular)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	return load(ctx, path, path, f, st.Size(), opt)
+	defer in.Close()
+	return load(ctx, path, path, in.FD, in.Size, in.Head, opt)
 }
 
 // LoadReader is Load on size bytes held by r, named name in errors and in
@@ -69,15 +73,15 @@ func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 // Separate debug info is looked for by build ID and by .gnu_debuglink name
 // under opt.DebugDirs only, since r has no directory to look beside.
 func LoadReader(ctx context.Context, name string, r io.ReaderAt, size int64, opt Options) (*ABI, error) {
-	return load(ctx, name, "", r, size, opt)
-}
-
-// load reads the ABI of r; disk is the path r was opened from, "" when it
-// is not a file on disk.
-func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, opt Options) (*ABI, error) {
 	var magic [4]byte
 	n, _ := r.ReadAt(magic[:], 0)
-	if elfx.IsELF(magic[:n]) {
+	return load(ctx, name, "", r, size, magic[:n], opt)
+}
+
+// load reads the ABI of r, which starts with head; disk is the path r was
+// opened from, "" when it is not a file on disk.
+func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, head []byte, opt Options) (*ABI, error) {
+	if elfx.IsELF(head) {
 		a, ef, err := readELF(name, r, size, opt.maxDebugSize())
 		if err != nil {
 			return nil, err
@@ -94,11 +98,7 @@ func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, opt
 			a.DebugFile = dbgPath
 			name, ef = dbgPath, dbg.File
 		}
-		dirs := append([]string(nil), opt.DebugDirs...)
-		if !opt.NoDefaultDebugDir {
-			dirs = append(dirs, DefaultDebugDir)
-		}
-		return a, addTypesFrom(name, a, ef, opt.maxDebugSize(), dirs)
+		return a, addTypesFrom(name, a, ef, opt.maxDebugSize(), opt.debugDirs())
 	}
 	if size > maxJSON {
 		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", name, maxJSON)
@@ -190,7 +190,15 @@ func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []stri
 	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
 		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
-	if err := typesOf(a, d, secs, ef.ByteOrder); err != nil {
+	// The bytes of .debug_info read: a relocatable object's were read
+	// whole by debug/dwarf, so its size is what the file held.
+	var infoSize int
+	if secs != nil {
+		infoSize = len(secs.info)
+	} else if sec := ef.Section(".debug_info"); sec != nil {
+		infoSize = int(sec.Size)
+	}
+	if err := typesOf(a, d, secs, ef.ByteOrder, infoSize); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
 	a.DebugInfo = DebugDWARF

@@ -13,19 +13,27 @@ import (
 	"github.com/abifloor/abifloor/abidiff"
 )
 
+// fetched returns the directory a .ci/fetch-NAME.sh script unpacks into
+// ($env, else ~/.cache/abifloor/NAME), and skips the test unless it holds
+// every one of files; what names the inputs in the skip message.
+func fetched(t testing.TB, env, name, what string, files ...string) string {
+	dir := os.Getenv(env)
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache/abifloor", name)
+	}
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Skipf("no %s in %s (set %s, or run .ci/fetch-%s.sh): %v", what, dir, env, name, err)
+		}
+	}
+	return dir
+}
+
 // bullseye returns the directory .ci/fetch-bullseye.sh unpacked Debian
 // bullseye's libc6 and libc6-dbg (glibc 2.31) into.
 func bullseye(t testing.TB) string {
-	dir := os.Getenv("ABIFLOOR_BULLSEYE")
-	if dir == "" {
-		// Where the fetch script puts it by default.
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache/abifloor/bullseye")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "lib/x86_64-linux-gnu/libc.so.6")); err != nil {
-		t.Skipf("no bullseye glibc 2.31 in %s (set ABIFLOOR_BULLSEYE, or run .ci/fetch-bullseye.sh): %v", dir, err)
-	}
-	return dir
+	return fetched(t, "ABIFLOOR_BULLSEYE", "bullseye", "bullseye glibc 2.31", "lib/x86_64-linux-gnu/libc.so.6")
 }
 
 const hostLibc = "/lib/x86_64-linux-gnu/libc.so.6"

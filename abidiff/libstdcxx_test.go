@@ -2,7 +2,6 @@ package abidiff_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -14,18 +13,10 @@ import (
 // libstdcxx returns the directory holding the debug builds of libstdc++
 // from GCC 11 and 12 that .ci/fetch-libstdcxx.sh unpacks.
 func libstdcxx(t testing.TB) string {
-	root := os.Getenv("ABIFLOOR_LIBSTDCXX")
-	if root == "" {
-		home, _ := os.UserHomeDir()
-		root = filepath.Join(home, ".cache/abifloor/libstdcxx")
-	}
-	dir := filepath.Join(root, "usr/lib/x86_64-linux-gnu/debug")
-	for _, v := range []string{"29", "30"} {
-		if _, err := os.Stat(filepath.Join(dir, "libstdc++.so.6.0."+v)); err != nil {
-			t.Skipf("no libstdc++ 11 and 12 debug builds in %s (set ABIFLOOR_LIBSTDCXX, or run .ci/fetch-libstdcxx.sh): %v", root, err)
-		}
-	}
-	return dir
+	const debug = "usr/lib/x86_64-linux-gnu/debug"
+	root := fetched(t, "ABIFLOOR_LIBSTDCXX", "libstdcxx", "libstdc++ 11 and 12 debug builds",
+		debug+"/libstdc++.so.6.0.29", debug+"/libstdc++.so.6.0.30")
+	return filepath.Join(root, debug)
 }
 
 // TestLibstdcxx11to12 diffs libstdc++ from GCC 11 (6.0.29) and GCC 12

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
+	"io"
 	"runtime/debug"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -113,17 +115,15 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 }
 
 // readSuppressions parses one suppression file; it must be a regular file
-// (a FIFO or device is refused before it is opened).
+// (a FIFO or device is refused, and does not block the open).
 func readSuppressions(name string) (*abidiff.Suppressions, error) {
-	if fi, err := os.Stat(name); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", name)
+	in, err := elfx.OpenInput(name, []byte{}, nil) // no head: the parser reads it all
+	if errors.Is(err, elfx.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", name, elfx.ErrNotRegular)
 	}
-	fh, err := os.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	defer fh.Close()
-	return abidiff.ParseSuppressions(name, fh)
+	defer in.Close()
+	return abidiff.ParseSuppressions(name, io.NewSectionReader(in.FD, 0, in.Size))
 }
