@@ -226,15 +226,13 @@ func (b *Builder) includes() []string {
 	return b.Options.Includes
 }
 
-// compilerID is the compiler's path and its --version output: a new
-// compiler may lay types out differently, so it is part of every key.
+// compilerID is the path and --version output of the compiler abi.Headers
+// runs: a new compiler may lay types out differently, so it is part of
+// every key.
 func compilerID(o Options) string {
-	cc := o.CC
-	if cc == "" {
-		cc = "cc"
-		if o.Arch != "" {
-			cc = o.Arch + "-linux-gnu-gcc"
-		}
+	cc, err := abi.HeaderOptions{CC: o.CC, Arch: o.Arch}.Compiler()
+	if err != nil {
+		return err.Error() // extract fails with the same error
 	}
 	p, err := exec.LookPath(cc)
 	if err != nil {
