@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -264,15 +265,17 @@ func dirIDs(dir string, incs []string) ([]string, error) {
 					return nil
 				}
 			} else if !d.Type().IsRegular() {
-				return nil // never open FIFOs or devices
+				return nil
 			}
-			f, err := os.Open(p)
+			// OpenInput never opens a FIFO or device, even one swapped
+			// in after the walk looked.
+			in, err := elfx.OpenInput(p, nil, nil)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
+			defer in.Close()
 			fh := sha256.New()
-			if _, err := io.Copy(fh, f); err != nil {
+			if _, err := io.Copy(fh, io.NewSectionReader(in.FD, 0, in.Size)); err != nil {
 				return err
 			}
 			fmt.Fprintf(h, "F %s %x\n", filepath.ToSlash(rel(root, p)), fh.Sum(nil))
@@ -535,15 +538,21 @@ func (b *Builder) readCache(key string) (*abi.ABI, string) {
 		return nil, ""
 	}
 	p := b.entryPath(key)
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, ""
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxEntry+1))
 	bad := func(why string) (*abi.ABI, string) {
 		return nil, fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", p, why)
 	}
+	in, err := elfx.OpenInput(p, nil, nil)
+	if errors.Is(err, elfx.ErrNotRegular) {
+		return bad(err.Error())
+	}
+	if err != nil {
+		return nil, ""
+	}
+	defer in.Close()
+	if in.Size > maxEntry {
+		return bad("too large")
+	}
+	data, err := io.ReadAll(io.NewSectionReader(in.FD, 0, maxEntry+1))
 	if err != nil {
 		return bad(err.Error())
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -309,5 +310,37 @@ func TestBuildGitMissingInclude(t *testing.T) {
 	}
 	if res[1].Err == nil || res[1].Err.Error() != "2.0 has no inc" {
 		t.Errorf("2.0: %v, want \"2.0 has no inc\"", res[1].Err)
+	}
+}
+
+// A FIFO is never opened: in a header tree it is left out of the key, and
+// as a cache entry it is refused with a warning; neither blocks.
+func TestFIFOsNeverOpened(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.h"), []byte("struct s { int a; };\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := dirIDs(dir, []string{"."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.h"), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	got, err := dirIDs(dir, []string{"."})
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("dirIDs with a FIFO: %v, %v; want %v", got, err, want)
+	}
+	b := &Builder{CacheDir: t.TempDir()}
+	key := strings.Repeat("ab", 32)
+	p := b.entryPath(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a, warn := b.readCache(key); a != nil || !strings.Contains(warn, "not a regular file") {
+		t.Errorf("readCache of a FIFO: %v, %q", a, warn)
 	}
 }
