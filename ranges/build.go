@@ -464,10 +464,13 @@ func gitExport(ctx context.Context, repo, rev string, incs []string, dir string)
 }
 
 // untar writes regular files, directories and symlinks of a tar stream
-// under dir; names that would leave dir are refused.
+// under dir; names that would leave dir are refused, and so are names at
+// or under a symlink the stream made (a crafted tree can hold a link and
+// a file of one name), which would write wherever the link points.
 func untar(r io.Reader, dir string) error {
 	tr := tar.NewReader(r)
 	var total int64
+	links := map[string]bool{}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -479,6 +482,11 @@ func untar(r io.Reader, dir string) error {
 		name := path.Clean(h.Name)
 		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
 			return fmt.Errorf("git archive: member %q leaves the tree", h.Name)
+		}
+		for q := name; q != "."; q = path.Dir(q) {
+			if links[q] {
+				return fmt.Errorf("git archive: member %q is at or under the symlink %s", h.Name, q)
+			}
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		switch h.Typeflag {
@@ -512,6 +520,7 @@ func untar(r io.Reader, dir string) error {
 			if err := os.Symlink(h.Linkname, p); err != nil {
 				return err
 			}
+			links[name] = true
 		}
 	}
 }

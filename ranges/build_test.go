@@ -1,6 +1,8 @@
 package ranges
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -342,5 +344,31 @@ func TestFIFOsNeverOpened(t *testing.T) {
 	}
 	if a, warn := b.readCache(key); a != nil || !strings.Contains(warn, "not a regular file") {
 		t.Errorf("readCache of a FIFO: %v, %q", a, warn)
+	}
+}
+
+// A stream with a symlink and then a file at or under it (a crafted git
+// tree can hold both) must not write through the link.
+func TestUntarNotThroughSymlink(t *testing.T) {
+	for _, member := range []string{"inc/evil", "inc/evil/x.h", "inc/./evil/sub/x.h", "inc/evil/sub/"} {
+		outside := t.TempDir()
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Name: "inc/evil", Typeflag: tar.TypeSymlink, Linkname: outside})
+		body := "pwned\n"
+		if strings.HasSuffix(member, "/") {
+			tw.WriteHeader(&tar.Header{Name: member, Typeflag: tar.TypeDir, Mode: 0o755})
+		} else {
+			tw.WriteHeader(&tar.Header{Name: member, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
+			tw.Write([]byte(body))
+		}
+		tw.Close()
+		err := untar(&buf, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "under the symlink inc/evil") {
+			t.Errorf("%s: got %v, want a refusal", member, err)
+		}
+		if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+			t.Errorf("%s: untar wrote through the symlink: %v", member, ents)
+		}
 	}
 }
