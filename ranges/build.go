@@ -76,7 +76,7 @@ type Builder struct {
 
 	mu    sync.Mutex
 	calls map[string]*call
-	trees map[string]treeIDs // repo NUL rev → tree ids, read before the workers start
+	trees map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
 }
 
 // call shares the work of one cache key between inputs of one build: two
@@ -142,7 +142,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
 		return r
 	}
-	key, err := b.key(ctx, in)
+	key, err := b.key(in)
 	if err != nil {
 		r.Err = err
 		return r
@@ -188,20 +188,13 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 
 // key identifies the ABI an input yields: the content of its include
 // trees, the options and the compiler.
-func (b *Builder) key(ctx context.Context, in Input) (string, error) {
+func (b *Builder) key(in Input) (string, error) {
 	var ids []string
 	var err error
 	if in.Dir != "" {
 		ids, err = dirIDs(in.Dir, b.includes())
 	} else {
-		t, ok := b.trees[in.Repo+"\x00"+in.Rev]
-		if !ok {
-			got, gerr := gitTreeIDs(ctx, in.Repo, []string{in.Rev}, b.includes())
-			if gerr != nil {
-				return "", gerr
-			}
-			t = got[in.Rev]
-		}
+		t := b.trees[in.Repo+"\x00"+in.Rev]
 		ids, err = t.ids, t.err
 	}
 	if err != nil {
@@ -351,7 +344,8 @@ type treeIDs struct {
 }
 
 // prefetch reads the tree ids of every git input with one git process per
-// repository, so a warm rebuild costs no process per version.
+// repository, so a warm rebuild costs no process per version. When that
+// process fails, every input of the repository has its error.
 func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
 	revs := map[string][]string{}
 	for _, in := range inputs {
@@ -362,10 +356,11 @@ func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
 	b.trees = map[string]treeIDs{}
 	for repo, rs := range revs {
 		got, err := gitTreeIDs(ctx, repo, rs, b.includes())
-		if err != nil {
-			continue // each input asks again and reports the error
-		}
-		for rev, t := range got {
+		for _, rev := range rs {
+			t := got[rev]
+			if err != nil {
+				t.err = err
+			}
 			b.trees[repo+"\x00"+rev] = t
 		}
 	}

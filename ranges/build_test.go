@@ -256,6 +256,14 @@ func TestGitTagsErrors(t *testing.T) {
 	if _, err := GitTags(ctx, t.TempDir(), "."); err == nil || !strings.Contains(err.Error(), "not a git repository") {
 		t.Errorf("not a repository: %v", err)
 	}
+	// Build: every version of a repository git cannot read has git's error.
+	b := &Builder{Options: testOptions()}
+	notRepo := t.TempDir()
+	for _, r := range b.Build(ctx, []Input{{Version: "1.0", Repo: notRepo, Rev: "1.0"}, {Version: "2.0", Repo: notRepo, Rev: "2.0"}}) {
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "not a git repository") {
+			t.Errorf("build of %s in a directory that is not a repository: %v", r.Version, r.Err)
+		}
+	}
 }
 
 func TestBuildDirAndCancel(t *testing.T) {
