@@ -45,22 +45,32 @@ var ErrNoCompiler = errors.New("C compiler not found on PATH")
 
 var constName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// Compiler is the name of the compiler Headers runs for opt: opt.CC, else
+// "cc", or TRIPLE-gcc when opt.Arch is not the host's.
+func (opt HeaderOptions) Compiler() (string, error) {
+	if opt.CC != "" {
+		return opt.CC, nil
+	}
+	if opt.Arch == "" {
+		return "cc", nil
+	}
+	arch, ok := elfx.ParseArch(opt.Arch)
+	if !ok || elfx.ArchTriple(arch) == "" {
+		return "", fmt.Errorf("unknown architecture %q", opt.Arch)
+	}
+	if arch == elfx.HostArch() {
+		return "cc", nil
+	}
+	return elfx.ArchTriple(arch) + "-gcc", nil
+}
+
 // Headers compiles a translation unit that includes the headers, with all
 // declared types kept in the debug info, and reads the types that match
 // opt.Types (and all they reach) and the constants opt.Consts.
 func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
-	cc := opt.CC
-	if cc == "" {
-		cc = "cc"
-		if opt.Arch != "" {
-			arch, ok := elfx.ParseArch(opt.Arch)
-			if !ok || elfx.ArchTriple(arch) == "" {
-				return nil, fmt.Errorf("unknown architecture %q", opt.Arch)
-			}
-			if arch != elfx.HostArch() {
-				cc = elfx.ArchTriple(arch) + "-gcc"
-			}
-		}
+	cc, err := opt.Compiler()
+	if err != nil {
+		return nil, err
 	}
 	ccPath, err := exec.LookPath(cc)
 	if err != nil {

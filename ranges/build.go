@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -75,7 +76,7 @@ type Builder struct {
 
 	mu    sync.Mutex
 	calls map[string]*call
-	trees map[string]treeIDs // repo NUL rev → tree ids, read before the workers start
+	trees map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
 }
 
 // call shares the work of one cache key between inputs of one build: two
@@ -141,7 +142,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
 		return r
 	}
-	key, err := b.key(ctx, in)
+	key, err := b.key(in)
 	if err != nil {
 		r.Err = err
 		return r
@@ -187,20 +188,13 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 
 // key identifies the ABI an input yields: the content of its include
 // trees, the options and the compiler.
-func (b *Builder) key(ctx context.Context, in Input) (string, error) {
+func (b *Builder) key(in Input) (string, error) {
 	var ids []string
 	var err error
 	if in.Dir != "" {
 		ids, err = dirIDs(in.Dir, b.includes())
 	} else {
-		t, ok := b.trees[in.Repo+"\x00"+in.Rev]
-		if !ok {
-			got, gerr := gitTreeIDs(ctx, in.Repo, []string{in.Rev}, b.includes())
-			if gerr != nil {
-				return "", gerr
-			}
-			t = got[in.Rev]
-		}
+		t := b.trees[in.Repo+"\x00"+in.Rev]
 		ids, err = t.ids, t.err
 	}
 	if err != nil {
@@ -226,15 +220,13 @@ func (b *Builder) includes() []string {
 	return b.Options.Includes
 }
 
-// compilerID is the compiler's path and its --version output: a new
-// compiler may lay types out differently, so it is part of every key.
+// compilerID is the path and --version output of the compiler abi.Headers
+// runs: a new compiler may lay types out differently, so it is part of
+// every key.
 func compilerID(o Options) string {
-	cc := o.CC
-	if cc == "" {
-		cc = "cc"
-		if o.Arch != "" {
-			cc = o.Arch + "-linux-gnu-gcc"
-		}
+	cc, err := abi.HeaderOptions{CC: o.CC, Arch: o.Arch}.Compiler()
+	if err != nil {
+		return err.Error() // extract fails with the same error
 	}
 	p, err := exec.LookPath(cc)
 	if err != nil {
@@ -266,15 +258,17 @@ func dirIDs(dir string, incs []string) ([]string, error) {
 					return nil
 				}
 			} else if !d.Type().IsRegular() {
-				return nil // never open FIFOs or devices
+				return nil
 			}
-			f, err := os.Open(p)
+			// OpenInput never opens a FIFO or device, even one swapped
+			// in after the walk looked.
+			in, err := elfx.OpenInput(p, nil, nil)
 			if err != nil {
 				return err
 			}
-			defer f.Close()
+			defer in.Close()
 			fh := sha256.New()
-			if _, err := io.Copy(fh, f); err != nil {
+			if _, err := io.Copy(fh, io.NewSectionReader(in.FD, 0, in.Size)); err != nil {
 				return err
 			}
 			fmt.Fprintf(h, "F %s %x\n", filepath.ToSlash(rel(root, p)), fh.Sum(nil))
@@ -350,7 +344,8 @@ type treeIDs struct {
 }
 
 // prefetch reads the tree ids of every git input with one git process per
-// repository, so a warm rebuild costs no process per version.
+// repository, so a warm rebuild costs no process per version. When that
+// process fails, every input of the repository has its error.
 func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
 	revs := map[string][]string{}
 	for _, in := range inputs {
@@ -361,10 +356,11 @@ func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
 	b.trees = map[string]treeIDs{}
 	for repo, rs := range revs {
 		got, err := gitTreeIDs(ctx, repo, rs, b.includes())
-		if err != nil {
-			continue // each input asks again and reports the error
-		}
-		for rev, t := range got {
+		for _, rev := range rs {
+			t := got[rev]
+			if err != nil {
+				t.err = err
+			}
 			b.trees[repo+"\x00"+rev] = t
 		}
 	}
@@ -463,10 +459,13 @@ func gitExport(ctx context.Context, repo, rev string, incs []string, dir string)
 }
 
 // untar writes regular files, directories and symlinks of a tar stream
-// under dir; names that would leave dir are refused.
+// under dir; names that would leave dir are refused, and so are names at
+// or under a symlink the stream made (a crafted tree can hold a link and
+// a file of one name), which would write wherever the link points.
 func untar(r io.Reader, dir string) error {
 	tr := tar.NewReader(r)
 	var total int64
+	links := map[string]bool{}
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -478,6 +477,11 @@ func untar(r io.Reader, dir string) error {
 		name := path.Clean(h.Name)
 		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
 			return fmt.Errorf("git archive: member %q leaves the tree", h.Name)
+		}
+		for q := name; q != "."; q = path.Dir(q) {
+			if links[q] {
+				return fmt.Errorf("git archive: member %q is at or under the symlink %s", h.Name, q)
+			}
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		switch h.Typeflag {
@@ -511,6 +515,7 @@ func untar(r io.Reader, dir string) error {
 			if err := os.Symlink(h.Linkname, p); err != nil {
 				return err
 			}
+			links[name] = true
 		}
 	}
 }
@@ -537,15 +542,21 @@ func (b *Builder) readCache(key string) (*abi.ABI, string) {
 		return nil, ""
 	}
 	p := b.entryPath(key)
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, ""
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxEntry+1))
 	bad := func(why string) (*abi.ABI, string) {
 		return nil, fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", p, why)
 	}
+	in, err := elfx.OpenInput(p, nil, nil)
+	if errors.Is(err, elfx.ErrNotRegular) {
+		return bad(err.Error())
+	}
+	if err != nil {
+		return nil, ""
+	}
+	defer in.Close()
+	if in.Size > maxEntry {
+		return bad("too large")
+	}
+	data, err := io.ReadAll(io.NewSectionReader(in.FD, 0, maxEntry+1))
 	if err != nil {
 		return bad(err.Error())
 	}

@@ -1,12 +1,15 @@
 package ranges
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -253,6 +256,14 @@ func TestGitTagsErrors(t *testing.T) {
 	if _, err := GitTags(ctx, t.TempDir(), "."); err == nil || !strings.Contains(err.Error(), "not a git repository") {
 		t.Errorf("not a repository: %v", err)
 	}
+	// Build: every version of a repository git cannot read has git's error.
+	b := &Builder{Options: testOptions()}
+	notRepo := t.TempDir()
+	for _, r := range b.Build(ctx, []Input{{Version: "1.0", Repo: notRepo, Rev: "1.0"}, {Version: "2.0", Repo: notRepo, Rev: "2.0"}}) {
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "not a git repository") {
+			t.Errorf("build of %s in a directory that is not a repository: %v", r.Version, r.Err)
+		}
+	}
 }
 
 func TestBuildDirAndCancel(t *testing.T) {
@@ -309,5 +320,63 @@ func TestBuildGitMissingInclude(t *testing.T) {
 	}
 	if res[1].Err == nil || res[1].Err.Error() != "2.0 has no inc" {
 		t.Errorf("2.0: %v, want \"2.0 has no inc\"", res[1].Err)
+	}
+}
+
+// A FIFO is never opened: in a header tree it is left out of the key, and
+// as a cache entry it is refused with a warning; neither blocks.
+func TestFIFOsNeverOpened(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.h"), []byte("struct s { int a; };\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := dirIDs(dir, []string{"."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.h"), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	got, err := dirIDs(dir, []string{"."})
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("dirIDs with a FIFO: %v, %v; want %v", got, err, want)
+	}
+	b := &Builder{CacheDir: t.TempDir()}
+	key := strings.Repeat("ab", 32)
+	p := b.entryPath(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if a, warn := b.readCache(key); a != nil || !strings.Contains(warn, "not a regular file") {
+		t.Errorf("readCache of a FIFO: %v, %q", a, warn)
+	}
+}
+
+// A stream with a symlink and then a file at or under it (a crafted git
+// tree can hold both) must not write through the link.
+func TestUntarNotThroughSymlink(t *testing.T) {
+	for _, member := range []string{"inc/evil", "inc/evil/x.h", "inc/./evil/sub/x.h", "inc/evil/sub/"} {
+		outside := t.TempDir()
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Name: "inc/evil", Typeflag: tar.TypeSymlink, Linkname: outside})
+		body := "pwned\n"
+		if strings.HasSuffix(member, "/") {
+			tw.WriteHeader(&tar.Header{Name: member, Typeflag: tar.TypeDir, Mode: 0o755})
+		} else {
+			tw.WriteHeader(&tar.Header{Name: member, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(body))})
+			tw.Write([]byte(body))
+		}
+		tw.Close()
+		err := untar(&buf, t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), "under the symlink inc/evil") {
+			t.Errorf("%s: got %v, want a refusal", member, err)
+		}
+		if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+			t.Errorf("%s: untar wrote through the symlink: %v", member, ents)
+		}
 	}
 }

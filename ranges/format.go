@@ -36,7 +36,8 @@ func (t *Table) WriteText(w io.Writer) error {
 			// Type and member names come from the headers read.
 			notes = append(notes, report.Clean(c.String()))
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", i, report.Clean(r.First), report.Clean(r.Last), len(r.Versions), fp, strings.Join(notes, "; "))
+		// A table read back may hold any fingerprint string.
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d\t%s\t%s\n", i, report.Clean(r.First), report.Clean(r.Last), len(r.Versions), report.Clean(fp), strings.Join(notes, "; "))
 	}
 	return tw.Flush()
 }

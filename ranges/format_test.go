@@ -36,6 +36,21 @@ func sampleTable(t testing.TB) *Table {
 	return tab
 }
 
+// A fingerprint read from a table cannot drive the terminal.
+func TestWriteTextCleansFingerprint(t *testing.T) {
+	tab, err := ReadJSON("t.json", []byte(`{"ranges":[{"first":"1","last":"1","versions":["1"],"fingerprint":"\u001b]0;x\u0007\n::error::"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := tab.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\x07") || strings.Count(b.String(), "\n") != 2 {
+		t.Errorf("fingerprint not cleaned: %q", b.String())
+	}
+}
+
 func TestWriteText(t *testing.T) {
 	var b strings.Builder
 	if err := sampleTable(t).WriteText(&b); err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/abifloor/abifloor/cache"
 )
 
 // goModule returns the directory of a Go module version, downloaded with
@@ -17,13 +19,9 @@ import (
 func goModule(t *testing.T, path, version string) string {
 	t.Helper()
 	needTools(t, "go")
-	base := os.Getenv("ABIFLOOR_CACHE")
-	if base == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			t.Skipf("no cache directory for downloads: %v", err)
-		}
-		base = filepath.Join(d, "abifloor")
+	base, err := cache.DefaultDir(os.Getenv)
+	if err != nil {
+		t.Skipf("no cache directory for downloads: %v", err)
 	}
 	cmd := exec.Command("go", "mod", "download", "-json", path+"@"+version)
 	cmd.Dir = t.TempDir()

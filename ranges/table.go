@@ -210,10 +210,7 @@ func (t *Table) Lookup(v string) (Answer, error) {
 		return Answer{}, err
 	}
 	a := Answer{Version: v, Range: -1, Before: -1, After: -1}
-	flat := t.flat
-	if len(flat) == 0 && len(t.Ranges)+len(t.Failed) > 0 {
-		flat = flatten(t.Ranges, t.Failed) // a table made by hand, not by New or ReadJSON
-	}
+	flat := t.index()
 	j := sort.Search(len(flat), func(j int) bool { return symver.Compare(flat[j].v, v) >= 0 })
 	exact := j < len(flat) && symver.Compare(flat[j].v, v) == 0
 	switch {
@@ -254,6 +251,16 @@ type observedVersion struct {
 	r int
 }
 
+// index is the lookup index of t: flat, which New, ReadJSON, Add and
+// MarkFailed keep in step with Ranges and Failed, or, for a table made by
+// hand, the index computed now.
+func (t *Table) index() []observedVersion {
+	if len(t.flat) == 0 && len(t.Ranges)+len(t.Failed) > 0 {
+		return flatten(t.Ranges, t.Failed)
+	}
+	return t.flat
+}
+
 func flatten(rs []Range, failed []string) []observedVersion {
 	var flat []observedVersion
 	for i, r := range rs {
@@ -271,11 +278,12 @@ func flatten(rs []Range, failed []string) []observedVersion {
 // MarkFailed records versions that could not be built: lookups infer
 // nothing across them. A version already observed is an error.
 func (t *Table) MarkFailed(versions ...string) error {
+	flat := t.index()
 	for _, f := range versions {
 		if err := symver.Check(f); err != nil {
 			return err
 		}
-		for _, o := range t.flat {
+		for _, o := range flat {
 			if symver.Compare(o.v, f) == 0 {
 				return fmt.Errorf("version %s: failed and in the table (as %s)", f, o.v)
 			}
@@ -343,7 +351,6 @@ func ReadJSON(name string, b []byte) (*Table, error) {
 	if err := t.check(); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	t.flat = flatten(t.Ranges, t.Failed)
 	return &t, nil
 }
 
@@ -399,10 +406,10 @@ func (t *Table) check() error {
 			return fmt.Errorf("failed: version %s does not come after %s", f, t.Failed[i-1])
 		}
 	}
-	seen := flatten(t.Ranges, t.Failed)
-	for i := 1; i < len(seen); i++ {
-		if symver.Compare(seen[i-1].v, seen[i].v) == 0 {
-			return fmt.Errorf("failed: version %s is also in a range", seen[i].v)
+	t.flat = flatten(t.Ranges, t.Failed)
+	for i := 1; i < len(t.flat); i++ {
+		if symver.Compare(t.flat[i-1].v, t.flat[i].v) == 0 {
+			return fmt.Errorf("failed: version %s is also in a range", t.flat[i].v)
 		}
 	}
 	for fp, a := range t.ABIs {

@@ -174,6 +174,12 @@ func TestFailed(t *testing.T) {
 	if err := tab.MarkFailed("2.0"); err == nil || !strings.Contains(err.Error(), "failed and in the table (as 2)") {
 		t.Errorf("MarkFailed of an observed version: %v", err)
 	}
+	// A table made by hand has no index yet; MarkFailed still sees its
+	// versions.
+	byHand := &Table{Ranges: []Range{{First: "1", Last: "2", Versions: []string{"1", "2"}, Fingerprint: "a"}}}
+	if err := byHand.MarkFailed("2.0"); err == nil || !strings.Contains(err.Error(), "failed and in the table (as 2)") {
+		t.Errorf("MarkFailed of an observed version of a table made by hand: %v", err)
+	}
 	for _, tt := range []struct {
 		v       string
 		covered bool

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/ranges"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/symver"
@@ -288,19 +289,19 @@ func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
 		fmt.Fprintf(env.stderr, "abifloor ranges %s: %v\n", cmd, err)
 		return nil, false
 	}
-	fi, err := os.Stat(path)
+	// One open that refuses a FIFO or device, whatever was there when
+	// the path was looked at; what is read is bounded by what is there.
+	in, err := elfx.OpenInput(path, nil, nil)
 	if err != nil {
 		return fail(err)
 	}
-	if !fi.Mode().IsRegular() {
-		return fail(fmt.Errorf("%s: not a regular file", path))
-	}
-	if fi.Size() > ranges.MaxTableSize {
+	defer in.Close()
+	if in.Size > ranges.MaxTableSize {
 		return fail(fmt.Errorf("%s: table larger than %d bytes", path, ranges.MaxTableSize))
 	}
-	b, err := os.ReadFile(path)
+	b, err := io.ReadAll(io.NewSectionReader(in.FD, 0, ranges.MaxTableSize+1))
 	if err != nil {
-		return fail(err)
+		return fail(&os.PathError{Op: "read", Path: path, Err: err})
 	}
 	t, err := ranges.ReadJSON(path, b)
 	if err != nil {
