@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/internal/elfgen"
 )
 
 // compile builds testdata/fix.c as a shared library with cc and extra
@@ -291,24 +291,25 @@ func TestSharedTypeBomb(t *testing.T) {
 	c, lib := filepath.Join(dir, "bomb.c"), filepath.Join(dir, "libbomb.so")
 	os.WriteFile(c, []byte(src.String()), 0o644)
 	run(t, "gcc", "-shared", "-fPIC", "-g", "-O0", "-o", lib, c)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	a := read(t, lib)
-	js, err := json.Marshal(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.TypeFingerprints()
+	var a *abi.ABI
+	var js []byte
 	var text bytes.Buffer
-	if err := abi.WriteText(&text, a); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range a.Symbols {
-		abi.Spell(s.Type)
-		s.Type.Refs()
-	}
-	runtime.ReadMemStats(&after)
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+	alloc := elfgen.Allocated(func() {
+		a = read(t, lib)
+		var err error
+		if js, err = json.Marshal(a); err != nil {
+			t.Fatal(err)
+		}
+		a.TypeFingerprints()
+		if err := abi.WriteText(&text, a); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range a.Symbols {
+			abi.Spell(s.Type)
+			s.Type.Refs()
+		}
+	})
+	if alloc > 256<<20 {
 		t.Errorf("allocated %d MB", alloc>>20)
 	}
 	if len(js) > 16<<20 || text.Len() > 16<<20 {

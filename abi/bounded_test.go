@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,15 +16,6 @@ import (
 
 	"github.com/abifloor/abifloor/internal/elfgen"
 )
-
-// allocated runs fn and returns the bytes it allocated on the Go heap.
-func allocated(fn func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	fn()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // TestHostileELFIsSound checks the generator: debug/elf reads its
 // compressed section back as the zeros it holds.
@@ -62,14 +52,14 @@ func TestCompressedDebugBomb(t *testing.T) {
 		t.Fatal(err)
 	}
 	var err error
-	n := allocated(func() { _, err = Load(context.Background(), path, Options{NoDefaultDebugDir: true}) })
+	n := elfgen.Allocated(func() { _, err = Load(context.Background(), path, Options{NoDefaultDebugDir: true}) })
 	if !errors.Is(err, ErrDebugTooLarge) || !strings.Contains(err.Error(), "bomb: section .debug_info: compressed section too large: 4294967296 bytes uncompressed") {
 		t.Fatalf("Load = %v, want a too-large error naming the file and section", err)
 	}
 	if n > 256<<20 {
 		t.Fatalf("reading the bomb allocated %d MB", n>>20)
 	}
-	n = allocated(func() { _, err = fromELF("bomb", bomb) })
+	n = elfgen.Allocated(func() { _, err = fromELF("bomb", bomb) })
 	if !errors.Is(err, ErrDebugTooLarge) || n > 256<<20 {
 		t.Fatalf("fromELF = %v after %d MB", err, n>>20)
 	}
@@ -109,7 +99,7 @@ func TestCompressedDebugLimits(t *testing.T) {
 	// The stream holds 1 GiB; the header claims 1 MiB: 1 MiB is read.
 	var err error
 	liar := write("liar", elfgen.DebugBomb(1<<20, 1<<30))
-	n := allocated(func() { _, err = Load(context.Background(), liar, Options{NoDefaultDebugDir: true}) })
+	n := elfgen.Allocated(func() { _, err = Load(context.Background(), liar, Options{NoDefaultDebugDir: true}) })
 	if err == nil || n > 64<<20 {
 		t.Errorf("a header claiming less than the stream: %v after %d MB", err, n>>20)
 	}
@@ -253,7 +243,7 @@ func TestCompressedNameTable(t *testing.T) {
 	le.PutUint64(h[24:], uint64(off))
 	le.PutUint64(h[32:], uint64(len(payload)))
 	var err error
-	n := allocated(func() { _, err = fromELF("names", b) })
+	n := elfgen.Allocated(func() { _, err = fromELF("names", b) })
 	if err == nil || !strings.Contains(err.Error(), "names: the section name table is compressed") || n > 256<<20 {
 		t.Fatalf("fromELF = %v after %d MB", err, n>>20)
 	}
@@ -261,7 +251,7 @@ func TestCompressedNameTable(t *testing.T) {
 	dynstr := elfgen.Sections(elf.ET_EXEC, []elfgen.Section{
 		{Name: ".dynstr", Type: elf.SHT_STRTAB, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZSTD, 1<<30, elfgen.ZstdZeros(1<<30))},
 	})
-	n = allocated(func() { _, err = fromELF("dynstr", dynstr) })
+	n = elfgen.Allocated(func() { _, err = fromELF("dynstr", dynstr) })
 	if !errors.Is(err, ErrDebugTooLarge) || !strings.Contains(err.Error(), "section .dynstr: compressed section too large: 1073741824 bytes") || n > 256<<20 {
 		t.Fatalf("fromELF = %v after %d MB", err, n>>20)
 	}

@@ -8,13 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -296,11 +296,8 @@ func TestTypedefBomb(t *testing.T) {
 		{fn("t22", "t20"), ""},                   // differs deep inside
 	} {
 		new := write("new.json", tt.param)
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		r := abidiff.Compare(old, new, nil)
-		runtime.ReadMemStats(&after)
-		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 256<<20 {
+		var r abidiff.Report
+		if alloc := elfgen.Allocated(func() { r = abidiff.Compare(old, new, nil) }); alloc > 256<<20 {
 			t.Errorf("allocated %d MB", alloc>>20)
 		}
 		if len(r.Symbols.Changes) != 1 || r.Symbols.Changes[0].Note != tt.note || r.Symbols.Changes[0].Compatible != (tt.note != "") {
