@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"os"
@@ -49,6 +50,22 @@ func TestHostile(t *testing.T) {
 		deep = mkZip(t, []ent{{name: "again.zip", data: deep}})
 	}
 	stacked := gz(gz(gz(mkTar(t, []ent{good}))))
+	// claimELF is a tar whose second member starts as an ELF file with
+	// the program header fields set by edit, claims size bytes and holds
+	// only 128 KiB of them.
+	claimELF := func(size int64, edit func(h []byte)) []byte {
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		tw.WriteHeader(&tar.Header{Name: "./bin/prog", Size: int64(len(bin)), Mode: 0o755, Typeflag: tar.TypeReg})
+		tw.Write(bin)
+		tw.WriteHeader(&tar.Header{Name: "./big", Size: size, Mode: 0o755, Typeflag: tar.TypeReg})
+		tw.Flush()
+		body := make([]byte, 128<<10)
+		copy(body, bin[:64])
+		edit(body)
+		b.Write(body)
+		return b.Bytes()
+	}
 
 	for _, c := range []hostile{
 		{name: "tar names", b: mkTar(t, []ent{
@@ -71,6 +88,10 @@ func TestHostile(t *testing.T) {
 		}), errs: map[string]error{"../../etc/passwd": ErrUnsafeName, "/abs": ErrUnsafeName, "/pkg/evil": ErrLinkOut}, ok: []string{"/bin/prog"}},
 		{name: "tar claiming a terabyte", b: bigTar(), errs: map[string]error{"/huge": ErrTooLarge}, ok: []string{"/bin/prog"}},
 		{name: "zip claiming a terabyte", b: zipClaim(t, bin), errs: map[string]error{"/claims": ErrTooLarge}, ok: []string{"/bin/prog"}},
+		// e_phoff near 2^63: the end of the table overflows.
+		{name: "ELF tables past the end", b: claimELF(40<<20, func(h []byte) {
+			binary.LittleEndian.PutUint64(h[32:], 1<<63-16)
+		}), errs: map[string]error{"/big": ErrTruncated}, ok: []string{"/bin/prog"}},
 		{name: "gzip bomb", b: gz(zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "zstd bomb", b: zst(t, zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "truncated", b: truncated, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
