@@ -39,6 +39,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -460,9 +461,7 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	head = head[:n]
 	sel := w.opt.Select(head)
 	if !sel && w.opt.Want != nil && size <= 1<<20 && w.opt.Want(m.Name) {
-		data := make([]byte, size)
-		copy(data, head)
-		if _, err := io.ReadFull(r, data[n:]); err != nil {
+		if data, err := readWhole(head, r, size); err != nil {
 			m.Err = readErr(err)
 		} else {
 			m.Data, m.Content = data, bytes.NewReader(data)
@@ -503,11 +502,10 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 			}
 			return w.emit(m)
 		}
-		head, n = got, len(got)
+		head = got
 	}
-	data := make([]byte, size)
-	copy(data, head)
-	if _, err := io.ReadFull(r, data[n:]); err != nil {
+	data, err := readWhole(head, r, size)
+	if err != nil {
 		m.Err = readErr(err)
 		return w.emit(m)
 	}
@@ -516,6 +514,27 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	}
 	m.Data, m.Content = data, bytes.NewReader(data)
 	return w.emit(m)
+}
+
+// readWhole returns the size bytes of a member: head, read already, then
+// the rest from r. size is the archive's claim: the buffer grows as the
+// bytes arrive (from 1 MiB, doubling), so a header claiming more than the
+// stream holds costs what the stream holds.
+func readWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, len(head), min(size, max(int64(len(head)), 1<<20)))
+	copy(buf, head)
+	for int64(len(buf)) < size {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(size-int64(len(buf)), int64(len(buf)))))
+		}
+		end := int(min(int64(cap(buf)), size))
+		k, err := io.ReadFull(r, buf[len(buf):end])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // inner ends the reading of a nested artefact m: fn's own error stops

@@ -5,6 +5,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"context"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -91,6 +92,10 @@ func TestHostile(t *testing.T) {
 		// e_phoff near 2^63: the end of the table overflows.
 		{name: "ELF tables past the end", b: claimELF(40<<20, func(h []byte) {
 			binary.LittleEndian.PutUint64(h[32:], 1<<63-16)
+		}), errs: map[string]error{"/big": ErrTruncated}, ok: []string{"/bin/prog"}},
+		// No usable program headers: read whole, as far as the data goes.
+		{name: "ELF claiming 400 MB", b: claimELF(400<<20, func(h []byte) {
+			binary.LittleEndian.PutUint16(h[54:], 0)
 		}), errs: map[string]error{"/big": ErrTruncated}, ok: []string{"/bin/prog"}},
 		{name: "gzip bomb", b: gz(zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "zstd bomb", b: zst(t, zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
@@ -221,5 +226,29 @@ func TestManifestEscape(t *testing.T) {
 	}
 	if bad == nil {
 		t.Errorf("no error for the escaping layer: %v %v", g.order, g.err)
+	}
+}
+
+// TestRPMHeaderClaim: an rpm whose main header claims 60 MiB and holds
+// none of it costs what it holds when its Requires are read.
+func TestRPMHeaderClaim(t *testing.T) {
+	b := make([]byte, 96, 96+32)
+	for _, size := range []uint32{0, 60 << 20} {
+		h := []byte{0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+		binary.BigEndian.PutUint32(h[12:], size)
+		b = append(b, h...)
+	}
+	b[0], b[1], b[2], b[3] = 0xed, 0xab, 0xee, 0xdb
+	p := filepath.Join(t.TempDir(), "a.rpm")
+	os.WriteFile(p, b, 0o644)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Control(context.Background(), p)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrFormat) {
+		t.Errorf("Control: %v, want %v", err, ErrFormat)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
+		t.Errorf("allocated %d MB", d>>20)
 	}
 }

@@ -298,8 +298,8 @@ func (w *walker) rpm(prefix string, r io.Reader, depth int) error {
 			total += 8 - total%8
 		}
 		if i == 1 && w.control != nil && total < 64<<20 {
-			b := make([]byte, total)
-			if _, err := io.ReadFull(r, b); err != nil {
+			b, err := readWhole(nil, r, total)
+			if err != nil {
 				return fmt.Errorf("%w: rpm header: %v", ErrFormat, readErr(err))
 			}
 			*w.control = rpmRequires(b[:n*16], b[n*16:])
