@@ -13,9 +13,9 @@
 // compressed, outside the Go heap (sparse.go, arena.go).
 //
 // Sniff tells artefacts from a file's first bytes without opening it
-// again (a tree walker's filter); Control returns what a package says of
-// itself (a .deb's control file, an rpm's Requires); LoadView returns the
-// file system an image's layers make.
+// again (a tree walker's filter); Options.Control receives what a package
+// says of itself (a .deb's control file, an rpm's Requires); WalkView also
+// returns the file system an image's layers make.
 //
 // Container images are read as the file system their layers make, applied
 // in order with whiteouts and opaque directories (see image.go). Members
@@ -150,7 +150,8 @@ type Options struct {
 	// content (a package.json, a wheel's WHEEL), up to 1 MiB.
 	Want func(name string) bool
 	// Control, when set, receives what a package says of itself as it
-	// is read: a .deb's control file, an rpm's Requires (see Control).
+	// is read: a .deb's control file, an rpm's Requires (one
+	// "name version" a line).
 	Control *string
 	// NoTools keeps to the Go decompressors (by default the xz program
 	// decompresses xz streams when it is on PATH: see tool.go).
@@ -277,8 +278,7 @@ type walker struct {
 	view *View
 	// control, when set, receives a package's own claims (a .deb's
 	// control file, an rpm's Requires).
-	control     *string
-	controlOnly bool // stop once the claims are read
+	control *string
 	// size is the artefact's size on disk; read counts the bytes read
 	// of it, for Options.Progress (the xz program's feeder reads too).
 	size int64

@@ -243,10 +243,11 @@ func TestRPMHeaderClaim(t *testing.T) {
 	os.WriteFile(p, b, 0o644)
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, err := Control(context.Background(), p)
+	var ctl string
+	err := Walk(context.Background(), p, Options{Control: &ctl}, func(*Member) error { return nil })
 	runtime.ReadMemStats(&after)
 	if !errors.Is(err, ErrFormat) {
-		t.Errorf("Control: %v, want %v", err, ErrFormat)
+		t.Errorf("Walk: %v, want %v", err, ErrFormat)
 	}
 	if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
 		t.Errorf("allocated %d MB", d>>20)

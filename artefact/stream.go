@@ -221,9 +221,6 @@ func (w *walker) deb(prefix string, r io.Reader, depth int) error {
 			if err := w.debControl(body); err != nil {
 				return err
 			}
-			if w.controlOnly {
-				return nil
-			}
 		}
 		// Skip what was not read, and the padding to an even offset.
 		n, err := io.Copy(io.Discard, body)
@@ -303,9 +300,6 @@ func (w *walker) rpm(prefix string, r io.Reader, depth int) error {
 				return fmt.Errorf("%w: rpm header: %v", ErrFormat, readErr(err))
 			}
 			*w.control = rpmRequires(b[:n*16], b[n*16:])
-			if w.controlOnly {
-				return nil
-			}
 			continue
 		}
 		if _, err := io.CopyN(io.Discard, r, total); err != nil {
