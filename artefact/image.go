@@ -299,7 +299,7 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
 		}
 		defer closer()
-		in = &counted{r: dr, w: w}
+		in = dr
 	default:
 		if len(head) == 0 {
 			return nil // an empty layer
