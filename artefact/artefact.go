@@ -228,7 +228,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 		if setup != nil {
 			setup(w)
 		}
-		return w.layout(p)
+		return outer(p, w.layout(p))
 	}
 	if !st.Mode().IsRegular() {
 		return &os.PathError{Op: "open", Path: p, Err: errors.New("not a regular file")}
@@ -242,27 +242,27 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 	if setup != nil {
 		setup(w)
 	}
-	err = w.file(w.counting(f), st.Size())
+	return outer(p, w.file(w.counting(f), st.Size()))
+}
+
+// outer is the error a walk returns: fn's own (or cancellation) as fn
+// returned it, else the artefact's, named by p when there is one.
+func outer(p string, err error) error {
 	var s stop
 	if errors.As(err, &s) {
 		return s.err
 	}
-	if err != nil {
+	if err != nil && p != "" {
 		return fmt.Errorf("%s: %w", p, err)
 	}
-	return nil
+	return err
 }
 
 // WalkReaderAt is Walk on an artefact held by r (size bytes).
 func WalkReaderAt(ctx context.Context, r io.ReaderAt, size int64, opt Options, fn func(*Member) error) error {
 	opt.fill()
 	w := newWalker(ctx, opt, fn, size)
-	err := w.file(w.counting(r), size)
-	var s stop
-	if errors.As(err, &s) {
-		return s.err
-	}
-	return err
+	return outer("", w.file(w.counting(r), size))
 }
 
 type walker struct {
@@ -585,19 +585,17 @@ func (c *counted) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// dirSize is the size of the regular files under dir (an image layout's
+// size, for the bomb budget and Progress).
 func dirSize(dir string) int64 {
 	var n int64
-	_ = fsWalkSizes(dir, &n)
-	return n
-}
-
-func fsWalkSizes(dir string, n *int64) error {
-	return fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+	fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
-				*n += info.Size()
+				n += info.Size()
 			}
 		}
 		return nil
 	})
+	return n
 }

@@ -124,15 +124,7 @@ func (w *walker) layout(dir string) error {
 	if w.opt.Progress != nil {
 		b = countingBlobs{b, &w.read}
 	}
-	err := w.imageLayers("", b, 0)
-	var s stop
-	if errors.As(err, &s) {
-		return s.err
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	return nil
+	return w.imageLayers("", b, 0)
 }
 
 type descriptor struct {
