@@ -3,13 +3,12 @@ package artefact
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 func TestDetect(t *testing.T) {
@@ -167,48 +166,6 @@ func TestControl(t *testing.T) {
 	}
 }
 
-// image writes an OCI layout of the layers (each a tar) into dir, and
-// returns its files as a docker-save style tarball too.
-func image(t testing.TB, dir string, layers ...[]byte) []byte {
-	t.Helper()
-	var tarEnts []ent
-	put := func(name string, b []byte) {
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
-		os.WriteFile(filepath.Join(dir, name), b, 0o644)
-		tarEnts = append(tarEnts, ent{name: name, data: b})
-	}
-	blob := func(b []byte) string {
-		d := fmt.Sprintf("%x", sha256.Sum256(b))
-		put("blobs/sha256/"+d, b)
-		return "sha256:" + d
-	}
-	type desc struct {
-		MediaType string `json:"mediaType"`
-		Digest    string `json:"digest"`
-		Size      int    `json:"size"`
-	}
-	var ls []desc
-	var paths []string
-	for i, l := range layers {
-		b := l
-		if i%2 == 0 {
-			b = gz(l) // mixed: compressed and plain layers
-		}
-		d := blob(b)
-		ls = append(ls, desc{"application/vnd.oci.image.layer.v1.tar+gzip", d, len(b)})
-		paths = append(paths, "blobs/sha256/"+d[7:])
-	}
-	cfg := blob([]byte(`{"architecture":"amd64","os":"linux"}`))
-	man, _ := json.Marshal(map[string]any{"schemaVersion": 2, "config": desc{"application/vnd.oci.image.config.v1+json", cfg, 10}, "layers": ls})
-	md := blob(man)
-	idx, _ := json.Marshal(map[string]any{"schemaVersion": 2, "manifests": []desc{{"application/vnd.oci.image.manifest.v1+json", md, len(man)}}})
-	put("index.json", idx)
-	put("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`))
-	dm, _ := json.Marshal([]map[string]any{{"Config": "blobs/sha256/" + cfg[7:], "Layers": paths}})
-	tarEnts = append(tarEnts, ent{name: "manifest.json", data: dm})
-	return mkTar(t, tarEnts)
-}
-
 func TestImage(t *testing.T) {
 	bin, lib := elfs(t)
 	base := mkTar(t, []ent{
@@ -227,7 +184,7 @@ func TestImage(t *testing.T) {
 	})
 	top := mkTar(t, []ent{{name: "usr/lib/libg.so", data: bin}}) // replaced
 	dir := t.TempDir()
-	saved := image(t, dir, base, mid, top)
+	saved := imagetest.Write(t, dir, base, mid, top)
 	want := map[string][]byte{"/usr/bin/prog": bin, "/usr/lib/libg.so": bin, "/opt/app/new": lib, "/etc/gone": nil}
 	for _, c := range []struct {
 		name string

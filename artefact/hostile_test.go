@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 // hostile is an archive and the error each named member must end in;
@@ -172,7 +174,7 @@ func zipClaim(t *testing.T, bin []byte) []byte {
 func TestMissingBlob(t *testing.T) {
 	bin, lib := elfs(t)
 	dir := t.TempDir()
-	image(t, dir, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), mkTar(t, []ent{{name: "usr/lib/libf.so", data: lib}}))
+	imagetest.Write(t, dir, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), mkTar(t, []ent{{name: "usr/lib/libf.so", data: lib}}))
 	blobs, _ := filepath.Glob(filepath.Join(dir, "blobs/sha256/*"))
 	removed := ""
 	for _, b := range blobs {
@@ -212,7 +214,7 @@ func TestManifestEscape(t *testing.T) {
 	os.WriteFile(outside, mkTar(t, []ent{{name: "bin/leak", data: bin}}), 0o644)
 	dir := filepath.Join(root, "img")
 	os.MkdirAll(dir, 0o755)
-	image(t, dir, mkTar(t, []ent{{name: "bin/prog", data: bin}}))
+	imagetest.Write(t, dir, mkTar(t, []ent{{name: "bin/prog", data: bin}}))
 	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`[{"Layers": ["../secret.tar"]}]`), 0o644)
 	g := walkPath(t, dir, Options{})
 	if g.members["/bin/leak"] != nil {
