@@ -570,19 +570,28 @@ func readErr(err error) error {
 	return err
 }
 
-// counted charges decompressed bytes to the walker's budget.
+// counted charges decompressed bytes to the walker's budget. Once the
+// budget is spent, every counted reader of the walk fails at once: a read
+// that still returned bytes would let the next member or layer go on.
 type counted struct {
 	r io.Reader
 	w *walker
 }
 
 func (c *counted) Read(p []byte) (int, error) {
+	if c.w.budget < 0 {
+		return 0, c.w.bomb()
+	}
 	n, err := c.r.Read(p)
 	c.w.budget -= int64(n)
 	if c.w.budget < 0 {
-		return n, fmt.Errorf("%w: more than %d bytes out of the artefact", ErrBomb, c.w.limit)
+		return n, c.w.bomb()
 	}
 	return n, err
+}
+
+func (w *walker) bomb() error {
+	return fmt.Errorf("%w: more than %d bytes out of the artefact", ErrBomb, w.limit)
 }
 
 // dirSize is the size of the regular files under dir (an image layout's

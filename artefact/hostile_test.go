@@ -7,6 +7,7 @@ import (
 	"compress/flate"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"os"
@@ -253,5 +254,25 @@ func TestRPMHeaderClaim(t *testing.T) {
 	}
 	if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
 		t.Errorf("allocated %d MB", d>>20)
+	}
+}
+
+// TestRepeatedLayer: a docker-save manifest naming one plain (not
+// compressed) layer thousands of times is a bomb like a compressed one:
+// the layers' bytes are charged to the budget, so the reading stops
+// instead of reading the layer again for every name.
+func TestRepeatedLayer(t *testing.T) {
+	layer := mkTar(t, []ent{{name: "data", data: make([]byte, 64<<10)}})
+	names := make([]string, 2000) // 2000 x 64 KiB: 128 MiB read of a 100 KiB file
+	for i := range names {
+		names[i] = "l.tar"
+	}
+	man, _ := json.Marshal([]map[string]any{{"Layers": names}})
+	g := walkBytes(t, mkTar(t, []ent{{name: "l.tar", data: layer}, {name: "manifest.json", data: man}}), Options{Ratio: 10, MinExpand: 4 << 20})
+	if !errors.Is(g.err, ErrBomb) {
+		t.Errorf("walk: %v, want %v", g.err, ErrBomb)
+		for _, n := range g.order[:min(5, len(g.order))] {
+			t.Logf("%s: %v", n, g.members[n].Err)
+		}
 	}
 }

@@ -282,9 +282,12 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 	defer rc.Close()
 	br := bufio.NewReaderSize(rc, 64<<10)
 	head, _ := br.Peek(HeadSize)
-	var in io.Reader = br
+	var in io.Reader
 	switch f := Detect(head); f {
 	case Tar:
+		// Charged like a decompressed layer: a manifest may name one
+		// layer many times.
+		in = &counted{r: br, w: w}
 	case Gzip, Zstd, XZ, Bzip2:
 		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
