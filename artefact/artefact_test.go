@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -192,6 +193,7 @@ func TestImage(t *testing.T) {
 	}{
 		{"oci layout", walkPath(t, dir, Options{})},
 		{"docker save", walkBytes(t, saved, Options{})},
+		{"oci archive", walkBytes(t, tarDir(t, dir), Options{})}, // a tar of the layout: no manifest.json
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.g.err != nil {
@@ -229,6 +231,20 @@ func TestImage(t *testing.T) {
 	if n != len(want) {
 		t.Errorf("WalkView: %d members, want %d", n, len(want))
 	}
+}
+
+// tarDir is a tar of the files under dir.
+func tarDir(t *testing.T, dir string) []byte {
+	var ents []ent
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			data, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			ents = append(ents, ent{name: rel, data: data})
+		}
+		return nil
+	})
+	return mkTar(t, ents)
 }
 
 func TestRealNotArtefact(t *testing.T) {

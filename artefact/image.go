@@ -150,7 +150,7 @@ func blobPath(digest string) (string, error) {
 func readJSON(b blobs, name string, v any) error {
 	rc, err := b.open(name)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFormat, err)
+		return fmt.Errorf("%w: %w", ErrFormat, err) // errors.Is(err, fs.ErrNotExist) for a missing one
 	}
 	defer rc.Close()
 	if err := json.NewDecoder(io.LimitReader(rc, 16<<20)).Decode(v); err != nil {
@@ -172,7 +172,7 @@ func layerNames(b blobs) ([]string, string, error) {
 		}
 		// A tarball of several images: the first is read.
 		return docker[0].Layers, docker[0].Config, nil
-	} else if !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "no such file") {
+	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, "", err
 	}
 	var index struct{ Manifests []descriptor }
