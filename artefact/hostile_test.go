@@ -263,7 +263,7 @@ func TestRPMHeaderClaim(t *testing.T) {
 // instead of reading the layer again for every name.
 func TestRepeatedLayer(t *testing.T) {
 	layer := mkTar(t, []ent{{name: "data", data: make([]byte, 64<<10)}})
-	names := make([]string, 2000) // 2000 x 64 KiB: 128 MiB read of a 100 KiB file
+	names := make([]string, 1000) // 1000 x 64 KiB: 64 MiB read of a 100 KiB file
 	for i := range names {
 		names[i] = "l.tar"
 	}
@@ -274,5 +274,16 @@ func TestRepeatedLayer(t *testing.T) {
 		for _, n := range g.order[:min(5, len(g.order))] {
 			t.Logf("%s: %v", n, g.members[n].Err)
 		}
+	}
+}
+
+// TestManyLayers: a manifest naming more layers than an image can stack
+// is refused before any is read (each name, a few bytes, would cost an
+// opening and a member error: 5M names took 3 GB and minutes).
+func TestManyLayers(t *testing.T) {
+	man, _ := json.Marshal([]map[string]any{{"Layers": make([]string, maxImageLayers+1)}})
+	g := walkBytes(t, mkTar(t, []ent{{name: "manifest.json", data: man}}), Options{})
+	if !errors.Is(g.err, ErrFormat) || len(g.order) != 0 {
+		t.Errorf("walk: %v, members %q; want %v and none", g.err, g.order, ErrFormat)
 	}
 }

@@ -235,11 +235,19 @@ func pickManifest(ds []descriptor) (descriptor, error) {
 	return cands[0], nil
 }
 
+// maxImageLayers bounds the layers a manifest may name: the kernel's
+// overlayfs stacks at most 500 (OVL_MAX_STACK), and each name, a few
+// bytes of JSON, costs a blob's opening and reading.
+const maxImageLayers = 1024
+
 // imageLayers applies the layers of an image, top first.
 func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
 	layers, cfg, err := layerNames(b)
 	if err != nil {
 		return err
+	}
+	if len(layers) > maxImageLayers {
+		return fmt.Errorf("%w: the manifest names %d layers, more than %d", ErrFormat, len(layers), maxImageLayers)
 	}
 	if w.view != nil && cfg != "" {
 		// The configuration is optional to what is read: one that
