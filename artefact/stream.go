@@ -235,11 +235,9 @@ func (w *walker) deb(prefix string, r io.Reader, depth int) error {
 			}
 		}
 		// Skip what was not read, and the padding to an even offset.
-		n, err := io.Copy(io.Discard, body)
-		if err != nil {
+		if _, err := io.Copy(io.Discard, body); err != nil {
 			return readErr(err)
 		}
-		_ = n
 		if size%2 == 1 {
 			if _, err := io.ReadFull(r, make([]byte, 1)); err != nil && err != io.EOF {
 				return readErr(err)
