@@ -13,9 +13,9 @@
 // compressed, outside the Go heap (sparse.go, arena.go).
 //
 // Sniff tells artefacts from a file's first bytes without opening it
-// again (a tree walker's filter); Control returns what a package says of
-// itself (a .deb's control file, an rpm's Requires); LoadView returns the
-// file system an image's layers make.
+// again (a tree walker's filter); Options.Control receives what a package
+// says of itself (a .deb's control file, an rpm's Requires); WalkView also
+// returns the file system an image's layers make.
 //
 // Container images are read as the file system their layers make, applied
 // in order with whiteouts and opaque directories (see image.go). Members
@@ -39,6 +39,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -149,7 +150,8 @@ type Options struct {
 	// content (a package.json, a wheel's WHEEL), up to 1 MiB.
 	Want func(name string) bool
 	// Control, when set, receives what a package says of itself as it
-	// is read: a .deb's control file, an rpm's Requires (see Control).
+	// is read: a .deb's control file, an rpm's Requires (one
+	// "name version" a line).
 	Control *string
 	// NoTools keeps to the Go decompressors (by default the xz program
 	// decompresses xz streams when it is on PATH: see tool.go).
@@ -226,7 +228,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 		if setup != nil {
 			setup(w)
 		}
-		return w.layout(p)
+		return outer(p, w.layout(p))
 	}
 	if !st.Mode().IsRegular() {
 		return &os.PathError{Op: "open", Path: p, Err: errors.New("not a regular file")}
@@ -240,27 +242,27 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 	if setup != nil {
 		setup(w)
 	}
-	err = w.file(w.counting(f), st.Size())
+	return outer(p, w.file(w.counting(f), st.Size()))
+}
+
+// outer is the error a walk returns: fn's own (or cancellation) as fn
+// returned it, else the artefact's, named by p when there is one.
+func outer(p string, err error) error {
 	var s stop
 	if errors.As(err, &s) {
 		return s.err
 	}
-	if err != nil {
+	if err != nil && p != "" {
 		return fmt.Errorf("%s: %w", p, err)
 	}
-	return nil
+	return err
 }
 
 // WalkReaderAt is Walk on an artefact held by r (size bytes).
 func WalkReaderAt(ctx context.Context, r io.ReaderAt, size int64, opt Options, fn func(*Member) error) error {
 	opt.fill()
 	w := newWalker(ctx, opt, fn, size)
-	err := w.file(w.counting(r), size)
-	var s stop
-	if errors.As(err, &s) {
-		return s.err
-	}
-	return err
+	return outer("", w.file(w.counting(r), size))
 }
 
 type walker struct {
@@ -276,8 +278,7 @@ type walker struct {
 	view *View
 	// control, when set, receives a package's own claims (a .deb's
 	// control file, an rpm's Requires).
-	control     *string
-	controlOnly bool // stop once the claims are read
+	control *string
 	// size is the artefact's size on disk; read counts the bytes read
 	// of it, for Options.Progress (the xz program's feeder reads too).
 	size int64
@@ -460,9 +461,7 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	head = head[:n]
 	sel := w.opt.Select(head)
 	if !sel && w.opt.Want != nil && size <= 1<<20 && w.opt.Want(m.Name) {
-		data := make([]byte, size)
-		copy(data, head)
-		if _, err := io.ReadFull(r, data[n:]); err != nil {
+		if data, err := readWhole(head, r, size); err != nil {
 			m.Err = readErr(err)
 		} else {
 			m.Data, m.Content = data, bytes.NewReader(data)
@@ -503,11 +502,10 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 			}
 			return w.emit(m)
 		}
-		head, n = got, len(got)
+		head = got
 	}
-	data := make([]byte, size)
-	copy(data, head)
-	if _, err := io.ReadFull(r, data[n:]); err != nil {
+	data, err := readWhole(head, r, size)
+	if err != nil {
 		m.Err = readErr(err)
 		return w.emit(m)
 	}
@@ -516,6 +514,27 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	}
 	m.Data, m.Content = data, bytes.NewReader(data)
 	return w.emit(m)
+}
+
+// readWhole returns the size bytes of a member: head, read already, then
+// the rest from r. size is the archive's claim: the buffer grows as the
+// bytes arrive (from 1 MiB, doubling), so a header claiming more than the
+// stream holds costs what the stream holds.
+func readWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
+	buf := make([]byte, len(head), min(size, max(int64(len(head)), 1<<20)))
+	copy(buf, head)
+	for int64(len(buf)) < size {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(size-int64(len(buf)), int64(len(buf)))))
+		}
+		end := int(min(int64(cap(buf)), size))
+		k, err := io.ReadFull(r, buf[len(buf):end])
+		buf = buf[:len(buf)+k]
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // inner ends the reading of a nested artefact m: fn's own error stops
@@ -551,34 +570,41 @@ func readErr(err error) error {
 	return err
 }
 
-// counted charges decompressed bytes to the walker's budget.
+// counted charges decompressed bytes to the walker's budget. Once the
+// budget is spent, every counted reader of the walk fails at once: a read
+// that still returned bytes would let the next member or layer go on.
 type counted struct {
 	r io.Reader
 	w *walker
 }
 
 func (c *counted) Read(p []byte) (int, error) {
+	if c.w.budget < 0 {
+		return 0, c.w.bomb()
+	}
 	n, err := c.r.Read(p)
 	c.w.budget -= int64(n)
 	if c.w.budget < 0 {
-		return n, fmt.Errorf("%w: more than %d bytes out of the artefact", ErrBomb, c.w.limit)
+		return n, c.w.bomb()
 	}
 	return n, err
 }
 
-func dirSize(dir string) int64 {
-	var n int64
-	_ = fsWalkSizes(dir, &n)
-	return n
+func (w *walker) bomb() error {
+	return fmt.Errorf("%w: more than %d bytes out of the artefact", ErrBomb, w.limit)
 }
 
-func fsWalkSizes(dir string, n *int64) error {
-	return fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
+// dirSize is the size of the regular files under dir (an image layout's
+// size, for the bomb budget and Progress).
+func dirSize(dir string) int64 {
+	var n int64
+	fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {
 			if info, err := d.Info(); err == nil {
-				*n += info.Size()
+				n += info.Size()
 			}
 		}
 		return nil
 	})
+	return n
 }

@@ -3,14 +3,13 @@ package artefact
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
-	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 func TestDetect(t *testing.T) {
@@ -160,53 +159,12 @@ func TestControl(t *testing.T) {
 	} {
 		p := filepath.Join(t.TempDir(), "a")
 		os.WriteFile(p, c.b, 0o644)
-		ctl, err := Control(context.Background(), p)
+		var ctl string
+		err := Walk(context.Background(), p, Options{Control: &ctl}, func(*Member) error { return nil })
 		if err != nil || !bytes.Contains([]byte(ctl), []byte(c.want)) {
 			t.Errorf("%s: Control = %q, %v; want it to hold %q", c.name, ctl, err, c.want)
 		}
 	}
-}
-
-// image writes an OCI layout of the layers (each a tar) into dir, and
-// returns its files as a docker-save style tarball too.
-func image(t testing.TB, dir string, layers ...[]byte) []byte {
-	t.Helper()
-	var tarEnts []ent
-	put := func(name string, b []byte) {
-		os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755)
-		os.WriteFile(filepath.Join(dir, name), b, 0o644)
-		tarEnts = append(tarEnts, ent{name: name, data: b})
-	}
-	blob := func(b []byte) string {
-		d := fmt.Sprintf("%x", sha256.Sum256(b))
-		put("blobs/sha256/"+d, b)
-		return "sha256:" + d
-	}
-	type desc struct {
-		MediaType string `json:"mediaType"`
-		Digest    string `json:"digest"`
-		Size      int    `json:"size"`
-	}
-	var ls []desc
-	var paths []string
-	for i, l := range layers {
-		b := l
-		if i%2 == 0 {
-			b = gz(l) // mixed: compressed and plain layers
-		}
-		d := blob(b)
-		ls = append(ls, desc{"application/vnd.oci.image.layer.v1.tar+gzip", d, len(b)})
-		paths = append(paths, "blobs/sha256/"+d[7:])
-	}
-	cfg := blob([]byte(`{"architecture":"amd64","os":"linux"}`))
-	man, _ := json.Marshal(map[string]any{"schemaVersion": 2, "config": desc{"application/vnd.oci.image.config.v1+json", cfg, 10}, "layers": ls})
-	md := blob(man)
-	idx, _ := json.Marshal(map[string]any{"schemaVersion": 2, "manifests": []desc{{"application/vnd.oci.image.manifest.v1+json", md, len(man)}}})
-	put("index.json", idx)
-	put("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`))
-	dm, _ := json.Marshal([]map[string]any{{"Config": "blobs/sha256/" + cfg[7:], "Layers": paths}})
-	tarEnts = append(tarEnts, ent{name: "manifest.json", data: dm})
-	return mkTar(t, tarEnts)
 }
 
 func TestImage(t *testing.T) {
@@ -227,7 +185,7 @@ func TestImage(t *testing.T) {
 	})
 	top := mkTar(t, []ent{{name: "usr/lib/libg.so", data: bin}}) // replaced
 	dir := t.TempDir()
-	saved := image(t, dir, base, mid, top)
+	saved := imagetest.Write(t, dir, base, mid, top)
 	want := map[string][]byte{"/usr/bin/prog": bin, "/usr/lib/libg.so": bin, "/opt/app/new": lib, "/etc/gone": nil}
 	for _, c := range []struct {
 		name string
@@ -235,6 +193,7 @@ func TestImage(t *testing.T) {
 	}{
 		{"oci layout", walkPath(t, dir, Options{})},
 		{"docker save", walkBytes(t, saved, Options{})},
+		{"oci archive", walkBytes(t, tarDir(t, dir), Options{})}, // a tar of the layout: no manifest.json
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if c.g.err != nil {
@@ -251,7 +210,15 @@ func TestImage(t *testing.T) {
 			}
 		})
 	}
-	v, err := LoadView(context.Background(), dir)
+	// WalkView gives the applied file system and Walk's members in one
+	// pass.
+	n := 0
+	v, err := WalkView(context.Background(), dir, Options{}, func(m *Member) error {
+		if m.Err == nil {
+			n++
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,20 +228,23 @@ func TestImage(t *testing.T) {
 	if e := v.Entries["/lib"]; e.Link != "/usr/lib" {
 		t.Errorf("/lib in the view: %+v", e)
 	}
-	// WalkView gives the same view and the same members in one pass.
-	n := 0
-	v2, err := WalkView(context.Background(), dir, Options{}, func(m *Member) error {
-		if m.Err == nil {
-			n++
+	if n != len(want) {
+		t.Errorf("WalkView: %d members, want %d", n, len(want))
+	}
+}
+
+// tarDir is a tar of the files under dir.
+func tarDir(t *testing.T, dir string) []byte {
+	var ents []ent
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			data, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			ents = append(ents, ent{name: rel, data: data})
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(v.Entries, v2.Entries) || n != len(want) {
-		t.Errorf("WalkView: %d members, view %v, want %v", n, v2.Entries, v.Entries)
-	}
+	return mkTar(t, ents)
 }
 
 func TestRealNotArtefact(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 // FuzzWalk feeds arbitrary bytes to every reader: no panic, no member
@@ -17,7 +19,7 @@ func FuzzWalk(f *testing.F) {
 		mkDeb(f, tarb, "Package: p\n"),
 		mkRPM(gz(mkCpio(small, "070701")), map[string]string{"libc.so.6(GLIBC_2.2.5)(64bit)": ""}),
 		mkCpio(small, "070702"),
-		image(f, f.TempDir(), tarb, mkTar(f, []ent{{name: "bin/.wh.x"}})),
+		imagetest.Write(f, f.TempDir(), tarb, mkTar(f, []ent{{name: "bin/.wh.x"}})),
 	} {
 		f.Add(seed)
 	}

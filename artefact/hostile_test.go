@@ -5,12 +5,17 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"hash/crc32"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 // hostile is an archive and the error each named member must end in;
@@ -49,6 +54,22 @@ func TestHostile(t *testing.T) {
 		deep = mkZip(t, []ent{{name: "again.zip", data: deep}})
 	}
 	stacked := gz(gz(gz(mkTar(t, []ent{good}))))
+	// claimELF is a tar whose second member starts as an ELF file with
+	// the program header fields set by edit, claims size bytes and holds
+	// only 128 KiB of them.
+	claimELF := func(size int64, edit func(h []byte)) []byte {
+		var b bytes.Buffer
+		tw := tar.NewWriter(&b)
+		tw.WriteHeader(&tar.Header{Name: "./bin/prog", Size: int64(len(bin)), Mode: 0o755, Typeflag: tar.TypeReg})
+		tw.Write(bin)
+		tw.WriteHeader(&tar.Header{Name: "./big", Size: size, Mode: 0o755, Typeflag: tar.TypeReg})
+		tw.Flush()
+		body := make([]byte, 128<<10)
+		copy(body, bin[:64])
+		edit(body)
+		b.Write(body)
+		return b.Bytes()
+	}
 
 	for _, c := range []hostile{
 		{name: "tar names", b: mkTar(t, []ent{
@@ -71,6 +92,14 @@ func TestHostile(t *testing.T) {
 		}), errs: map[string]error{"../../etc/passwd": ErrUnsafeName, "/abs": ErrUnsafeName, "/pkg/evil": ErrLinkOut}, ok: []string{"/bin/prog"}},
 		{name: "tar claiming a terabyte", b: bigTar(), errs: map[string]error{"/huge": ErrTooLarge}, ok: []string{"/bin/prog"}},
 		{name: "zip claiming a terabyte", b: zipClaim(t, bin), errs: map[string]error{"/claims": ErrTooLarge}, ok: []string{"/bin/prog"}},
+		// e_phoff near 2^63: the end of the table overflows.
+		{name: "ELF tables past the end", b: claimELF(40<<20, func(h []byte) {
+			binary.LittleEndian.PutUint64(h[32:], 1<<63-16)
+		}), errs: map[string]error{"/big": ErrTruncated}, ok: []string{"/bin/prog"}},
+		// No usable program headers: read whole, as far as the data goes.
+		{name: "ELF claiming 400 MB", b: claimELF(400<<20, func(h []byte) {
+			binary.LittleEndian.PutUint16(h[54:], 0)
+		}), errs: map[string]error{"/big": ErrTruncated}, ok: []string{"/bin/prog"}},
 		{name: "gzip bomb", b: gz(zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "zstd bomb", b: zst(t, zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "truncated", b: truncated, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
@@ -146,7 +175,7 @@ func zipClaim(t *testing.T, bin []byte) []byte {
 func TestMissingBlob(t *testing.T) {
 	bin, lib := elfs(t)
 	dir := t.TempDir()
-	image(t, dir, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), mkTar(t, []ent{{name: "usr/lib/libf.so", data: lib}}))
+	imagetest.Write(t, dir, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), mkTar(t, []ent{{name: "usr/lib/libf.so", data: lib}}))
 	blobs, _ := filepath.Glob(filepath.Join(dir, "blobs/sha256/*"))
 	removed := ""
 	for _, b := range blobs {
@@ -186,7 +215,7 @@ func TestManifestEscape(t *testing.T) {
 	os.WriteFile(outside, mkTar(t, []ent{{name: "bin/leak", data: bin}}), 0o644)
 	dir := filepath.Join(root, "img")
 	os.MkdirAll(dir, 0o755)
-	image(t, dir, mkTar(t, []ent{{name: "bin/prog", data: bin}}))
+	imagetest.Write(t, dir, mkTar(t, []ent{{name: "bin/prog", data: bin}}))
 	os.WriteFile(filepath.Join(dir, "manifest.json"), []byte(`[{"Layers": ["../secret.tar"]}]`), 0o644)
 	g := walkPath(t, dir, Options{})
 	if g.members["/bin/leak"] != nil {
@@ -200,5 +229,61 @@ func TestManifestEscape(t *testing.T) {
 	}
 	if bad == nil {
 		t.Errorf("no error for the escaping layer: %v %v", g.order, g.err)
+	}
+}
+
+// TestRPMHeaderClaim: an rpm whose main header claims 60 MiB and holds
+// none of it costs what it holds when its Requires are read.
+func TestRPMHeaderClaim(t *testing.T) {
+	b := make([]byte, 96, 96+32)
+	for _, size := range []uint32{0, 60 << 20} {
+		h := []byte{0x8e, 0xad, 0xe8, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+		binary.BigEndian.PutUint32(h[12:], size)
+		b = append(b, h...)
+	}
+	b[0], b[1], b[2], b[3] = 0xed, 0xab, 0xee, 0xdb
+	p := filepath.Join(t.TempDir(), "a.rpm")
+	os.WriteFile(p, b, 0o644)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	var ctl string
+	err := Walk(context.Background(), p, Options{Control: &ctl}, func(*Member) error { return nil })
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrFormat) {
+		t.Errorf("Walk: %v, want %v", err, ErrFormat)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
+		t.Errorf("allocated %d MB", d>>20)
+	}
+}
+
+// TestRepeatedLayer: a docker-save manifest naming one plain (not
+// compressed) layer thousands of times is a bomb like a compressed one:
+// the layers' bytes are charged to the budget, so the reading stops
+// instead of reading the layer again for every name.
+func TestRepeatedLayer(t *testing.T) {
+	layer := mkTar(t, []ent{{name: "data", data: make([]byte, 64<<10)}})
+	names := make([]string, 1000) // 1000 x 64 KiB: 64 MiB read of a 100 KiB file
+	for i := range names {
+		names[i] = "l.tar"
+	}
+	man, _ := json.Marshal([]map[string]any{{"Layers": names}})
+	g := walkBytes(t, mkTar(t, []ent{{name: "l.tar", data: layer}, {name: "manifest.json", data: man}}), Options{Ratio: 10, MinExpand: 4 << 20})
+	if !errors.Is(g.err, ErrBomb) {
+		t.Errorf("walk: %v, want %v", g.err, ErrBomb)
+		for _, n := range g.order[:min(5, len(g.order))] {
+			t.Logf("%s: %v", n, g.members[n].Err)
+		}
+	}
+}
+
+// TestManyLayers: a manifest naming more layers than an image can stack
+// is refused before any is read (each name, a few bytes, would cost an
+// opening and a member error: 5M names took 3 GB and minutes).
+func TestManyLayers(t *testing.T) {
+	man, _ := json.Marshal([]map[string]any{{"Layers": make([]string, maxImageLayers+1)}})
+	g := walkBytes(t, mkTar(t, []ent{{name: "manifest.json", data: man}}), Options{})
+	if !errors.Is(g.err, ErrFormat) || len(g.order) != 0 {
+		t.Errorf("walk: %v, members %q; want %v and none", g.err, g.order, ErrFormat)
 	}
 }

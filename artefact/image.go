@@ -124,15 +124,7 @@ func (w *walker) layout(dir string) error {
 	if w.opt.Progress != nil {
 		b = countingBlobs{b, &w.read}
 	}
-	err := w.imageLayers("", b, 0)
-	var s stop
-	if errors.As(err, &s) {
-		return s.err
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	return nil
+	return w.imageLayers("", b, 0)
 }
 
 type descriptor struct {
@@ -158,7 +150,7 @@ func blobPath(digest string) (string, error) {
 func readJSON(b blobs, name string, v any) error {
 	rc, err := b.open(name)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrFormat, err)
+		return fmt.Errorf("%w: %w", ErrFormat, err) // errors.Is(err, fs.ErrNotExist) for a missing one
 	}
 	defer rc.Close()
 	if err := json.NewDecoder(io.LimitReader(rc, 16<<20)).Decode(v); err != nil {
@@ -180,7 +172,7 @@ func layerNames(b blobs) ([]string, string, error) {
 		}
 		// A tarball of several images: the first is read.
 		return docker[0].Layers, docker[0].Config, nil
-	} else if !errors.Is(err, os.ErrNotExist) && !strings.Contains(err.Error(), "no such file") {
+	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, "", err
 	}
 	var index struct{ Manifests []descriptor }
@@ -243,11 +235,19 @@ func pickManifest(ds []descriptor) (descriptor, error) {
 	return cands[0], nil
 }
 
+// maxImageLayers bounds the layers a manifest may name: the kernel's
+// overlayfs stacks at most 500 (OVL_MAX_STACK), and each name, a few
+// bytes of JSON, costs a blob's opening and reading.
+const maxImageLayers = 1024
+
 // imageLayers applies the layers of an image, top first.
 func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
 	layers, cfg, err := layerNames(b)
 	if err != nil {
 		return err
+	}
+	if len(layers) > maxImageLayers {
+		return fmt.Errorf("%w: the manifest names %d layers, more than %d", ErrFormat, len(layers), maxImageLayers)
 	}
 	if w.view != nil && cfg != "" {
 		// The configuration is optional to what is read: one that
@@ -290,16 +290,19 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 	defer rc.Close()
 	br := bufio.NewReaderSize(rc, 64<<10)
 	head, _ := br.Peek(HeadSize)
-	var in io.Reader = br
+	var in io.Reader
 	switch f := Detect(head); f {
 	case Tar:
+		// Charged like a decompressed layer: a manifest may name one
+		// layer many times.
+		in = &counted{r: br, w: w}
 	case Gzip, Zstd, XZ, Bzip2:
 		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
 		}
 		defer closer()
-		in = &counted{r: dr, w: w}
+		in = dr
 	default:
 		if len(head) == 0 {
 			return nil // an empty layer

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 // TestProgress: Options.Progress follows a large member through every
@@ -30,7 +32,7 @@ func TestProgress(t *testing.T) {
 		return p
 	}
 	layout := filepath.Join(dir, "layout")
-	docker := image(t, layout, mkTar(t, ents))
+	docker := imagetest.Write(t, layout, mkTar(t, ents))
 	for _, tc := range []struct{ name, path, member string }{
 		{"tar.gz", write("a.tar.gz", gz(mkTar(t, ents))), "/big.so"},
 		{"zip", write("a.zip", mkZip(t, ents)), "/big.so"},

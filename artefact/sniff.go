@@ -60,7 +60,7 @@ func gunzipHead(head []byte) []byte {
 }
 
 var zstdPool = sync.Pool{New: func() any {
-	d, _ := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256<<20), zstd.WithDecoderLowmem(true))
+	d, _ := zstd.NewReader(nil, zstdOptions...)
 	return d
 }}
 

@@ -142,14 +142,16 @@ func sparseRanges(head []byte, size int64) (rs [][2]int64, ok bool) {
 		phent, phnum = int64(bo.Uint16(head[42:])), int64(bo.Uint16(head[44:]))
 		shent, shnum = int64(bo.Uint16(head[46:])), int64(bo.Uint16(head[48:]))
 	}
-	if phoff < 0 || phnum == 0xffff || phent < 32 || phoff+phnum*phent > int64(len(head)) || (shoff != 0 && shnum == 0) {
+	// phoff is the file's claim, up to 2^63: compared with what is left
+	// of head, not added to, so the sum cannot overflow.
+	if phoff < 0 || phnum == 0xffff || phent < 32 || phoff > int64(len(head)) || phnum*phent > int64(len(head))-phoff || (shoff != 0 && shnum == 0) {
 		return nil, false // extended numbering or tables out of reach
 	}
 	add := func(off, n int64) {
 		if off < 0 || n <= 0 || off >= size {
 			return
 		}
-		rs = append(rs, [2]int64{off, min(off+n+sparseHead, size)})
+		rs = append(rs, [2]int64{off, min(off+min(n, size)+sparseHead, size)}) // n is a claim: clamped before the sum
 	}
 	add(0, sparseHead)
 	add(shoff, shnum*shent)

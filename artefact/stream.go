@@ -46,7 +46,7 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
 		}
 		defer closer()
-		return w.stream(prefix, &counted{r: dr, w: w}, depth, layers+1)
+		return w.stream(prefix, dr, depth, layers+1)
 	case Tar:
 		return w.tarStream(prefix, br, depth)
 	case Deb:
@@ -64,8 +64,22 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 	return fmt.Errorf("%w: not an artefact this tool reads", ErrFormat)
 }
 
+// decompressor returns the decompressed stream of r, charged to the
+// walker's budget (counted), and what ends it.
 func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
-	if f == XZ && !w.opt.NoTools {
+	dr, closer, err := decompress(f, r, w.opt.NoTools)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &counted{r: dr, w: w}, closer, nil
+}
+
+// zstdOptions bound a zstd decoder: one goroutine and a bounded window,
+// so an artefact's frame may not claim gigabytes of decoder memory.
+var zstdOptions = []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256 << 20), zstd.WithDecoderLowmem(true)}
+
+func decompress(f Format, r io.Reader, noTools bool) (io.Reader, func(), error) {
+	if f == XZ && !noTools {
 		// -T1: one thread, as the Go reader; the memory limit refuses
 		// a hostile stream's claim of a huge dictionary (xz -9 needs
 		// 65 MiB).
@@ -95,9 +109,7 @@ func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) 
 		}
 		return z, func() {}, nil
 	case Zstd:
-		// One goroutine and a bounded window: an artefact's frame
-		// may not claim gigabytes of decoder memory.
-		z, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256<<20), zstd.WithDecoderLowmem(true))
+		z, err := zstd.NewReader(r, zstdOptions...)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -221,16 +233,11 @@ func (w *walker) deb(prefix string, r io.Reader, depth int) error {
 			if err := w.debControl(body); err != nil {
 				return err
 			}
-			if w.controlOnly {
-				return nil
-			}
 		}
 		// Skip what was not read, and the padding to an even offset.
-		n, err := io.Copy(io.Discard, body)
-		if err != nil {
+		if _, err := io.Copy(io.Discard, body); err != nil {
 			return readErr(err)
 		}
-		_ = n
 		if size%2 == 1 {
 			if _, err := io.ReadFull(r, make([]byte, 1)); err != nil && err != io.EOF {
 				return readErr(err)
@@ -255,7 +262,7 @@ func (w *walker) debControl(r io.Reader) error {
 			return fmt.Errorf("%w: control.tar: %v", ErrFormat, err)
 		}
 		defer closer()
-		in = &counted{r: dr, w: w}
+		in = dr
 	}
 	tr := tar.NewReader(in)
 	for {
@@ -298,14 +305,11 @@ func (w *walker) rpm(prefix string, r io.Reader, depth int) error {
 			total += 8 - total%8
 		}
 		if i == 1 && w.control != nil && total < 64<<20 {
-			b := make([]byte, total)
-			if _, err := io.ReadFull(r, b); err != nil {
+			b, err := readWhole(nil, r, total)
+			if err != nil {
 				return fmt.Errorf("%w: rpm header: %v", ErrFormat, readErr(err))
 			}
 			*w.control = rpmRequires(b[:n*16], b[n*16:])
-			if w.controlOnly {
-				return nil
-			}
 			continue
 		}
 		if _, err := io.CopyN(io.Discard, r, total); err != nil {

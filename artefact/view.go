@@ -23,40 +23,16 @@ type Entry struct {
 }
 
 func (v *View) add(e tarEntry) {
-	if v.Entries == nil {
-		v.Entries = map[string]Entry{}
-	}
 	v.Entries[e.name] = Entry{Type: e.mode.Type(), Link: e.link, Size: e.size}
 }
 
-// LoadView reads the file system an image (an OCI layout directory or a
-// `docker save` tarball) makes, its layers applied: names, kinds, link
-// targets and sizes, no content.
-func LoadView(ctx context.Context, p string) (*View, error) {
-	v := &View{Entries: map[string]Entry{}}
-	opt := Options{Select: func([]byte) bool { return false }, Depth: 1}
-	opt.fill()
-	err := walkWith(ctx, p, opt, func(*Member) error { return nil }, func(w *walker) { w.view = v })
-	return v, err
-}
-
 // WalkView is Walk on an image that also returns the file system its
-// layers make, in the same one pass of the layers: the View is complete
-// once WalkView returns (fn sees the members as they come).
+// layers make (names, kinds, link targets and sizes), in the same one
+// pass of the layers: the View is complete once WalkView returns (fn sees
+// the members as they come).
 func WalkView(ctx context.Context, p string, opt Options, fn func(*Member) error) (*View, error) {
 	v := &View{Entries: map[string]Entry{}}
 	opt.fill()
 	err := walkWith(ctx, p, opt, fn, func(w *walker) { w.view = v })
 	return v, err
-}
-
-// Control returns what a package says of itself: a .deb's control file,
-// an rpm's Requires (one "name version" a line). Only the start of the
-// package is read.
-func Control(ctx context.Context, p string) (string, error) {
-	var s string
-	opt := Options{}
-	opt.fill()
-	err := walkWith(ctx, p, opt, func(*Member) error { return nil }, func(w *walker) { w.control, w.controlOnly = &s, true })
-	return s, err
 }

@@ -3,11 +3,7 @@ package bind
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 // imgEnt is a member of a layer built by a test.
@@ -51,61 +48,11 @@ func layerTar(t testing.TB, ents []imgEnt) []byte {
 }
 
 // writeImage writes layers (bottom first) as an OCI layout in dir and as
-// a `docker save` tarball at tarPath, the first layer gzipped.
+// a `docker save` tarball at tarPath (imagetest.Write: the first layer
+// gzipped).
 func writeImage(t testing.TB, dir, tarPath string, layers ...[]byte) {
 	t.Helper()
-	var tb bytes.Buffer
-	tw := tar.NewWriter(&tb)
-	put := func(name string, b []byte) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg})
-		tw.Write(b)
-	}
-	blob := func(b []byte) string {
-		d := fmt.Sprintf("%x", sha256.Sum256(b))
-		put("blobs/sha256/"+d, b)
-		return "sha256:" + d
-	}
-	type desc struct {
-		MediaType string `json:"mediaType"`
-		Digest    string `json:"digest"`
-		Size      int    `json:"size"`
-	}
-	var ls []desc
-	var paths []string
-	for i, l := range layers {
-		b := l
-		if i == 0 {
-			var z bytes.Buffer
-			zw := gzip.NewWriter(&z)
-			zw.Write(l)
-			zw.Close()
-			b = z.Bytes()
-		}
-		d := blob(b)
-		ls = append(ls, desc{"application/vnd.oci.image.layer.v1.tar+gzip", d, len(b)})
-		paths = append(paths, "blobs/sha256/"+d[7:])
-	}
-	cfgJSON := []byte(`{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/bin:/bin"]}}`)
-	cfg := blob(cfgJSON)
-	man, _ := json.Marshal(map[string]any{"schemaVersion": 2, "config": desc{"application/vnd.oci.image.config.v1+json", cfg, len(cfgJSON)}, "layers": ls})
-	md := blob(man)
-	idx, _ := json.Marshal(map[string]any{"schemaVersion": 2, "manifests": []desc{{"application/vnd.oci.image.manifest.v1+json", md, len(man)}}})
-	put("index.json", idx)
-	put("oci-layout", []byte(`{"imageLayoutVersion":"1.0.0"}`))
-	dm, _ := json.Marshal([]map[string]any{{"Config": "blobs/sha256/" + cfg[7:], "Layers": paths}})
-	tw.WriteHeader(&tar.Header{Name: "manifest.json", Mode: 0o644, Size: int64(len(dm)), Typeflag: tar.TypeReg})
-	tw.Write(dm)
-	if err := tw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tarPath, tb.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(tarPath, imagetest.Write(t, dir, layers...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
