@@ -12,9 +12,9 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
@@ -116,11 +116,8 @@ func TestHostile(t *testing.T) {
 			t.Chdir(dir) // a write anywhere relative would land here
 			p := filepath.Join(t.TempDir(), "a")
 			os.WriteFile(p, c.b, 0o644)
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			g := walkPath(t, p, c.opt)
-			runtime.ReadMemStats(&after)
-			if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+			var g got
+			if d := elfgen.Allocated(func() { g = walkPath(t, p, c.opt) }); d > 64<<20 {
 				t.Errorf("allocated %d MB", d>>20)
 			}
 			for name, want := range c.errs {
@@ -244,15 +241,15 @@ func TestRPMHeaderClaim(t *testing.T) {
 	b[0], b[1], b[2], b[3] = 0xed, 0xab, 0xee, 0xdb
 	p := filepath.Join(t.TempDir(), "a.rpm")
 	os.WriteFile(p, b, 0o644)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
 	var ctl string
-	err := Walk(context.Background(), p, Options{Control: &ctl}, func(*Member) error { return nil })
-	runtime.ReadMemStats(&after)
+	var err error
+	d := elfgen.Allocated(func() {
+		err = Walk(context.Background(), p, Options{Control: &ctl}, func(*Member) error { return nil })
+	})
 	if !errors.Is(err, ErrFormat) {
 		t.Errorf("Walk: %v, want %v", err, ErrFormat)
 	}
-	if d := after.TotalAlloc - before.TotalAlloc; d > 16<<20 {
+	if d > 16<<20 {
 		t.Errorf("allocated %d MB", d>>20)
 	}
 }
