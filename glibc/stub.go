@@ -220,25 +220,27 @@ func (b *builder) lib(work, dir string, s *StubLib) error {
 	for i, sym := range s.Syms {
 		label := fmt.Sprintf("__abifloor_%d", i)
 		size := sym.Size
-		if sym.Kind != Func && sym.Alias != "" {
-			if at, ok := placed[string(sym.Kind)+sym.Alias]; ok {
-				fmt.Fprintf(&asm, "\t.globl %s\n\t.set %s, %s\n\t.type %s, %s\n\t.size %s, %d\n",
-					label, label, at, label, kindType(sym.Kind), label, size)
-				goto version
+		// Data symbols of one Alias group share one storage: the first
+		// places it, the others name it.
+		shared := sym.Kind != Func && sym.Alias != ""
+		if at, ok := placed[string(sym.Kind)+sym.Alias]; shared && ok {
+			fmt.Fprintf(&asm, "\t.globl %s\n\t.set %s, %s\n\t.type %s, %s\n\t.size %s, %d\n",
+				label, label, at, label, kindType(sym.Kind), label, size)
+		} else {
+			if shared {
+				placed[string(sym.Kind)+sym.Alias] = label
 			}
-			placed[string(sym.Kind)+sym.Alias] = label
+			switch sym.Kind {
+			case Func:
+				fmt.Fprintf(&asm, "\t.text\n\t.globl %s\n\t.type %s, %%function\n%s:\n\t.zero 1\n", label, label, label)
+			case Object:
+				fmt.Fprintf(&asm, "\t.data\n\t.balign 16\n\t.globl %s\n\t.type %s, %%object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
+					label, label, label, size, label, max(size, 1))
+			case TLS:
+				fmt.Fprintf(&asm, "\t.section .tbss,\"awT\",%%nobits\n\t.balign 16\n\t.globl %s\n\t.type %s, %%tls_object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
+					label, label, label, size, label, max(size, 1))
+			}
 		}
-		switch sym.Kind {
-		case Func:
-			fmt.Fprintf(&asm, "\t.text\n\t.globl %s\n\t.type %s, %%function\n%s:\n\t.zero 1\n", label, label, label)
-		case Object:
-			fmt.Fprintf(&asm, "\t.data\n\t.balign 16\n\t.globl %s\n\t.type %s, %%object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
-				label, label, label, size, label, max(size, 1))
-		case TLS:
-			fmt.Fprintf(&asm, "\t.section .tbss,\"awT\",%%nobits\n\t.balign 16\n\t.globl %s\n\t.type %s, %%tls_object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
-				label, label, label, size, label, max(size, 1))
-		}
-	version:
 		if sym.Weak {
 			fmt.Fprintf(&asm, "\t.weak %s\n", label)
 		}
