@@ -183,7 +183,7 @@ static int abifloor_fill(void *buf, size_t n) {
 // pthread_once was in libc). A symbol the archives need that the target
 // lacks and abifloor cannot supply is an error naming it.
 func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives []string) (obj string, supplied, libs []string, err error) {
-	a, err := o.Resolve(true)
+	o, a, err := o.Resolve(true)
 	if err != nil {
 		return "", nil, nil, err
 	}

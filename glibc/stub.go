@@ -39,27 +39,28 @@ type StubOptions struct {
 // HostArch is the architecture name of the running program, as elfx names it.
 func HostArch() string { return elfx.HostArch() }
 
-// Resolve fills in defaults and checks the architecture and target against
-// the embedded database. It returns the architecture, with its symbols when
-// asked for.
-func (o *StubOptions) Resolve(symbols bool) (*Arch, error) {
+// Resolve returns o with its defaults filled in, after checking the
+// architecture and target against the embedded database, and the
+// architecture, with its symbols when asked for. o itself is not changed.
+func (o StubOptions) Resolve(symbols bool) (StubOptions, *Arch, error) {
 	if o.Arch == "" {
 		o.Arch = HostArch()
 	}
 	a, err := LoadArch(o.Arch, symbols)
 	if err != nil {
-		return nil, err
+		return o, nil, err
 	}
-	return a, o.ResolveWith(a)
+	o, err = o.ResolveWith(a)
+	return o, a, err
 }
 
 // ResolveWith is Resolve with the architecture (or its Header) already
 // known: it reads nothing of the database.
-func (o *StubOptions) ResolveWith(a *Arch) error {
+func (o StubOptions) ResolveWith(a *Arch) (StubOptions, error) {
 	o.Arch = a.Name
 	var err error
 	if o.Target, err = a.Check(o.Target); err != nil {
-		return err
+		return o, err
 	}
 	if o.CC == "" {
 		o.CC = "cc"
@@ -67,13 +68,13 @@ func (o *StubOptions) ResolveWith(a *Arch) error {
 			o.CC = a.Triple + "-gcc"
 		}
 	}
-	return nil
+	return o, nil
 }
 
 // Key is what identifies the stubs of o (after Resolve, with Compiler set)
 // in a cache: the stub format, the release, the database, and the compiler
 // that builds them with its target triple.
-func (o *StubOptions) Key(a *Arch) string {
+func (o StubOptions) Key(a *Arch) string {
 	k := []string{"glibc-stubs", StubFormat, a.Name, o.Target, a.Digest}
 	if o.Compiler != nil {
 		k = append(k, o.Compiler.Triple, o.Compiler.ID)
@@ -86,7 +87,7 @@ func (o *StubOptions) Key(a *Arch) string {
 // editor looks for: libc.so (a linker script, like the system's, that adds
 // libc_nonshared.a and the loader), libm.so, libpthread.so, ... .
 func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
-	a, err := o.Resolve(true)
+	o, a, err := o.Resolve(true)
 	if err != nil {
 		return err
 	}

@@ -199,7 +199,7 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 	if err != nil {
 		return fail(err)
 	}
-	if err := so.ResolveWith(a); err != nil {
+	if so, err = so.ResolveWith(a); err != nil {
 		return fail(err)
 	}
 	o.limits["GLIBC"] = so.Target
