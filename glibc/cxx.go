@@ -183,7 +183,7 @@ static int abifloor_fill(void *buf, size_t n) {
 // pthread_once was in libc). A symbol the archives need that the target
 // lacks and abifloor cannot supply is an error naming it.
 func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives []string) (obj string, supplied, libs []string, err error) {
-	a, err := o.Resolve(true)
+	o, a, err := o.Resolve(true)
 	if err != nil {
 		return "", nil, nil, err
 	}
@@ -199,19 +199,21 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("glibc: nm (from %s -print-prog-name=nm) not found: %w", cc, err)
 	}
-	undef := map[string]bool{}
-	for _, ar := range archives {
-		out, err := exec.CommandContext(ctx, nmPath, "-u", "-P", ar).Output()
-		if err != nil {
-			return "", nil, nil, fmt.Errorf("glibc: %s -u -P %s: %w", nm, ar, err)
+	// One nm run reads every archive: its member headers are lines of one
+	// field, which the loop skips. (With no archive, nm would read a.out.)
+	var out []byte
+	if len(archives) > 0 {
+		if out, err = exec.CommandContext(ctx, nmPath, append([]string{"-u", "-P"}, archives...)...).Output(); err != nil {
+			return "", nil, nil, fmt.Errorf("glibc: %s -u -P %s: %w", nm, strings.Join(archives, " "), err)
 		}
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			f := strings.Fields(sc.Text())
-			if len(f) >= 2 && f[1] == "U" {
-				name, _, _ := strings.Cut(f[0], "@")
-				undef[name] = true
-			}
+	}
+	undef := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) >= 2 && f[1] == "U" {
+			name, _, _ := strings.Cut(f[0], "@")
+			undef[name] = true
 		}
 	}
 	covered := compatCovered(a, o.Target)

@@ -165,15 +165,16 @@ func Parse(r io.Reader) (*DB, error) { return parse(r, "", true) }
 type parser struct {
 	db      *DB
 	libs    map[[2]string]*Library
-	only    string // when set, records of other architectures are skipped
-	symbols bool   // when false, symbol records are skipped
+	arches  map[string]bool // every architecture named so far, read or skipped
+	only    string          // when set, records of other architectures are skipped
+	symbols bool            // when false, symbol records are skipped
 }
 
 // parse reads the database; when only is set, records of other
 // architectures are skipped (but still named, for error messages), and
 // symbol records too unless symbols is set.
 func parse(r io.Reader, only string, symbols bool) (*DB, error) {
-	p := &parser{db: &DB{Arches: map[string]*Arch{}}, libs: map[[2]string]*Library{}, only: only, symbols: symbols}
+	p := &parser{db: &DB{Arches: map[string]*Arch{}}, libs: map[[2]string]*Library{}, arches: map[string]bool{}, only: only, symbols: symbols}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0
@@ -207,7 +208,7 @@ func (p *parser) line(line string) error {
 		return nil
 	}
 	if p.only != "" && (line[0] == 'L' || line[0] == 'S') {
-		if !p.symbols && line[0] == 'S' || !strings.HasPrefix(line[2:], p.only+"\t") {
+		if !p.symbols && line[0] == 'S' || !strings.HasPrefix(line[1:], "\t"+p.only+"\t") {
 			return nil
 		}
 	}
@@ -236,11 +237,10 @@ func (p *parser) arch(f []string) error {
 	if _, _, ok := symver.Split("GLIBC_" + f[4]); !ok {
 		return fmt.Errorf("newest release is not a version")
 	}
-	for _, n := range p.db.names {
-		if n == f[1] {
-			return fmt.Errorf("architecture listed twice")
-		}
+	if p.arches[f[1]] {
+		return fmt.Errorf("architecture listed twice")
 	}
+	p.arches[f[1]] = true
 	p.db.names = append(p.db.names, f[1])
 	if p.only == "" || p.only == f[1] {
 		p.db.Arches[f[1]] = &Arch{Name: f[1], Triple: f[2], Loader: f[3], Newest: f[4]}

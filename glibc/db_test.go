@@ -2,9 +2,11 @@ package glibc
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestSelectLib(t *testing.T) {
@@ -160,7 +162,11 @@ func TestParseErrors(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("A\tx\tt\tld\t2.41\nL\tx\tlibc.so.6\tGLIBC_2.2.5\nS\tx\tlibc.so.6\tm\tGLIBC_2.2.5\t-\tF\t0\t-2.34\tn\t1.10\n"))
 	f.Add([]byte("# c\nA\tx\tt\tld\t2.17\n"))
+	f.Add([]byte("A\tx\tt\tld\t2.17\nL\nS\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// LoadArch's partial reads take other paths through the lines.
+		parse(bytes.NewReader(b), "x", false)
+		parse(bytes.NewReader(b), "x", true)
 		db, err := Parse(bytes.NewReader(b))
 		if err != nil {
 			return
@@ -170,4 +176,34 @@ func FuzzParse(f *testing.F) {
 			a.Select(a.Newest)
 		}
 	})
+}
+
+// A partial read (LoadArch) of a record too short to name an architecture
+// is an error, not a panic.
+func TestParsePartialShortRecord(t *testing.T) {
+	for _, in := range []string{"A\tx\tt\tld\t2.17\nL\n", "A\tx\tt\tld\t2.17\nS\n"} {
+		if _, err := parse(strings.NewReader(in), "x", true); err == nil {
+			t.Errorf("parse(%q) = nil error", in)
+		}
+	}
+}
+
+// Many architecture records cost linear time: the check for one listed
+// twice is a set, not a walk over those read so far (200000 records took
+// minutes with the walk).
+func TestParseManyArches(t *testing.T) {
+	var b strings.Builder
+	for i := range 200000 {
+		fmt.Fprintf(&b, "A\ta%d\tt\tld\t2.17\n", i)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Parse(strings.NewReader(b.String())); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "no libc.so.6") {
+			t.Errorf("err = %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Parse of 200000 architecture records did not finish in a minute")
+	}
 }

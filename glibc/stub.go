@@ -39,27 +39,28 @@ type StubOptions struct {
 // HostArch is the architecture name of the running program, as elfx names it.
 func HostArch() string { return elfx.HostArch() }
 
-// Resolve fills in defaults and checks the architecture and target against
-// the embedded database. It returns the architecture, with its symbols when
-// asked for.
-func (o *StubOptions) Resolve(symbols bool) (*Arch, error) {
+// Resolve returns o with its defaults filled in, after checking the
+// architecture and target against the embedded database, and the
+// architecture, with its symbols when asked for. o itself is not changed.
+func (o StubOptions) Resolve(symbols bool) (StubOptions, *Arch, error) {
 	if o.Arch == "" {
 		o.Arch = HostArch()
 	}
 	a, err := LoadArch(o.Arch, symbols)
 	if err != nil {
-		return nil, err
+		return o, nil, err
 	}
-	return a, o.ResolveWith(a)
+	o, err = o.ResolveWith(a)
+	return o, a, err
 }
 
 // ResolveWith is Resolve with the architecture (or its Header) already
 // known: it reads nothing of the database.
-func (o *StubOptions) ResolveWith(a *Arch) error {
+func (o StubOptions) ResolveWith(a *Arch) (StubOptions, error) {
 	o.Arch = a.Name
 	var err error
 	if o.Target, err = a.Check(o.Target); err != nil {
-		return err
+		return o, err
 	}
 	if o.CC == "" {
 		o.CC = "cc"
@@ -67,13 +68,13 @@ func (o *StubOptions) ResolveWith(a *Arch) error {
 			o.CC = a.Triple + "-gcc"
 		}
 	}
-	return nil
+	return o, nil
 }
 
 // Key is what identifies the stubs of o (after Resolve, with Compiler set)
 // in a cache: the stub format, the release, the database, and the compiler
 // that builds them with its target triple.
-func (o *StubOptions) Key(a *Arch) string {
+func (o StubOptions) Key(a *Arch) string {
 	k := []string{"glibc-stubs", StubFormat, a.Name, o.Target, a.Digest}
 	if o.Compiler != nil {
 		k = append(k, o.Compiler.Triple, o.Compiler.ID)
@@ -86,7 +87,7 @@ func (o *StubOptions) Key(a *Arch) string {
 // editor looks for: libc.so (a linker script, like the system's, that adds
 // libc_nonshared.a and the loader), libm.so, libpthread.so, ... .
 func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
-	a, err := o.Resolve(true)
+	o, a, err := o.Resolve(true)
 	if err != nil {
 		return err
 	}
@@ -220,25 +221,27 @@ func (b *builder) lib(work, dir string, s *StubLib) error {
 	for i, sym := range s.Syms {
 		label := fmt.Sprintf("__abifloor_%d", i)
 		size := sym.Size
-		if sym.Kind != Func && sym.Alias != "" {
-			if at, ok := placed[string(sym.Kind)+sym.Alias]; ok {
-				fmt.Fprintf(&asm, "\t.globl %s\n\t.set %s, %s\n\t.type %s, %s\n\t.size %s, %d\n",
-					label, label, at, label, kindType(sym.Kind), label, size)
-				goto version
+		// Data symbols of one Alias group share one storage: the first
+		// places it, the others name it.
+		shared := sym.Kind != Func && sym.Alias != ""
+		if at, ok := placed[string(sym.Kind)+sym.Alias]; shared && ok {
+			fmt.Fprintf(&asm, "\t.globl %s\n\t.set %s, %s\n\t.type %s, %s\n\t.size %s, %d\n",
+				label, label, at, label, kindType(sym.Kind), label, size)
+		} else {
+			if shared {
+				placed[string(sym.Kind)+sym.Alias] = label
 			}
-			placed[string(sym.Kind)+sym.Alias] = label
+			switch sym.Kind {
+			case Func:
+				fmt.Fprintf(&asm, "\t.text\n\t.globl %s\n\t.type %s, %%function\n%s:\n\t.zero 1\n", label, label, label)
+			case Object:
+				fmt.Fprintf(&asm, "\t.data\n\t.balign 16\n\t.globl %s\n\t.type %s, %%object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
+					label, label, label, size, label, max(size, 1))
+			case TLS:
+				fmt.Fprintf(&asm, "\t.section .tbss,\"awT\",%%nobits\n\t.balign 16\n\t.globl %s\n\t.type %s, %%tls_object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
+					label, label, label, size, label, max(size, 1))
+			}
 		}
-		switch sym.Kind {
-		case Func:
-			fmt.Fprintf(&asm, "\t.text\n\t.globl %s\n\t.type %s, %%function\n%s:\n\t.zero 1\n", label, label, label)
-		case Object:
-			fmt.Fprintf(&asm, "\t.data\n\t.balign 16\n\t.globl %s\n\t.type %s, %%object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
-				label, label, label, size, label, max(size, 1))
-		case TLS:
-			fmt.Fprintf(&asm, "\t.section .tbss,\"awT\",%%nobits\n\t.balign 16\n\t.globl %s\n\t.type %s, %%tls_object\n\t.size %s, %d\n%s:\n\t.zero %d\n",
-				label, label, label, size, label, max(size, 1))
-		}
-	version:
 		if sym.Weak {
 			fmt.Fprintf(&asm, "\t.weak %s\n", label)
 		}

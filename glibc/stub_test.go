@@ -117,8 +117,7 @@ func TestStubsWrongCompiler(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "targets "+c.Triple+", not "+other) {
 		t.Errorf("err = %v", err)
 	}
-	o := StubOptions{Arch: c.Arch, Target: "2.17", Compiler: c}
-	a, err := o.Resolve(false)
+	o, a, err := StubOptions{Arch: c.Arch, Target: "2.17", Compiler: c}.Resolve(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,3 +136,20 @@ func TestStubsMissingCompiler(t *testing.T) {
 }
 
 func mkdir(p string) error { return os.MkdirAll(p, 0o755) }
+
+// Resolve returns the options with their defaults and leaves its receiver
+// as it was (issue 9): a caller may resolve one StubOptions for several
+// architectures.
+func TestResolveKeepsReceiver(t *testing.T) {
+	o := StubOptions{Target: "2.17"}
+	r, a, err := o.Resolve(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o != (StubOptions{Target: "2.17"}) {
+		t.Errorf("Resolve changed its receiver: %+v", o)
+	}
+	if r.Arch != HostArch() || r.Arch != a.Name || r.CC == "" || r.Target == "" {
+		t.Errorf("Resolve = %+v, arch %s", r, a.Name)
+	}
+}

@@ -179,16 +179,18 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 		return runTool(ctx, env, env.stderr, ccArgs)
 	}
 	so := glibc.StubOptions{Arch: o.arch, Target: o.limits["GLIBC"], CC: ccArgs[0]}
-	if _, err := glibc.FindCompiler(so.CC); err != nil {
+	comp, err := glibc.FindCompiler(so.CC)
+	if err != nil {
 		return fail(err) // before the cache is made
 	}
 	c, err := o.openCache(env)
 	if err != nil {
 		return fail(err)
 	}
-	if so.Compiler, err = probeCompiler(ctx, c, so.CC); err != nil {
+	if err := askTarget(ctx, c, comp); err != nil {
 		return fail(err)
 	}
+	so.Compiler = comp
 	if so.Arch == "" {
 		so.Arch = so.Compiler.Arch
 	}
@@ -199,7 +201,7 @@ func (o *ccOptions) compile(ctx context.Context, env *cmdEnv, ccArgs []string) i
 	if err != nil {
 		return fail(err)
 	}
-	if err := so.ResolveWith(a); err != nil {
+	if so, err = so.ResolveWith(a); err != nil {
 		return fail(err)
 	}
 	o.limits["GLIBC"] = so.Target
@@ -626,15 +628,11 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// probeCompiler is glibc.ProbeCompiler with the compiler's -dumpmachine
-// answer kept in the cache, keyed by the compiler's path, size and mtime
-// (as ccache identifies a compiler): a warm link then starts no process
-// before the compiler itself.
-func probeCompiler(ctx context.Context, c *cache.Cache, cc string) (*glibc.Compiler, error) {
-	comp, err := glibc.FindCompiler(cc)
-	if err != nil {
-		return nil, err
-	}
+// askTarget is comp.AskTarget (comp from glibc.FindCompiler) with the
+// compiler's -dumpmachine answer kept in the cache, keyed by the compiler's
+// path, size and mtime (as ccache identifies a compiler): a warm link then
+// starts no process before the compiler itself.
+func askTarget(ctx context.Context, c *cache.Cache, comp *glibc.Compiler) error {
 	dir, err := c.Get(ctx, "compiler target\x00"+comp.ID, func(tmp, _ string) error {
 		if err := comp.AskTarget(ctx); err != nil {
 			return err
@@ -642,14 +640,14 @@ func probeCompiler(ctx context.Context, c *cache.Cache, cc string) (*glibc.Compi
 		return os.WriteFile(filepath.Join(tmp, "triple"), []byte(comp.Triple+"\n"), 0o644)
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if comp.Triple != "" {
-		return comp, nil // just asked
+		return nil // just asked
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "triple"))
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return comp, comp.SetTriple(string(b))
+	return comp.SetTriple(string(b))
 }

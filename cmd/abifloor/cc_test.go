@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,18 @@ func TestParseCCLine(t *testing.T) {
 	os.WriteFile(nested, []byte("@"+rsp+" -shared"), 0o644)
 	loop := filepath.Join(dir, "loop.rsp")
 	os.WriteFile(loop, []byte("@"+loop), 0o644)
+	// Nine levels of files, each naming the next eight times: 8^8 reads
+	// within the depth bound, stopped by the count of @file words (the
+	// last level is two bytes: the bound on bytes would let 64000 opens by).
+	fan := filepath.Join(dir, "fan8.rsp")
+	os.WriteFile(fan, []byte("-v"), 0o644)
+	big := filepath.Join(dir, "big.rsp")
+	os.WriteFile(big, bytes.Repeat([]byte("x.c "), maxResponseBytes/4+1), 0o644)
+	for i := 7; i >= 0; i-- {
+		next := fan
+		fan = filepath.Join(dir, fmt.Sprintf("fan%d.rsp", i))
+		os.WriteFile(fan, []byte(strings.Repeat("@"+next+" ", 8)), 0o644)
+	}
 	for _, tt := range []struct {
 		args string
 		link bool
@@ -56,6 +70,8 @@ func TestParseCCLine(t *testing.T) {
 		{"@" + rsp, true, "my app", true, ""},
 		{"@" + nested, true, "my app", false, ""},
 		{"@" + loop + " x.c", false, "", false, "nested more than"},
+		{"@" + fan + " x.c", false, "", false, "more than 2000 @file words"},
+		{"@" + big, false, "", false, "response files larger than"},
 		{"@" + filepath.Join(dir, "none") + " -c", false, "", false, ""},
 	} {
 		l := parseCCLine(strings.Fields(tt.args))
@@ -122,11 +138,20 @@ func FuzzParseCCLine(f *testing.F) {
 	for _, s := range []string{"-o\x00p\x00x.c", "x.c\x00-Wl,-o", "-c\x00x.c", "-Xlinker", "@/dev/zero\x00x.c", "--output=\x00x.c", "-Wl,,,-o,,\x00a"} {
 		f.Add(s)
 	}
+	// The same text as a response file, which may name itself.
+	rsp := filepath.Join(f.TempDir(), "f.rsp")
+	f.Add("@" + rsp + " @" + rsp)
 	f.Fuzz(func(t *testing.T, s string) {
 		l := parseCCLine(strings.Split(s, "\x00"))
 		if l.link && l.err == nil && l.output == "" {
 			t.Errorf("parseCCLine(%q): a link with no output and no error", s)
 		}
-		splitResponse(s)
+		if err := os.WriteFile(rsp, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		l = parseCCLine([]string{"@" + rsp})
+		if l.link && l.err == nil && l.output == "" {
+			t.Errorf("parseCCLine(@%q): a link with no output and no error", s)
+		}
 	})
 }

@@ -56,7 +56,7 @@ var ccStop = map[string]bool{
 // name). Response files (@file) are read as gcc reads them; one that cannot
 // be read stays a plain word, as in gcc.
 func parseCCLine(args []string) ccLine {
-	words, err := expandResponse(args, 0, new(int64))
+	words, err := expandResponse(args, 0, new(responseBudget))
 	l := ccLine{output: "a.out", err: err}
 	if err != nil {
 		return l
@@ -158,14 +158,24 @@ func parseCCLine(args []string) ccLine {
 }
 
 // Bounds on response files: gcc nests them, a hostile one must not loop.
+// Bytes alone do not bound the work: files that name small (or empty)
+// files many times cost an open each, so the @file words are counted too,
+// and stop where libiberty's expandargv stops ("too many @-files").
 const (
 	maxResponseDepth = 10
 	maxResponseBytes = 4 << 20
+	maxResponseFiles = 2000
 )
+
+// responseBudget is what one command line's response files have used.
+type responseBudget struct {
+	bytes int64
+	files int
+}
 
 // expandResponse replaces each @file word by the words of file, as libiberty's
 // expandargv does (whitespace separates, quotes group, backslash escapes).
-func expandResponse(args []string, depth int, total *int64) ([]string, error) {
+func expandResponse(args []string, depth int, used *responseBudget) ([]string, error) {
 	var out []string
 	for _, a := range args {
 		if len(a) < 2 || a[0] != '@' {
@@ -175,7 +185,10 @@ func expandResponse(args []string, depth int, total *int64) ([]string, error) {
 		if depth >= maxResponseDepth {
 			return nil, fmt.Errorf("response files nested more than %d deep at %s", maxResponseDepth, a)
 		}
-		b, err := readResponse(a[1:], maxResponseBytes-*total)
+		if used.files++; used.files > maxResponseFiles {
+			return nil, fmt.Errorf("more than %d @file words at %s", maxResponseFiles, a)
+		}
+		b, err := readResponse(a[1:], maxResponseBytes-used.bytes)
 		if err != nil {
 			if errors.Is(err, errTooBig) {
 				return nil, fmt.Errorf("%s: response files larger than %d bytes", a[1:], maxResponseBytes)
@@ -183,8 +196,8 @@ func expandResponse(args []string, depth int, total *int64) ([]string, error) {
 			out = append(out, a) // gcc keeps an unreadable @file as a word
 			continue
 		}
-		*total += int64(len(b))
-		words, err := expandResponse(splitResponse(string(b)), depth+1, total)
+		used.bytes += int64(len(b))
+		words, err := expandResponse(splitResponse(string(b)), depth+1, used)
 		if err != nil {
 			return nil, err
 		}

@@ -28,7 +28,7 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
-	if _, err := o.Resolve(false); err != nil {
+	if o, _, err = o.Resolve(false); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}

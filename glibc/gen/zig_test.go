@@ -18,25 +18,16 @@ import (
 // version nodes left empty aside).
 func TestEmbeddedMatchesAbilists(t *testing.T) {
 	dir := zigDir(t)
-	b, err := os.ReadFile(filepath.Join(dir, "lib/libc/glibc/abilists"))
+	z, _, err := loadZig(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	z, err := parseAbilists(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, info := range arches {
+	for name := range arches {
 		a, err := glibc.LoadArch(name, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		ti := -1
-		for i, tn := range z.targets {
-			if tn == info.zig {
-				ti = i
-			}
-		}
+		ti := zigTarget(z, name)
 		upstream := map[string]bool{}
 		for _, in := range z.incls {
 			if in.targets&(1<<ti) == 0 {
