@@ -629,25 +629,40 @@ func shellQuote(s string) string {
 }
 
 // askTarget is comp.AskTarget (comp from glibc.FindCompiler) with the
-// compiler's -dumpmachine answer kept in the cache, keyed by the compiler's
-// path, size and mtime (as ccache identifies a compiler): a warm link then
-// starts no process before the compiler itself.
+// compiler's -dumpmachine answer remembered (compilerAnswer): a warm link
+// then starts no process before the compiler itself.
 func askTarget(ctx context.Context, c *cache.Cache, comp *glibc.Compiler) error {
-	dir, err := c.Get(ctx, "compiler target\x00"+comp.ID, func(tmp, _ string) error {
-		if err := comp.AskTarget(ctx); err != nil {
+	out, err := compilerAnswer(ctx, c, comp, "-dumpmachine")
+	if err != nil {
+		return fmt.Errorf("glibc: %s -dumpmachine: %w", comp.Name, err)
+	}
+	return comp.SetTriple(string(out))
+}
+
+// compilerAnswerEnv are the variables that change what a gcc driver
+// answers to a -print or -dump query.
+var compilerAnswerEnv = []string{"GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH"}
+
+// compilerAnswer runs the compiler with a query (-dumpmachine,
+// -print-search-dirs) once per compiler binary and remembers its output in
+// the cache, keyed by the compiler's identity (path, size and mtime, as
+// ccache identifies a compiler), the query and the environment that
+// changes the answer.
+func compilerAnswer(ctx context.Context, c *cache.Cache, comp *glibc.Compiler, args ...string) ([]byte, error) {
+	key := []string{"compiler answer", comp.ID}
+	key = append(key, args...)
+	for _, v := range compilerAnswerEnv {
+		key = append(key, v+"="+os.Getenv(v))
+	}
+	dir, err := c.Get(ctx, strings.Join(key, "\x00"), func(tmp, _ string) error {
+		out, err := exec.CommandContext(ctx, comp.Path, args...).Output()
+		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(tmp, "triple"), []byte(comp.Triple+"\n"), 0o644)
+		return os.WriteFile(filepath.Join(tmp, "answer"), out, 0o644)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if comp.Triple != "" {
-		return nil // just asked
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "triple"))
-	if err != nil {
-		return err
-	}
-	return comp.SetTriple(string(b))
+	return os.ReadFile(filepath.Join(dir, "answer"))
 }

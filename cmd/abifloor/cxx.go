@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -30,7 +29,7 @@ var cxxRuntimeFiles = []string{"libstdc++.so", "libgcc_s.so.1", "libstdc++.a", "
 // The decision and the object are cached, keyed by the compiler and by the
 // runtime files themselves (a libstdc++6 upgrade changes them, not g++).
 func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.StubOptions, a *glibc.Arch) ([]string, error) {
-	files, err := findRuntimeFiles(ctx, so.Compiler.Path)
+	files, err := findRuntimeFiles(ctx, c, so.Compiler)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +117,13 @@ func (o *ccOptions) needStaticRuntime(ctx context.Context, files map[string]stri
 }
 
 // findRuntimeFiles finds the runtime files as the compiler's
-// -print-file-name would, with one run of the compiler
-// (-print-search-dirs) instead of one per file.
-func findRuntimeFiles(ctx context.Context, cxx string) (map[string]string, error) {
-	out, err := exec.CommandContext(ctx, cxx, "-print-search-dirs").Output()
+// -print-file-name would, from its -print-search-dirs (one run per
+// compiler binary, remembered in the cache; the files are looked for on
+// every run).
+func findRuntimeFiles(ctx context.Context, c *cache.Cache, cxx *glibc.Compiler) (map[string]string, error) {
+	out, err := compilerAnswer(ctx, c, cxx, "-print-search-dirs")
 	if err != nil {
-		return nil, fmt.Errorf("%s -print-search-dirs: %w", cxx, err)
+		return nil, fmt.Errorf("%s -print-search-dirs: %w", cxx.Name, err)
 	}
 	var dirs []string
 	sc := bufio.NewScanner(bytes.NewReader(out))
