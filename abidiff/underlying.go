@@ -21,16 +21,27 @@ type expander struct {
 	byKey  map[string]*abi.Type
 	byNode map[*abi.Type]*abi.Type
 	busy   map[string]bool // typedefs being expanded: a cycle stops there
+	depth  int             // of the expansion under way
 }
+
+// maxExpand bounds how deep one expansion goes. A chain of typedefs in ABI
+// JSON is flat in the file (each names the next by key), so its length is
+// bounded only by the file's size; without a bound, a chain of millions
+// would recurse until the goroutine's stack is exhausted, which kills the
+// process. Deeper than this, a type stays as it is written and is compared
+// by its name, which can only report a change, never hide one.
+const maxExpand = 4096
 
 func newExpander(a *abi.ABI) *expander {
 	return &expander{a: a, byKey: map[string]*abi.Type{}, byNode: map[*abi.Type]*abi.Type{}, busy: map[string]bool{}}
 }
 
 func (x *expander) under(t *abi.Type) *abi.Type {
-	if t == nil {
-		return nil
+	if t == nil || x.depth >= maxExpand {
+		return t
 	}
+	x.depth++
+	defer func() { x.depth-- }()
 	if t.Ref != "" {
 		d := x.a.Types[t.Ref]
 		if d == nil || d.Kind != abi.Typedef || x.busy[t.Ref] {

@@ -1,7 +1,12 @@
 package abidiff
 
 import (
+	"context"
+	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -134,5 +139,36 @@ func TestNoTypeInformation(t *testing.T) {
 	}
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "no type information") || !slices.Equal(r.Untyped, []string{"memcpy@GLIBC_2.2.5"}) {
 		t.Errorf("notes %q", r.Notes)
+	}
+}
+
+// TestTypedefChainStack: a chain of 200,000 typedefs in ABI JSON, each
+// naming the next, is compared without recursing once per link: the
+// expansion stops at maxExpand. The stack is held to 16 MB here, so an
+// unbounded recursion would end the test binary, not pass.
+func TestTypedefChainStack(t *testing.T) {
+	const n = 200000
+	var b strings.Builder
+	b.WriteString(`{"schema": 1, "debug_info": "dwarf", "types": {"int": {"kind": "base", "name": "int", "size": 4, "encoding": "signed"}`)
+	for i := 0; i < n; i++ {
+		next := fmt.Sprintf("t%d", i+1)
+		if i == n-1 {
+			next = "int"
+		}
+		fmt.Fprintf(&b, `,"t%d": {"kind": "typedef", "name": "t%d", "elem": {"kind": "pointer", "size": 8, "elem": {"ref": %q}}}`, i, i, next)
+	}
+	b.WriteString(`}, "symbols": [{"name": "f", "kind": "func", "binding": "global", "type": {"kind": "func", "elem": {"ref": "int"}, "params": [{"ref": "t0"}]}}]}`)
+	p := filepath.Join(t.TempDir(), "chain.json")
+	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := abi.Load(context.Background(), p, abi.Options{NoDefaultDebugDir: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
+	c := newComparer(a, a)
+	if !c.sameUnderlying(&abi.Type{Ref: "t0"}, &abi.Type{Ref: "t0"}) {
+		t.Error("a chain differs from itself")
 	}
 }
