@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/run"
 )
 
 // HeaderOptions say what to compile and what to keep.
@@ -72,7 +72,7 @@ func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
 	if err != nil {
 		return nil, err
 	}
-	ccPath, err := exec.LookPath(cc)
+	ccPath, err := run.LookPath(cc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", cc, ErrNoCompiler)
 	}

@@ -120,8 +120,13 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	a, err := abi.Headers(ctx, opt)
 	if err != nil {
 		msg := err.Error()
-		if errors.Is(err, abi.ErrNoCompiler) {
+		switch {
+		case errors.Is(err, abi.ErrNoCompiler):
 			msg += " (install it or name one with --cc)"
+		case errors.Is(err, abi.ErrCompilerTimeout):
+			msg += "\n(raise --timeout)"
+		case errors.Is(err, abi.ErrCompilerMemory):
+			msg += "\n(raise --max-memory)"
 		}
 		// The compiler quotes the headers.
 		fmt.Fprintln(env.stderr, "abifloor abi headers:", cleanLines(strings.TrimSpace(msg)))
