@@ -251,14 +251,6 @@ func originOf(e *dwarf.Entry) (dwarf.Offset, bool) {
 	return o, ok
 }
 
-func linkName(e *dwarf.Entry) string {
-	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok && n != "" {
-		return n
-	}
-	n, _ := e.Val(dwarf.AttrName).(string)
-	return n
-}
-
 // builder converts DIEs into the model, writing each named type into the
 // ABI's table once.
 type builder struct {

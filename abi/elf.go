@@ -7,7 +7,7 @@ import (
 	"encoding/hex"
 	"path/filepath"
 
-	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 )
 
 // loadDWARF reads only the sections type extraction needs. (*elf.File).DWARF
@@ -83,7 +83,7 @@ func hasDWARF(f *elf.File) bool {
 // debugFile is a separate debug file kept open while its DWARF is read.
 type debugFile struct {
 	*elf.File
-	in elfx.Input
+	in input.File
 }
 
 func (d *debugFile) Close() { d.in.Close() }
@@ -92,7 +92,7 @@ func (d *debugFile) Close() { d.in.Close() }
 // regular file (a FIFO named by a planted link must not block the open or
 // the read) holding an ELF file with DWARF.
 func openDebug(path string, maxDebug int64) *debugFile {
-	in, err := elfx.OpenInput(path, []byte{}, nil) // no head: newELF reads the headers
+	in, err := input.Open(path, []byte{}, nil) // no head: newELF reads the headers
 	if err != nil {
 		return nil
 	}

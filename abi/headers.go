@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/run"
 )
@@ -41,7 +43,7 @@ type HeaderOptions struct {
 }
 
 // ErrNoCompiler is wrapped by Headers when the C compiler is not on PATH.
-var ErrNoCompiler = errors.New("C compiler not found on PATH")
+var ErrNoCompiler = errors.New("c compiler not found on PATH")
 
 var constName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -112,12 +114,12 @@ func Headers(ctx context.Context, opt HeaderOptions) (*ABI, error) {
 
 // fromObject reads the compiled translation unit.
 func fromObject(obj string, opt HeaderOptions) (*ABI, error) {
-	in, err := elfx.OpenInput(obj, nil, make([]byte, 64))
+	in, err := input.Open(obj, nil, make([]byte, 64))
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
-	xf, err := in.ELF()
+	xf, err := elfx.FromInput(in)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", obj, err)
 	}

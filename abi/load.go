@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/ianlancetaylor/demangle"
 )
@@ -57,9 +59,9 @@ const maxJSON = 1 << 30
 // reading a file.
 func Load(ctx context.Context, path string, opt Options) (*ABI, error) {
 	var head [4]byte
-	in, err := elfx.OpenInput(path, nil, head[:])
-	if errors.Is(err, elfx.ErrNotRegular) {
-		return nil, fmt.Errorf("%s: %w", path, elfx.ErrNotRegular)
+	in, err := input.Open(path, nil, head[:])
+	if errors.Is(err, input.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", path, input.ErrNotRegular)
 	}
 	if err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 )
 
 // fileSystem is what bind reads: the host's files (under a sysroot), or
@@ -20,11 +21,11 @@ type fileSystem interface {
 	readlink(p string) (string, error)
 	// open opens a regular file; the head is the caller's when given,
 	// else read into buf. Errors are *fs.PathError values naming p.
-	open(p string, head, buf []byte) (input, error)
+	open(p string, head, buf []byte) (openFile, error)
 }
 
 // input is an open file: its contents, identity and first bytes.
-type input struct {
+type openFile struct {
 	r    io.ReaderAt
 	size int64
 	key  fileKey
@@ -32,13 +33,13 @@ type input struct {
 	done func()
 }
 
-func (in input) close() {
+func (in openFile) close() {
 	if in.done != nil {
 		in.done()
 	}
 }
 
-func (in input) isELF() bool { return elfx.IsELF(in.head) }
+func (in openFile) isELF() bool { return elfx.IsELF(in.head) }
 
 // hostFS is this machine's file system.
 type hostFS struct{}
@@ -61,10 +62,10 @@ func (hostFS) stat(p string) (fs.FileMode, int64, error) {
 
 func (hostFS) readlink(p string) (string, error) { return os.Readlink(p) }
 
-func (hostFS) open(p string, head, buf []byte) (input, error) {
-	in, err := elfx.OpenInput(p, head, buf)
+func (hostFS) open(p string, head, buf []byte) (openFile, error) {
+	in, err := input.Open(p, head, buf)
 	if err != nil {
-		return input{}, err
+		return openFile{}, err
 	}
-	return input{r: in.FD, size: in.Size, key: fileKey{in.Dev, in.Ino}, head: in.Head, done: func() { in.Close() }}, nil
+	return openFile{r: in.FD, size: in.Size, key: fileKey{in.Dev, in.Ino}, head: in.Head, done: func() { in.Close() }}, nil
 }

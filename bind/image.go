@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/walk"
@@ -228,31 +230,31 @@ func (img *Image) readlink(p string) (string, error) {
 	return "", &fs.PathError{Op: "readlink", Path: p, Err: syscall.EINVAL}
 }
 
-func (img *Image) open(p string, head, buf []byte) (input, error) {
+func (img *Image) open(p string, head, buf []byte) (openFile, error) {
 	// Links on the way are followed, as open(2) follows them.
 	p, err := resolveFS(img, "/", path.Clean("/"+p))
 	if err != nil {
-		return input{}, err
+		return openFile{}, err
 	}
 	e, ok := img.view.Entries[p]
 	if !ok {
 		if img.dirs[p] {
-			return input{}, &fs.PathError{Op: "open", Path: p, Err: elfx.ErrNotRegular}
+			return openFile{}, &fs.PathError{Op: "open", Path: p, Err: input.ErrNotRegular}
 		}
-		return input{}, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOENT}
+		return openFile{}, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOENT}
 	}
 	if e.Type != 0 {
-		return input{}, &fs.PathError{Op: "open", Path: p, Err: elfx.ErrNotRegular}
+		return openFile{}, &fs.PathError{Op: "open", Path: p, Err: input.ErrNotRegular}
 	}
 	name := p
 	if e.Link != "" { // a hard link: the contents are its target's
 		name = path.Clean("/" + e.Link)
 	}
 	if err := img.bad[name]; err != nil {
-		return input{}, &fs.PathError{Op: "read", Path: p, Err: err}
+		return openFile{}, &fs.PathError{Op: "read", Path: p, Err: err}
 	}
 	f, held := img.files[name]
-	in := input{key: fileKey{imageDev, img.ids[name]}, size: e.Size}
+	in := openFile{key: fileKey{imageDev, img.ids[name]}, size: e.Size}
 	if !held {
 		// Not ELF (its contents were not kept): the empty head says so.
 		in.r, in.size = bytes.NewReader(nil), 0

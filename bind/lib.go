@@ -105,7 +105,7 @@ func openObject(path string) (*object, error) {
 
 // parseInput parses an open file, which is known by its identity from
 // then on.
-func parseInput(in input) (*object, error) {
+func parseInput(in openFile) (*object, error) {
 	o, err := parseObjectHead(in.r, in.size, in.head)
 	if err != nil {
 		return nil, err

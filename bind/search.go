@@ -34,7 +34,7 @@ type pathEntry struct {
 
 // get returns the object at p, opened by open the first time p is asked
 // for: links are resolved and the file opened once per path per run.
-func (c *objects) get(p string, open func() (input, error)) (*object, error) {
+func (c *objects) get(p string, open func() (openFile, error)) (*object, error) {
 	c.mu.Lock()
 	e := c.byPath[p]
 	if e == nil {
@@ -56,7 +56,7 @@ func (c *objects) get(p string, open func() (input, error)) (*object, error) {
 
 // parse returns the object of the open file in, parsing it only when no
 // other path to the same file was parsed before.
-func (c *objects) parse(in input) (*object, error) {
+func (c *objects) parse(in openFile) (*object, error) {
 	key := in.key
 	c.mu.Lock()
 	o := c.byKey[key]
@@ -314,10 +314,10 @@ func (a *Auditor) brokenReason(p string, want *object, err error) string {
 // open loads the object at p (inside the image) when it is a library of
 // want's machine, class and byte order (any, when want is nil).
 func (a *Auditor) open(p string, want *object) (*object, error) {
-	o, err := a.objs.get(p, func() (input, error) {
+	o, err := a.objs.get(p, func() (openFile, error) {
 		h, err := a.host(p)
 		if err != nil {
-			return input{}, err
+			return openFile{}, err
 		}
 		return a.fsys.open(h, nil, make([]byte, headSize))
 	})

@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"io"
+
+	"github.com/abifloor/abifloor/internal/input"
 )
 
 // File is an ELF file opened for lazy reading. It is not safe for
@@ -79,7 +81,7 @@ func IsELF(b []byte) bool { return len(b) >= 4 && bytes.Equal(b[:4], []byte(elf.
 // Open opens the named file. It refuses anything but a regular file, so a
 // FIFO or device named on the command line is never read.
 func Open(path string) (*File, error) {
-	in, err := OpenInput(path, nil, make([]byte, chunkSize))
+	in, err := input.Open(path, nil, make([]byte, chunkSize))
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/targets"
 	"github.com/abifloor/abifloor/walk"
@@ -156,19 +158,19 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 	}
 	// The walker has read the head of files inside trees; a path named
 	// on the command line is read here.
-	in, err := elfx.OpenInput(wf.Path, wf.Head, buf)
+	in, err := input.Open(wf.Path, wf.Head, buf)
 	if err != nil {
 		it.rep.Error = err
 		return it, true
 	}
 	defer in.Close()
-	if !in.IsELF() {
+	if !elfx.IsELF(in.Head) {
 		return scanArtefact(ctx, wf.Path, in.Head, opt)
 	}
 	if in.Links > 1 {
 		it.link = hardLink{in.Dev, in.Ino}
 	}
-	f, err := in.ELF()
+	f, err := elfx.FromInput(in)
 	if err != nil {
 		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true

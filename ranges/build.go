@@ -21,8 +21,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/abi"
-	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -262,7 +263,7 @@ func dirIDs(dir string, incs []string) ([]string, error) {
 			}
 			// OpenInput never opens a FIFO or device, even one swapped
 			// in after the walk looked.
-			in, err := elfx.OpenInput(p, nil, nil)
+			in, err := input.Open(p, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -545,8 +546,8 @@ func (b *Builder) readCache(key string) (*abi.ABI, string) {
 	bad := func(why string) (*abi.ABI, string) {
 		return nil, fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", p, why)
 	}
-	in, err := elfx.OpenInput(p, nil, nil)
-	if errors.Is(err, elfx.ErrNotRegular) {
+	in, err := input.Open(p, nil, nil)
+	if errors.Is(err, input.ErrNotRegular) {
 		return bad(err.Error())
 	}
 	if err != nil {

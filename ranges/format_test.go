@@ -16,14 +16,14 @@ func sampleTable(t testing.TB) *Table {
 	l := &abi.Type{Ref: "long"}
 	a := structABI(8, abi.Member{Name: "x", Type: i}, abi.Member{Name: "y", Offset: 4, Type: i})
 	b := structABI(16, abi.Member{Name: "x", Type: i}, abi.Member{Name: "y", Offset: 8, Type: l})
-	tab, err := New([]string{"struct s"}, []Version{
+	_, err := New([]string{"struct s"}, []Version{
 		{Name: "535.104.05", ABI: a}, {Name: "535.113.01", ABI: a}, {Name: "545.23.06", ABI: b},
 		{Name: "550.54.14", ABI: a}, {Name: "550.90.07", ABI: a}, {Name: "v1.0.0-rc1\"</script>", ABI: b},
 	})
 	if err == nil {
 		t.Fatal("a version with a quote and a tag was accepted")
 	}
-	tab, err = New([]string{"struct s"}, []Version{
+	tab, err := New([]string{"struct s"}, []Version{
 		{Name: "535.104.05", ABI: a}, {Name: "535.113.01", ABI: a}, {Name: "545.23.06", ABI: b},
 		{Name: "550.54.14", ABI: a}, {Name: "550.90.07", ABI: a}, {Name: "555.42.02", ABI: b},
 	})

@@ -24,9 +24,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
+	"github.com/abifloor/abifloor/internal/input"
 
-	"github.com/abifloor/abifloor/elfx"
+	"golang.org/x/sys/unix"
 )
 
 // File is one regular file found, or an error about a path.
@@ -163,7 +163,7 @@ func (w *walker) root(path string, idx int) {
 	default:
 		w.stats.Special.Add(1)
 		// Never opened: a FIFO would block, a device may never end.
-		w.send(File{Path: path, Root: idx, Err: &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%s: %w", kindName(st.Mode), elfx.ErrNotRegular)}})
+		w.send(File{Path: path, Root: idx, Err: &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("%s: %w", kindName(st.Mode), input.ErrNotRegular)}})
 	}
 }
 

@@ -56,8 +56,8 @@ func loadABI(ctx context.Context, arg string, opt abi.Options, prog func(artefac
 // bytes, as scan does.
 func isArtefact(p string) bool { return archiveKind(p) != "" }
 
-// stopWalk ends an artefact walk once the member is read.
-var stopWalk = errors.New("stop")
+// errStopWalk ends an artefact walk once the member is read.
+var errStopWalk = errors.New("stop")
 
 // loadMember reads the ABI of the ELF member named member ("/lib/x.so")
 // of the artefact at path, or of its only ELF member when member is "".
@@ -81,14 +81,14 @@ func loadMember(ctx context.Context, path, member string, opt abi.Options, prog 
 		if m.Err != nil {
 			if member != "" {
 				lerr = fmt.Errorf("%s: %w", name, m.Err)
-				return stopWalk
+				return errStopWalk
 			}
 			return nil
 		}
 		if m.Content == nil {
 			if member != "" {
 				lerr = fmt.Errorf("%s: not an ELF file", name)
-				return stopWalk
+				return errStopWalk
 			}
 			return nil
 		}
@@ -99,11 +99,11 @@ func loadMember(ctx context.Context, path, member string, opt abi.Options, prog 
 		}
 		a, lerr = abi.LoadReader(ctx, name, m.Content, m.Size, opt)
 		if member != "" {
-			return stopWalk
+			return errStopWalk
 		}
 		return nil
 	})
-	if err != nil && !errors.Is(err, stopWalk) {
+	if err != nil && !errors.Is(err, errStopWalk) {
 		return nil, path, err
 	}
 	switch {

@@ -3,8 +3,9 @@ package main
 import (
 	"fmt"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/artefact"
-	"github.com/abifloor/abifloor/elfx"
 )
 
 // notArchives returns an error for the first path argument that is an
@@ -35,7 +36,7 @@ func archiveKind(path string) artefact.Format {
 	if artefact.IsLayout(path) {
 		return artefact.Layout
 	}
-	in, err := elfx.OpenInput(path, nil, make([]byte, artefact.HeadSize))
+	in, err := input.Open(path, nil, make([]byte, artefact.HeadSize))
 	if err != nil {
 		return ""
 	}

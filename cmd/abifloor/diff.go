@@ -7,9 +7,10 @@ import (
 	"io"
 	"runtime/debug"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
-	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -117,9 +118,9 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 // readSuppressions parses one suppression file; it must be a regular file
 // (a FIFO or device is refused, and does not block the open).
 func readSuppressions(name string) (*abidiff.Suppressions, error) {
-	in, err := elfx.OpenInput(name, []byte{}, nil) // no head: the parser reads it all
-	if errors.Is(err, elfx.ErrNotRegular) {
-		return nil, fmt.Errorf("%s: %w", name, elfx.ErrNotRegular)
+	in, err := input.Open(name, []byte{}, nil) // no head: the parser reads it all
+	if errors.Is(err, input.ErrNotRegular) {
+		return nil, fmt.Errorf("%s: %w", name, input.ErrNotRegular)
 	}
 	if err != nil {
 		return nil, err

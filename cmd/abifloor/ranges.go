@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/input"
+
 	"github.com/abifloor/abifloor/cache"
-	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/ranges"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/symver"
@@ -291,7 +292,7 @@ func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
 	}
 	// One open that refuses a FIFO or device, whatever was there when
 	// the path was looked at; what is read is bounded by what is there.
-	in, err := elfx.OpenInput(path, nil, nil)
+	in, err := input.Open(path, nil, nil)
 	if err != nil {
 		return fail(err)
 	}

@@ -1,4 +1,4 @@
-package elfx
+package input
 
 import (
 	"errors"
