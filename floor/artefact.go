@@ -6,7 +6,6 @@ import (
 	"fmt"
 	pathpkg "path"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -37,13 +36,13 @@ func scanArtefact(ctx context.Context, path string, head []byte, opt Options) (i
 
 func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	it := item{rep: FileReport{Path: path}}
-	// Claims are checked by check (limits or targets given), not scan.
-	checking := opt.Limits != nil || len(opt.Targets) > 0
+	// Claims are checked by check, not scan or fit.
+	checking := opt.Claims || (!opt.EachTarget && (opt.Limits != nil || len(opt.Targets) > 0))
 	var cl claims
-	cl.resolve(path) // a wheel's tags are in its name
-	fopt := FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets}
-	if checking && len(cl.targets) > 0 {
-		fopt.Targets = append(slices.Clip(opt.Targets), cl.targets...)
+	fopt := opt.fileOptions()
+	if checking {
+		cl.resolve(path, opt.Targets) // a wheel's tags are in its name
+		fopt.Claimed = cl.targets
 	}
 	aopt := artefact.Options{}
 	if opt.ArtefactProgress != nil {
@@ -69,7 +68,12 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 			if err != nil {
 				mi.rep.Error = err
 			} else {
-				mi.rep, mi.viol = Analyze(f, name, fopt)
+				mo := fopt
+				// A package's control comes before its files: a file
+				// held to its libc claim is read with its symbols, so
+				// a broken claim names them.
+				mo.Why = mo.Why || (checking && cl.control != "")
+				mi.rep, mi.viol = Analyze(f, name, mo)
 			}
 			it.members = append(it.members, mi)
 		}
@@ -84,10 +88,16 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		it.members = append(it.members, item{rep: FileReport{Path: path, Error: err}})
 	}
 	if checking {
-		cl.resolve(path)
+		cl.resolve(path, opt.Targets)
 		for i := range it.members {
 			if m := &it.members[i]; m.rep.Error == nil {
 				m.viol = append(m.viol, cl.violations(m.rep)...)
+			}
+		}
+		it.claims = cl.checks(path, it.members)
+		if !opt.Why {
+			for i := range it.members {
+				it.members[i].rep.Why = nil
 			}
 		}
 	}
@@ -95,7 +105,7 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	if len(it.members) == 0 {
 		// An artefact without ELF members counts its files, and shows
 		// nothing.
-		return item{files: it.files}, true
+		return item{files: it.files, claims: it.claims}, true
 	}
 	return it, true
 }
@@ -150,7 +160,7 @@ func flatten(items []walk.Item[item]) []item {
 			out = append(out, it)
 			continue
 		}
-		out = append(out, item{files: it.files})
+		out = append(out, item{files: it.files, claims: it.claims})
 		out = append(out, it.members...)
 	}
 	return out

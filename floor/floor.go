@@ -102,14 +102,47 @@ type FileOptions struct {
 	// Targets are held to their libc, and policies (manylinux,
 	// musllinux) to their rules (policy.go).
 	Targets []targets.Target
-	// EachTarget checks every target's limits separately (fit), not
-	// only the policies'.
+	// EachTarget checks every target's limits separately (fit). Without
+	// it a distro target's limits are folded into Limits (the lowest
+	// wins) and its violations name it.
 	EachTarget bool
+	// Sources name what set each limit of Limits (a namespace, matched
+	// case-insensitively, to Violation.Target).
+	Sources map[string]string
+	// Claimed are the targets an artefact claims (a wheel's tags): held
+	// to their own libc apart from Targets, so the user's targets and the
+	// artefact's both apply.
+	Claimed []targets.Target
+	folded  bool // Limits and Sources already hold the distro targets
+}
+
+// fold returns opt with its distro targets' limits in Limits.
+func (opt FileOptions) fold() FileOptions {
+	if opt.folded || opt.EachTarget {
+		return opt
+	}
+	rq := Requirements{Targets: opt.Targets}
+	for ns, v := range opt.Limits {
+		rq.Limits = append(rq.Limits, Limit{ns, v, lookupFold(opt.Sources, ns)})
+	}
+	l, src := rq.effective()
+	if len(l) > 0 || opt.Limits != nil {
+		opt.Limits, opt.Sources = l, src
+	}
+	opt.folded = true
+	return opt
+}
+
+// lookupFold finds ns in m, case-insensitively.
+func lookupFold(m map[string]string, ns string) string {
+	v, _ := Limits(m).Lookup(ns)
+	return v
 }
 
 // Analyze computes the floors of f, the file at path, and what opt asks
 // for besides.
 func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []Violation) {
+	opt = opt.fold()
 	why, limits := opt.Why, opt.Limits
 	r = FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind(), Libc: LibcOf(f)}
 	if f.Dynamic != nil {
@@ -159,11 +192,14 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 
 	for ns, ver := range r.Floors {
 		if lim, ok := limits.Lookup(ns); ok && symver.Compare(ver, lim) > 0 {
-			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim})
+			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim, Target: lookupFold(opt.Sources, ns)})
 		}
 	}
 	// Whatever path returns below, the targets' rules are checked last.
-	defer func() { viol = append(viol, checkTargets(f, &r, opt.Targets, opt.EachTarget)...) }()
+	defer func() {
+		viol = append(viol, checkTargets(f, &r, opt.Targets, opt.EachTarget)...)
+		viol = append(viol, checkTargets(f, &r, opt.Claimed, false)...)
+	}()
 	if !why && len(viol) == 0 {
 		return r, nil
 	}

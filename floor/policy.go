@@ -1,6 +1,7 @@
 package floor
 
 import (
+	"debug/elf"
 	"fmt"
 	"path"
 	"slices"
@@ -172,7 +173,12 @@ func indexSymbols(syms []elfx.Symbol) *symIndex {
 			continue
 		}
 		str := s.String()
-		x.byName[s.Name] = append(x.byName[s.Name], str)
+		// A weak unversioned reference resolves to 0 where nothing
+		// defines it (__cxa_thread_atexit_impl before glibc 2.18):
+		// auditwheel skips it in the blacklist check, and so do we.
+		if !(s.Bind == elf.STB_WEAK && s.Version == "") {
+			x.byName[s.Name] = append(x.byName[s.Name], str)
+		}
 		if s.Library != "" && s.Version != "" {
 			x.byVersion[s.Version] = append(x.byVersion[s.Version], str)
 			x.byLib[s.Library] = append(x.byLib[s.Library], str)
