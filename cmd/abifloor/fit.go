@@ -31,18 +31,13 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	if code >= 0 {
 		return code
 	}
+	sf.demangle = *dm
 	ts := floor.FitTargets()
-	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Targets: ts, EachTarget: true, Workers: sf.jobs}
-	show, done := progress(env)
-	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
-	opt.ArtefactProgress = showArtefacts(show)
+	opt, done := scanOptions(env, sf)
+	opt.Targets, opt.EachTarget = ts, true
 	res := floor.Scan(ctx, paths, opt)
 	done()
-	if *dm {
-		for i := range res.Violations {
-			demangleAll(res.Violations[i].Symbols)
-		}
-	}
+	demangleResult(res, sf)
 	fit := floor.Fit(res, ts)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, fit)
@@ -50,10 +45,13 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 		writeFitText(env.stdout, fit)
 	}
 	switch {
+	case res.Incomplete:
+		fmt.Fprintf(env.stderr, "abifloor fit: %v\n", res.Err)
+		return exitError
 	case res.Stats.Errors > 0:
 		return exitError
 	case res.Stats.ELF == 0:
-		fmt.Fprintf(env.stderr, "abifloor fit: no ELF file under %s\n", strings.Join(paths, " "))
+		fmt.Fprintf(env.stderr, "abifloor fit: no ELF file under %s\n", report.Clean(strings.Join(paths, " ")))
 		return exitError
 	}
 	return exitOK
@@ -78,19 +76,41 @@ func writeFitText(w io.Writer, fit *floor.FitReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, f := range fit.Files {
 		if f.Error != "" {
-			fmt.Fprintf(tw, "%s\terror: %s\n", f.Path, f.Error)
+			fmt.Fprintf(tw, "%s\terror: %s\n", report.Clean(f.Path), report.Clean(f.Error))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Path, f.Arch, policyLine(f.Fits))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), report.Clean(f.Arch), policyLine(f.Fits))
 		fmt.Fprintf(tw, "    distros: %s\n", distroList(f.Distros))
 	}
 	tw.Flush()
+	byArch := map[string]int{}
 	for _, t := range fit.Tree {
-		fmt.Fprintf(w, "tree %s%s (%s): %s\n", t.Arch, libcSuffix(t.Libc), plural(t.Files, "file"), policyLine(t.Fits))
+		byArch[t.Arch]++
+	}
+	for _, t := range fit.Tree {
+		fmt.Fprintf(w, "tree %s%s (%s): %s\n", report.Clean(t.Arch), libcSuffix(t.Libc), plural(t.Files, "file"), policyLine(t.Fits))
+		if byArch[t.Arch] > 1 {
+			// Two rows of one architecture: say why.
+			fmt.Fprintf(w, "    (%s files are split by C library: %s)\n", report.Clean(t.Arch), libcNote(t.Libc))
+		}
+		if t.Libc == floor.Musl && t.Policy != "" {
+			fmt.Fprintln(w, "    note: musl has no symbol versions, so musllinux_1_1 and musllinux_1_2 cannot be told apart: the tag is the oldest the policy table allows")
+		}
 		for _, d := range t.Distros {
-			fmt.Fprintf(w, "    %s: %s\n", d.Family, distroLine(d))
+			fmt.Fprintf(w, "    %s: %s\n", report.Clean(d.Family), distroLine(d))
 		}
 	}
+}
+
+// libcNote says what a tree row's libc means.
+func libcNote(libc string) string {
+	switch libc {
+	case "":
+		return "these need no C library (static, or none needed), so they load on glibc and musl alike"
+	case floor.Musl:
+		return "these are linked against musl and are held to musllinux and musl distros only"
+	}
+	return "these are linked against glibc and are held to manylinux and glibc distros only"
 }
 
 func libcSuffix(libc string) string {
@@ -103,10 +123,10 @@ func libcSuffix(libc string) string {
 func policyLine(f floor.Fits) string {
 	s := "fits no manylinux or musllinux tag"
 	if f.Policy != "" {
-		s = "fits " + f.Policy
+		s = "fits " + report.Clean(f.Policy)
 	}
 	if f.Blocked != nil {
-		s += "; " + f.Blocked.Target + " blocked by " + blockers(f.Blocked.Violations, 3)
+		s += "; " + report.Clean(f.Blocked.Target) + " blocked by " + blockers(f.Blocked.Violations, 3)
 	}
 	return s
 }
@@ -115,9 +135,9 @@ func distroList(ds []floor.DistroFit) string {
 	var parts []string
 	for _, d := range ds {
 		if d.Oldest != "" {
-			parts = append(parts, d.Oldest)
+			parts = append(parts, report.Clean(d.Oldest))
 		} else {
-			parts = append(parts, "no "+d.Family)
+			parts = append(parts, "no "+report.Clean(d.Family))
 		}
 	}
 	if len(parts) == 0 {
@@ -129,10 +149,10 @@ func distroList(ds []floor.DistroFit) string {
 func distroLine(d floor.DistroFit) string {
 	s := "no release in the table"
 	if d.Oldest != "" {
-		s = "oldest " + d.Oldest
+		s = "oldest " + report.Clean(d.Oldest)
 	}
 	if d.Blocked != nil {
-		s += "; " + d.Blocked.Target + " blocked by " + blockers(d.Blocked.Violations, 2)
+		s += "; " + report.Clean(d.Blocked.Target) + " blocked by " + blockers(d.Blocked.Violations, 2)
 	}
 	return s
 }
@@ -188,7 +208,7 @@ func blockers(vs []floor.Violation, max int) string {
 		}
 		parts = append(parts, s)
 	}
-	return strings.Join(parts, "; ")
+	return report.Clean(strings.Join(parts, "; "))
 }
 
 // symVersion is the numeric version of name@NS_VER, for ordering.
