@@ -27,11 +27,43 @@ func keep(head []byte) bool { return elfx.IsELF(head) || artefact.Sniff(head) !=
 
 // scanArtefact reads the ELF members of the artefact at path. A file that
 // is no artefact, or compressed text (a changelog.gz), is dropped.
-func scanArtefact(ctx context.Context, path string, head []byte, opt Options) (item, bool) {
+//
+// An artefact met inside a directory (inTree) that turns out malformed,
+// truncated, or with a member name or link leaving it is no error unless opt.Strict: a tree holds archives nobody
+// means to ship (Go's own test archives under $GOROOT/src/archive), so it
+// is reported in Result.Skipped.
+func scanArtefact(ctx context.Context, path string, head []byte, inTree bool, opt Options) (item, bool) {
 	if artefact.Detect(head) == "" {
 		return item{}, false
 	}
-	return readArtefact(ctx, path, opt)
+	it, ok := readArtefact(ctx, path, opt)
+	if inTree && !opt.Strict {
+		kept := it.members[:0]
+		for _, m := range it.members {
+			if m.rep.Error != nil && malformed(m.rep.Error) {
+				it.skipped = append(it.skipped, m.rep)
+				continue
+			}
+			kept = append(kept, m)
+		}
+		it.members = kept
+		if len(kept) == 0 {
+			it.members = nil
+			it.rep = FileReport{}
+		}
+	}
+	return it, ok
+}
+
+// malformed tells the errors of an artefact (or member) that is broken in
+// itself: bad format, cut short, a name or link that leaves it.
+func malformed(err error) bool {
+	for _, e := range []error{artefact.ErrFormat, artefact.ErrTruncated, artefact.ErrLinkOut, artefact.ErrUnsafeName} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
@@ -105,7 +137,7 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	if len(it.members) == 0 {
 		// An artefact without ELF members counts its files, and shows
 		// nothing.
-		return item{files: it.files, claims: it.claims}, true
+		return item{files: it.files, claims: it.claims, skipped: it.skipped}, true
 	}
 	return it, true
 }
@@ -160,7 +192,7 @@ func flatten(items []walk.Item[item]) []item {
 			out = append(out, it)
 			continue
 		}
-		out = append(out, item{files: it.files, claims: it.claims})
+		out = append(out, item{files: it.files, claims: it.claims, skipped: it.skipped})
 		out = append(out, it.members...)
 	}
 	return out

@@ -27,7 +27,10 @@ type Options struct {
 	EachTarget bool
 	// Claims holds an artefact's members to what it claims (Check sets
 	// it); so do Limits or Targets without EachTarget.
-	Claims  bool
+	Claims bool
+	// Strict makes a malformed artefact met inside a directory an error
+	// (by default it is in Result.Skipped).
+	Strict  bool
 	sources map[string]string // what set each limit (Check)
 	folded  bool              // Limits hold the distro targets' limits
 	Workers int               // parallel file readers (default 2×GOMAXPROCS)
@@ -53,7 +56,11 @@ type Result struct {
 	// Claims are the claims of the artefacts read, each with whether it
 	// held (checked only when claims are, see Options.Claims).
 	Claims []ClaimCheck `json:"claims,omitempty"`
-	Stats  Stats        `json:"stats"`
+	// Skipped are the artefacts met inside directories that turned out
+	// malformed or truncated (and their members that did): warnings, not
+	// errors, unless Options.Strict.
+	Skipped []FileReport `json:"skipped,omitempty"`
+	Stats   Stats        `json:"stats"`
 	// Incomplete is set when the scan was cut short (its context was
 	// cancelled): the files, floors and violations are only those read
 	// before, so the result proves nothing. Err says how far it got.
@@ -81,6 +88,7 @@ type item struct {
 	members []item
 	files   int64
 	claims  []ClaimCheck
+	skipped []FileReport
 }
 
 type hardLink struct{ dev, ino uint64 }
@@ -136,6 +144,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	for _, it := range flatten(items) {
 		res.Stats.Files += it.files
 		res.Claims = append(res.Claims, it.claims...)
+		res.Skipped = append(res.Skipped, it.skipped...)
 		if cut != nil && it.rep.Error != nil && errors.Is(it.rep.Error, cut) {
 			continue // not an error of the file: the scan was stopped
 		}
@@ -197,7 +206,8 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 	}
 	defer in.Close()
 	if !elfx.IsELF(in.Head) {
-		return scanArtefact(ctx, wf.Path, in.Head, opt)
+		// The walker read the head of a file met in a tree.
+		return scanArtefact(ctx, wf.Path, in.Head, wf.Head != nil, opt)
 	}
 	if in.Links > 1 {
 		it.link = hardLink{in.Dev, in.Ino}

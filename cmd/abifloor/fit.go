@@ -26,6 +26,7 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&sf.format, "format", "text", "output format: text|json")
 	fs.BoolVar(&sf.follow, "follow", false, "follow symbolic links inside directories")
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
+	fs.BoolVar(&sf.strict, "strict", false, "a malformed artefact met inside a directory is an error (by default a warning)")
 	dm := fs.Bool("demangle", false, "write C++ symbol names demangled (std::__throw_bad_array_new_length())")
 	paths, format, code := parsePathsTextJSON(env, fs, args, &sf.format)
 	if code >= 0 {

@@ -32,6 +32,7 @@ type scanFlags struct {
 	demangle bool
 	jobs     int
 	noArt    bool
+	strict   bool
 }
 
 func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
@@ -43,6 +44,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
 	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
 	fs.BoolVar(&sf.demangle, "demangle", false, "write C++ symbol names demangled (with --why and in violations)")
+	fs.BoolVar(&sf.strict, "strict", false, "a malformed artefact met inside a directory is an error (by default a warning)")
 	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
 
@@ -76,7 +78,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 // scanOptions are the options of a scan with sf, its progress shown
 // until done.
 func scanOptions(env *cmdEnv, sf scanFlags) (floor.Options, func()) {
-	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Workers: sf.jobs, NoTreeArtefacts: sf.noArt}
+	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Workers: sf.jobs, NoTreeArtefacts: sf.noArt, Strict: sf.strict}
 	show, done := progress(env)
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
 	opt.ArtefactProgress = showArtefacts(show)
@@ -172,8 +174,16 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 		fmt.Fprintf(w, "%s%s%-*s  %s\n", path, pad, archW, f.Arch, floorList(f.Floors))
 		writeDetails(w, f, sf)
 	}
+	writeSkipped(w, res, p)
 	if !sf.quiet {
 		writeSummary(w, res, p, sf.verbose)
+	}
+}
+
+// writeSkipped warns of the malformed artefacts met in the trees.
+func writeSkipped(w io.Writer, res *floor.Result, p report.Painter) {
+	for _, f := range res.Skipped {
+		fmt.Fprintf(w, "%s: %s: %s (met inside a directory; --strict makes it an error)\n", p.Yellow("warning"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
 	}
 }
 
@@ -369,6 +379,7 @@ func writeCheckText(env *cmdEnv, res *floor.CheckResult, sf scanFlags, rq floor.
 	for _, warn := range warnings {
 		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
 	}
+	writeSkipped(w, res.Result, p)
 	if sf.quiet {
 		if len(res.Violations) > 0 {
 			fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
