@@ -22,6 +22,10 @@ type FileReport struct {
 	Libc string `json:"libc,omitempty"`
 	// Needed is DT_NEEDED, in load order.
 	Needed []string `json:"needed"`
+	// Rpath and Runpath are DT_RPATH and DT_RUNPATH as written: where
+	// the loader looks for Needed besides the system's directories.
+	Rpath   string `json:"rpath,omitempty"`
+	Runpath string `json:"runpath,omitempty"`
 	// Floors maps a namespace to the highest version required; nil when
 	// the file could not be read.
 	Floors map[string]string `json:"floors"`
@@ -147,6 +151,7 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 	r = FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind(), Libc: LibcOf(f)}
 	if f.Dynamic != nil {
 		r.Soname, r.Needed = f.Dynamic.Soname, f.Dynamic.Needed
+		r.Rpath, r.Runpath = f.Dynamic.Rpath, f.Dynamic.Runpath
 	}
 	needs, err := f.VersionNeeds()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
@@ -323,21 +324,57 @@ func isLoader(lib string) bool {
 }
 
 // dropShipped removes lib_whitelist violations for libraries the scanned
-// tree itself ships (by soname or file name): they are bundled, as
-// auditwheel repair would bundle them.
+// tree itself ships (by soname or file name) where the loader finds them:
+// in a directory of the needing file's DT_RUNPATH, or, when it has none,
+// of its DT_RPATH or that of a file of the tree that needs it ($ORIGIN
+// expanded, bind.SearchDirs). They are bundled, as auditwheel repair would
+// bundle them. A library that lies in the tree but on no such path does
+// not load (ldd says "not found"), so it is no excuse.
 func dropShipped(files []FileReport, viol []Violation) []Violation {
-	shipped := map[string]bool{}
-	for _, f := range files {
-		if f.Error == nil {
-			shipped[path.Base(f.Path)] = true
-			if f.Soname != "" {
-				shipped[f.Soname] = true
+	shipped := map[string][]string{} // name → the directories it lies in
+	needers := map[string][]*FileReport{}
+	byPath := map[string]*FileReport{}
+	for i := range files {
+		f := &files[i]
+		if f.Error != nil {
+			continue
+		}
+		byPath[f.Path] = f
+		dir := path.Dir(f.Path)
+		shipped[path.Base(f.Path)] = append(shipped[path.Base(f.Path)], dir)
+		if f.Soname != "" && f.Soname != path.Base(f.Path) {
+			shipped[f.Soname] = append(shipped[f.Soname], dir)
+		}
+		for _, n := range f.Needed {
+			needers[n] = append(needers[n], f)
+		}
+	}
+	reachable := func(p, lib string) bool {
+		f := byPath[p]
+		if f == nil || len(shipped[lib]) == 0 {
+			return false
+		}
+		dirs, run := bind.SearchDirs(path.Dir(f.Path), f.Rpath, f.Runpath)
+		if !run {
+			for _, name := range []string{path.Base(f.Path), f.Soname} {
+				for _, g := range needers[name] {
+					if g.Runpath == "" && g != f {
+						d, _ := bind.SearchDirs(path.Dir(g.Path), g.Rpath, "")
+						dirs = append(dirs, d...)
+					}
+				}
 			}
 		}
+		for _, d := range dirs {
+			if slices.Contains(shipped[lib], path.Clean(d)) {
+				return true
+			}
+		}
+		return false
 	}
 	out := viol[:0]
 	for _, v := range viol {
-		if v.Rule == RuleLibWhitelist && shipped[v.Library] {
+		if v.Rule == RuleLibWhitelist && reachable(v.Path, v.Library) {
 			continue
 		}
 		out = append(out, v)
