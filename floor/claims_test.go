@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/symver"
 )
 
 func TestClaimResolve(t *testing.T) {
@@ -141,6 +142,26 @@ func TestClaims(t *testing.T) {
 		vs := claimed(t, art)
 		if len(vs) == 0 || vs[0].Target != "manylinux_2_5_x86_64" || vs[0].Required != "2.14" {
 			t.Errorf("%+v", vs)
+		}
+	})
+}
+
+// FuzzDebLibcClaims: any control text parses without panicking, in time
+// linear in its size, and every claim has a source and a valid version.
+func FuzzDebLibcClaims(f *testing.F) {
+	for _, s := range []string{
+		"Depends: libc6 (>= 2.34), libselinux1 (>= 3.1~)\n",
+		"Pre-Depends: libc6 (>> 1:2.36-9+deb12u4) | libc6.1 (= 2.30)\n",
+		"Depends: libc6-i386 (>= 2.34),\n libc6 (<< 2.40), libc6:amd64\n",
+		"Depends: libc6-dev (>= 2.40), libc0.1\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, control string) {
+		for _, c := range debLibcClaims(control) {
+			if c.source == "" || (c.version != "" && !symver.Valid(c.version)) {
+				t.Fatalf("%q: claim %+v", control, c)
+			}
 		}
 	})
 }

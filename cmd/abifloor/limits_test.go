@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -51,6 +54,63 @@ func TestInterrupted(t *testing.T) {
 		}
 		if slices.Contains(args, "json") && !strings.Contains(stdout.String(), `"incomplete": true`) {
 			t.Errorf("%v: JSON without \"incomplete\": true:\n%.400s", args, stdout.String())
+		}
+	}
+}
+
+// TestRealDebs checks real packages from this machine's apt mirror
+// (issue 17 items 2-4): zsh's mathfunc.so needs hypot@GLIBC_2.35 above
+// its Depends, and says so without --why; curl's claim holds and check
+// says which; fit on each .deb answers as fit on its files extracted.
+func TestRealDebs(t *testing.T) {
+	for _, tool := range []string{"apt-get", "dpkg-deb"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	cmd := exec.Command("apt-get", "download", "zsh", "curl")
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("apt-get download (archive out of reach?): %v\n%s", err, b)
+	}
+	run := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		code := commands[args[0]].run(context.Background(), env, args[1:])
+		return code, stdout.String() + stderr.String()
+	}
+	deb := func(name string) string {
+		m, _ := filepath.Glob(filepath.Join(dir, name+"_*.deb"))
+		if len(m) != 1 {
+			t.Fatalf("%s: %v", name, m)
+		}
+		return m[0]
+	}
+	zsh, curl := deb("zsh"), deb("curl")
+	if code, out := run("check", zsh); code != exitViolation || !strings.Contains(out, "needs hypot@GLIBC_2.35") ||
+		!regexp.MustCompile(`mathfunc.so: GLIBC 2.35 > 2.3[0-4] \(Depends: libc6 \(>= 2.3[0-4]\)\)`).MatchString(out) {
+		t.Errorf("check zsh: exit %d\n%s", code, out)
+	}
+	if code, out := run("check", curl); code != exitOK || !regexp.MustCompile(`(?m)^claim .*curl.*: Depends: libc6 \(>= [0-9.]+\): holds$`).MatchString(out) {
+		t.Errorf("check curl: exit %d\n%s", code, out)
+	}
+	for _, d := range []string{zsh, curl} {
+		tree := filepath.Join(t.TempDir(), "x")
+		if b, err := exec.Command("dpkg-deb", "-x", d, tree).CombinedOutput(); err != nil {
+			t.Fatalf("dpkg-deb -x: %v\n%s", err, b)
+		}
+		_, in := run("fit", d)
+		_, out := run("fit", tree)
+		tl := func(s string) string {
+			i := strings.Index(s, "\ntree ")
+			if i < 0 {
+				t.Fatalf("no tree line:\n%s", s)
+			}
+			return s[i:]
+		}
+		if tl(in) != tl(out) {
+			t.Errorf("fit %s differs from fit on its files extracted:\n%s\nvs\n%s", filepath.Base(d), tl(in), tl(out))
 		}
 	}
 }
