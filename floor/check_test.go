@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/targets"
 )
@@ -82,8 +84,11 @@ func TestScanCancelled(t *testing.T) {
 func TestBlacklistWeak(t *testing.T) {
 	cc := fixture.Compiler(t, "gcc")
 	dir := t.TempDir()
-	weak := fixture.Build(t, cc, dir, "weak.c", "extern int __cxa_thread_atexit_impl(void (*)(void*), void*, void*) __attribute__((weak));\nint has(void) { return __cxa_thread_atexit_impl != 0; }\n", "libweak.so", "-shared", "-fPIC")
+	weak := fixture.Build(t, cc, dir, "weak.c", "#include <string.h>\nextern int __cxa_thread_atexit_impl(void (*)(void*), void*, void*) __attribute__((weak));\nint has(char *d, const char *s, size_t n) { memcpy(d, s, n); return __cxa_thread_atexit_impl != 0; }\n", "libweak.so", "-shared", "-fPIC")
 	strong := fixture.Build(t, cc, dir, "strong.c", "extern int __cxa_thread_atexit_impl(void (*)(void*), void*, void*);\nint call(void) { return __cxa_thread_atexit_impl(0, 0, 0); }\n", "libstrong.so", "-shared", "-fPIC", "-Wl,--allow-shlib-undefined", "-Wl,-z,undefs")
+	if f, err := elfx.Open(weak); err != nil || !slices.Contains(f.Dynamic.Needed, "libc.so.6") {
+		t.Fatalf("%s does not need libc.so.6 (%v): the blacklist would not apply", weak, err)
+	}
 	pol := lookup(t, "manylinux_2_17")
 	for _, c := range []struct {
 		path string

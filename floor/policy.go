@@ -174,10 +174,11 @@ func indexSymbols(syms []elfx.Symbol) *symIndex {
 			continue
 		}
 		str := s.String()
-		// A weak unversioned reference resolves to 0 where nothing
-		// defines it (__cxa_thread_atexit_impl before glibc 2.18):
-		// auditwheel skips it in the blacklist check, and so do we.
-		if !(s.Bind == elf.STB_WEAK && s.Version == "") {
+		// A weak reference resolves to 0 where nothing defines it
+		// (__cxa_thread_atexit_impl before glibc 2.18): auditwheel
+		// skips weak references in the blacklist check, and so do we.
+		// A version it names still counts (symbol_versions).
+		if s.Bind != elf.STB_WEAK {
 			x.byName[s.Name] = append(x.byName[s.Name], str)
 		}
 		if s.Library != "" && s.Version != "" {
