@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -12,7 +11,6 @@ import (
 
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
-	"github.com/abifloor/abifloor/symver"
 )
 
 func init() {
@@ -158,96 +156,29 @@ func distroLine(d floor.DistroFit) string {
 	return s
 }
 
-// blockers says what the violations are, grouped by cause, the groups
-// with most files first, at most max groups, each with its first symbols
-// (highest version first).
+// blockers says what the violations are (floor.Blockers): at most max
+// causes, each with its first symbols and the files it blocks.
 func blockers(vs []floor.Violation, max int) string {
-	type group struct {
-		v     floor.Violation // the first, Required raised to the group's highest
-		syms  []string
-		seen  map[string]bool
-		files map[string]bool
-	}
-	var gs []*group
-	byKey := map[string]*group{}
-	for _, v := range vs {
-		k := blockKey(v)
-		g := byKey[k]
-		if g == nil {
-			g = &group{v: v, seen: map[string]bool{}, files: map[string]bool{}}
-			byKey[k] = g
-			gs = append(gs, g)
-		}
-		if v.Rule == "" && symver.Compare(v.Required, g.v.Required) > 0 {
-			g.v.Required = v.Required
-		}
-		g.files[v.Path] = true
-		for _, s := range v.Symbols {
-			if !g.seen[s] {
-				g.seen[s] = true
-				g.syms = append(g.syms, s)
-			}
-		}
-	}
-	sort.SliceStable(gs, func(i, j int) bool { return len(gs[i].files) > len(gs[j].files) })
 	var parts []string
-	for i, g := range gs {
+	bs := floor.Blockers(vs)
+	for i, b := range bs {
 		if i == max {
-			parts = append(parts, fmt.Sprintf("and %d more", len(gs)-max))
+			parts = append(parts, fmt.Sprintf("and %d more", len(bs)-max))
 			break
 		}
-		s := blockText(g.v)
-		if len(g.syms) > 0 {
-			sort.SliceStable(g.syms, func(i, j int) bool { return symver.Compare(symVersion(g.syms[i]), symVersion(g.syms[j])) > 0 })
-			s += ": " + strings.Join(g.syms[:min(4, len(g.syms))], ", ")
-			if len(g.syms) > 4 {
-				s += fmt.Sprintf(" and %d more", len(g.syms)-4)
+		s := b.Cause
+		if len(b.Symbols) > 0 {
+			s += ": " + strings.Join(b.Symbols[:min(4, len(b.Symbols))], ", ")
+			if len(b.Symbols) > 4 {
+				s += fmt.Sprintf(" and %d more", len(b.Symbols)-4)
 			}
 		}
-		if len(g.files) > 1 {
-			s += " (" + plural(len(g.files), "file") + ")"
+		if b.Files > 1 {
+			s += " (" + plural(b.Files, "file") + ")"
 		}
 		parts = append(parts, s)
 	}
 	return report.Clean(strings.Join(parts, "; "))
-}
-
-// symVersion is the numeric version of name@NS_VER, for ordering.
-func symVersion(sym string) string {
-	i := strings.LastIndex(sym, "@")
-	if i < 0 {
-		return ""
-	}
-	_, v, _ := symver.Split(sym[i+1:])
-	return v
-}
-
-// blockKey groups violations with one cause: a policy's version name, a
-// namespace above one limit, a library.
-func blockKey(v floor.Violation) string {
-	switch v.Rule {
-	case floor.RuleSymbolVersions:
-		return v.Rule + " " + v.Namespace + "_" + v.Required
-	case "":
-		return v.Namespace + " > " + v.Allowed
-	}
-	return v.Rule + " " + v.Library + " " + v.Required
-}
-
-// blockText is the short cause of a violation: GLIBCXX_3.4.25,
-// "GLIBC 2.34 > 2.31", libfoo.so.1 (not in lib_whitelist).
-func blockText(v floor.Violation) string {
-	switch v.Rule {
-	case floor.RuleSymbolVersions:
-		return v.Namespace + "_" + v.Required
-	case floor.RuleLibWhitelist:
-		return v.Library + " (not in lib_whitelist)"
-	case floor.RuleBlacklist:
-		return "blacklisted symbols of " + v.Library
-	case "":
-		return fmt.Sprintf("%s %s > %s", v.Namespace, v.Required, v.Allowed)
-	}
-	return v.Cause()
 }
 
 // plural writes "1 file", "2 files".
