@@ -332,6 +332,11 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			Warnings   []string          `json:"warnings"`
 		}{res.Result, viol, warnings})
 	case report.GitHub:
+		if res.Incomplete {
+			// Never the OK summary: one error saying how far it got.
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
+			break
+		}
 		writeCheckGitHub(env.stdout, res.Result, warnings, empty)
 	case report.SARIF:
 		writeCheckSARIF(env.stdout, res.Result, warnings, empty)

@@ -35,6 +35,8 @@ func TestInterrupted(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "--max", "GLIBC=9.99", "/usr/bin"},
 		{"check", "--max", "GLIBC=9.99", "--format", "json", "/usr/bin"},
+		{"check", "--max", "GLIBC=9.99", "--format", "github", "/usr/bin"},
+		{"check", "--max", "GLIBC=9.99", "--format", "sarif", "/usr/bin"},
 		{"scan", "/usr/bin"},
 		{"scan", "--format", "json", "/usr/bin"},
 		{"fit", "/usr/bin"},
