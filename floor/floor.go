@@ -94,6 +94,9 @@ type Violation struct {
 	// Target names what set the limit: a target, or "--max".
 	Target  string `json:"target,omitempty"`
 	Library string `json:"library,omitempty"`
+	// Shipped, for lib_whitelist, are the paths where the tree ships
+	// Library on none of the paths the loader searches for this file.
+	Shipped []string `json:"shipped,omitempty"`
 }
 
 // FileOptions say what Analyze reads besides the version tables.

@@ -60,6 +60,9 @@ func LibcOf(f *elfx.File) string {
 func (v Violation) Cause() string {
 	switch v.Rule {
 	case RuleLibWhitelist:
+		if len(v.Shipped) > 0 {
+			return fmt.Sprintf("needs %s, which %s does not allow (lib_whitelist); the tree ships it (%s) but on no RPATH, RUNPATH or $ORIGIN path of this file, so the loader does not find it", v.Library, v.Target, v.Shipped[0])
+		}
 		return fmt.Sprintf("needs %s, which %s does not allow (lib_whitelist) and the tree does not ship", v.Library, v.Target)
 	case RuleBlacklist:
 		return fmt.Sprintf("uses symbols of %s that %s forbids (blacklist)", v.Library, v.Target)
@@ -333,6 +336,7 @@ func isLoader(lib string) bool {
 // not load (ldd says "not found"), so it is no excuse.
 func dropShipped(files []FileReport, viol []Violation) []Violation {
 	shipped := map[string][]string{} // name → the directories it lies in
+	where := map[string][]string{}   // name → the paths that ship it
 	needers := map[string][]*FileReport{}
 	byPath := map[string]*FileReport{}
 	for i := range files {
@@ -343,8 +347,10 @@ func dropShipped(files []FileReport, viol []Violation) []Violation {
 		byPath[f.Path] = f
 		dir := path.Dir(f.Path)
 		shipped[path.Base(f.Path)] = append(shipped[path.Base(f.Path)], dir)
+		where[path.Base(f.Path)] = append(where[path.Base(f.Path)], f.Path)
 		if f.Soname != "" && f.Soname != path.Base(f.Path) {
 			shipped[f.Soname] = append(shipped[f.Soname], dir)
+			where[f.Soname] = append(where[f.Soname], f.Path)
 		}
 		for _, n := range f.Needed {
 			needers[n] = append(needers[n], f)
@@ -375,8 +381,11 @@ func dropShipped(files []FileReport, viol []Violation) []Violation {
 	}
 	out := viol[:0]
 	for _, v := range viol {
-		if v.Rule == RuleLibWhitelist && reachable(v.Path, v.Library) {
-			continue
+		if v.Rule == RuleLibWhitelist {
+			if reachable(v.Path, v.Library) {
+				continue
+			}
+			v.Shipped = where[v.Library]
 		}
 		out = append(out, v)
 	}
