@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"time"
+
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/run"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -120,7 +122,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 		}
 	}
 	// Every compiler run is independent: run them all at once, a few per CPU.
-	b := &builder{ctx: ctx, cc: cc, sem: make(chan struct{}, 2*runtime.NumCPU())}
+	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2*runtime.NumCPU())}
 	var (
 		wg                 sync.WaitGroup
 		compat, ns         string
@@ -140,7 +142,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 		defer wg.Done()
 		var gs StubLib
 		var ok bool
-		if gs, ok, gccErr = gccStub(ctx, cc); ok && gccErr == nil {
+		if gs, ok, gccErr = gccStub(ctx, comp); ok && gccErr == nil {
 			if gccErr = b.lib(work, dir, &gs); gccErr == nil {
 				// As the host's: libgcc_s.so is a script adding libgcc.a.
 				gccErr = os.WriteFile(filepath.Join(dir, "libgcc_s.so"),
@@ -155,7 +157,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			initErr = b.initObject(work, dir)
 		}
 	}()
-	go func() { defer wg.Done(); ns = nonshared(ctx, cc) }()
+	go func() { defer wg.Done(); ns = nonshared(ctx, comp) }()
 	wg.Wait()
 	if err := errors.Join(append(errs, compatErr, initErr, gccErr)...); err != nil {
 		return err
@@ -202,9 +204,10 @@ func libcScript(target string, a *Arch, dir, compat string, nonshared bool) (str
 
 // builder runs the C compiler, at most cap(sem) at a time.
 type builder struct {
-	ctx context.Context
-	cc  string
-	sem chan struct{}
+	ctx  context.Context
+	cc   string
+	comp *Compiler
+	sem  chan struct{}
 }
 
 func (b *builder) run(tool string, args ...string) error {
@@ -358,10 +361,10 @@ func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error
 		return "", nil
 	}
 	ar := "ar"
-	if out, err := exec.CommandContext(b.ctx, b.cc, "-print-prog-name=ar").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+	if out, err := b.comp.Query(b.ctx, "-print-prog-name=ar"); err == nil && strings.TrimSpace(string(out)) != "" {
 		ar = strings.TrimSpace(string(out))
 	}
-	if p, err := exec.LookPath(ar); err != nil {
+	if p, err := run.LookPath(ar); err != nil {
 		return "", fmt.Errorf("glibc: archiver %q (from %s -print-prog-name=ar) not found: %w", ar, b.cc, err)
 	} else {
 		ar = p
@@ -419,8 +422,8 @@ func (b *builder) initObject(work, dir string) error {
 }
 
 // nonshared returns the compiler's libc_nonshared.a, or "" when it has none.
-func nonshared(ctx context.Context, cc string) string {
-	out, err := exec.CommandContext(ctx, cc, "-print-file-name=libc_nonshared.a").Output()
+func nonshared(ctx context.Context, comp *Compiler) string {
+	out, err := comp.Query(ctx, "-print-file-name=libc_nonshared.a")
 	if err != nil {
 		return ""
 	}
@@ -435,10 +438,16 @@ func nonshared(ctx context.Context, cc string) string {
 }
 
 func runCC(ctx context.Context, cc string, args ...string) error {
-	cmd := exec.CommandContext(ctx, cc, args...)
-	out, err := cmd.CombinedOutput()
+	// The compiler's diagnostics are on stderr; its stdout (nothing, for
+	// -c and -o) is kept with them.
+	res, err := run.Cmd{Path: cc, Args: args, Timeout: 5 * time.Minute}.Run(ctx)
 	if err != nil {
-		return fmt.Errorf("glibc: %s %s: %v\n%s", cc, strings.Join(args, " "), err, bytes.TrimSpace(out))
+		var e *run.Error
+		msg := ""
+		if errors.As(err, &e) {
+			err, msg = e.Err, strings.TrimSpace(string(res.Stdout)+"\n"+e.Stderr)
+		}
+		return fmt.Errorf("glibc: %s %s: %v\n%s", cc, strings.Join(args, " "), err, msg)
 	}
 	return nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/abifloor/abifloor/report"
 )
 
 func init() {
@@ -77,17 +79,17 @@ _abifloor() {
 		return
 	fi
 	case "${COMP_WORDS[1]}" in
-`, shellQuote(cmdNames(cmds)+" --version -V --help --color"))
+`, report.ShellQuote(cmdNames(cmds)+" --version -V --help --color"))
 	for _, c := range cmds {
 		if c.name == "help" {
-			fmt.Fprintf(w, "\thelp) COMPREPLY=($(compgen -W %s -- \"$cur\")); return;;\n", shellQuote(cmdNames(cmds)))
+			fmt.Fprintf(w, "\thelp) COMPREPLY=($(compgen -W %s -- \"$cur\")); return;;\n", report.ShellQuote(cmdNames(cmds)))
 			continue
 		}
 		if c.name == "completion" {
 			fmt.Fprintln(w, "\tcompletion) COMPREPLY=($(compgen -W 'bash zsh fish' -- \"$cur\")); return;;")
 			continue
 		}
-		fmt.Fprintf(w, "\t%s) flags=%s;;\n", c.name, shellQuote(dashed(c.flags)+" --color"))
+		fmt.Fprintf(w, "\t%s) flags=%s;;\n", c.name, report.ShellQuote(dashed(c.flags)+" --color"))
 	}
 	fmt.Fprint(w, `	esac
 	if [[ $cur == -* ]]; then
@@ -108,7 +110,7 @@ _abifloor() {
 	cmds=(
 `)
 	for _, c := range cmds {
-		fmt.Fprintf(w, "\t\t%s\n", shellQuote(c.name+":"+strings.ReplaceAll(c.summary, ":", `\:`)))
+		fmt.Fprintf(w, "\t\t%s\n", report.ShellQuote(c.name+":"+strings.ReplaceAll(c.summary, ":", `\:`)))
 	}
 	fmt.Fprint(w, `	)
 	if (( CURRENT == 2 )); then
@@ -132,9 +134,9 @@ _abifloor() {
 			if f.value {
 				spec += ":value:_files"
 			}
-			specs = append(specs, shellQuote(spec))
+			specs = append(specs, report.ShellQuote(spec))
 		}
-		specs = append(specs, shellQuote("*:path:_files"))
+		specs = append(specs, report.ShellQuote("*:path:_files"))
 		fmt.Fprintf(w, "\t%s) _arguments %s;;\n", c.name, strings.Join(specs, " "))
 	}
 	fmt.Fprint(w, `	esac

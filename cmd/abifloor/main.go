@@ -99,8 +99,8 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitOK
 	}
 	c, ok := commands[args[0]]
-	if !ok && fallback != nil {
-		if code, ok := fallback(ctx, env, args); ok {
+	if !ok {
+		if code, ok := ccFallback(ctx, env, args); ok {
 			return code
 		}
 	}
@@ -111,10 +111,6 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	return c.run(ctx, env, args[1:])
 }
-
-// fallback, when set, may run a command line that names no command (cc.go:
-// a tool that runs only the first word of $CC).
-var fallback func(ctx context.Context, env *cmdEnv, args []string) (int, bool)
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor COMMAND [flags] ARGS...")

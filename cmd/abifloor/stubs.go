@@ -4,12 +4,19 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/report"
 )
 
 func init() {
 	register(&command{name: "stubs", summary: "write stub libraries of a glibc release to link against (--glibc 2.17 -o DIR)", run: runStubs})
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
@@ -47,6 +54,12 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}
-	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with -L %s\n", dir, o.Target, o.Arch, dir)
+	recipe := "-L " + report.ShellQuote(dir)
+	if init := filepath.Join(dir, glibc.InitObject); fileExists(init) {
+		// Before 2.34, an executable's constructors run only through the
+		// wrapper (docs/stubs.md).
+		recipe += " and, for executables, -Wl,--wrap=main " + report.ShellQuote(init)
+	}
+	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with %s\n", dir, o.Target, o.Arch, recipe)
 	return exitOK
 }
