@@ -24,6 +24,7 @@ import (
 	"github.com/abifloor/abifloor/internal/input"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -643,8 +644,9 @@ func SortInputs(ins []Input) {
 	sort.SliceStable(ins, func(i, j int) bool { return symver.Compare(ins[i].Version, ins[j].Version) < 0 })
 }
 
-// Table builds the table from results, leaving out the failed ones.
-func (o Options) Table(rs []Result) (*Table, error) {
+// NewTable builds the table of results, leaving out the failed ones
+// (marked failed), with the options o recorded.
+func NewTable(o Options, rs []Result) (*Table, error) {
 	var vs []Version
 	var failed []string
 	for _, r := range rs {
@@ -662,7 +664,7 @@ func (o Options) Table(rs []Result) (*Table, error) {
 		return nil, err
 	}
 	if len(o.Headers) > 0 {
-		oc := o
+		oc := table.Options(o)
 		t.Options = &oc
 	}
 	return t, nil

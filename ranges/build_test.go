@@ -140,7 +140,7 @@ func TestBuildGit(t *testing.T) {
 	if !slices.Equal(failed, []string{"3.3"}) {
 		t.Fatalf("failed versions %v, want [3.3]", failed)
 	}
-	tab, err := testOptions().Table(res)
+	tab, err := NewTable(testOptions(), res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestBuildGit(t *testing.T) {
 		{"4.0", false, false, -1},
 	} {
 		a, err := tab.Lookup(l.v)
-		if err != nil || a.Covered != l.covered || a.Observed != l.observed || a.Range != l.rng {
+		if err != nil || a.Covered != l.covered || a.Observed != l.observed || index(a) != l.rng {
 			t.Errorf("Lookup(%s) = %+v, %v", l.v, a, err)
 		}
 	}
@@ -190,7 +190,7 @@ func TestBuildGit(t *testing.T) {
 	if !slices.Equal(tab.Failed, []string{"3.3"}) {
 		t.Errorf("failed %v, want [3.3]", tab.Failed)
 	}
-	if a, _ := tab.Lookup("3.3"); a.Failed != "3.3" || a.Before != 3 || a.After != 3 || !strings.Contains(tab.Describe(a), "this version could not be built") {
+	if a, _ := tab.Lookup("3.3"); a.Failed != "3.3" || before(a) != 3 || after(a) != 3 || !strings.Contains(tab.Describe(a), "this version could not be built") {
 		t.Errorf("Lookup(3.3) = %+v: %s", a, tab.Describe(a))
 	}
 
@@ -201,7 +201,7 @@ func TestBuildGit(t *testing.T) {
 			t.Errorf("version %s: not from the cache on a warm rebuild", r.Version)
 		}
 	}
-	tab2, _ := testOptions().Table(res2)
+	tab2, _ := NewTable(testOptions(), res2)
 	if !slices.Equal(summary(tab2), want) {
 		t.Errorf("warm ranges %q", summary(tab2))
 	}
@@ -233,7 +233,7 @@ func TestBuildGit(t *testing.T) {
 	if warned == 0 {
 		t.Error("no warning about the corrupt cache entries")
 	}
-	tab3, _ := testOptions().Table(res3)
+	tab3, _ := NewTable(testOptions(), res3)
 	if !slices.Equal(summary(tab3), want) {
 		t.Errorf("ranges after corruption %q", summary(tab3))
 	}
@@ -278,7 +278,7 @@ func TestBuildDirAndCancel(t *testing.T) {
 	}
 	opt := Options{Headers: []string{"s.h"}, Types: []string{"struct s"}}
 	res := (&Builder{Options: opt}).Build(context.Background(), ins)
-	tab, err := opt.Table(res)
+	tab, err := NewTable(opt, res)
 	if err != nil {
 		t.Fatal(err)
 	}

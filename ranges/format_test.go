@@ -43,7 +43,7 @@ func TestWriteTextCleansFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := tab.WriteText(&b); err != nil {
+	if err := WriteText(&b, tab); err != nil {
 		t.Fatal(err)
 	}
 	if strings.ContainsAny(b.String(), "\x1b\x07") || strings.Count(b.String(), "\n") != 2 {
@@ -53,7 +53,7 @@ func TestWriteTextCleansFingerprint(t *testing.T) {
 
 func TestWriteText(t *testing.T) {
 	var b strings.Builder
-	if err := sampleTable(t).WriteText(&b); err != nil {
+	if err := WriteText(&b, sampleTable(t)); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
@@ -85,7 +85,7 @@ func TestWriteGo(t *testing.T) {
 	needTools(t, "go")
 	dir := t.TempDir()
 	var b strings.Builder
-	if err := sampleTable(t).WriteGo(&b, "nvranges"); err != nil {
+	if err := WriteGo(&b, sampleTable(t), "nvranges"); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string]string{
@@ -123,14 +123,14 @@ func TestTable(t *testing.T) {
 	if out, err := exec.Command("gofmt", "-l", dir).CombinedOutput(); err == nil && len(out) > 0 {
 		t.Errorf("generated Go is not gofmt'ed: %s", out)
 	}
-	if err := sampleTable(t).WriteGo(&b, "not a name"); err == nil {
+	if err := WriteGo(&b, sampleTable(t), "not a name"); err == nil {
 		t.Error("a package name with spaces was accepted")
 	}
 }
 
 func TestWriteHTML(t *testing.T) {
 	var b strings.Builder
-	if err := sampleTable(t).WriteHTML(&b, "ranges of <struct s> & co"); err != nil {
+	if err := WriteHTML(&b, sampleTable(t), "ranges of <struct s> & co"); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()

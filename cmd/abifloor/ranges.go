@@ -9,10 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/abifloor/abifloor/internal/input"
-
 	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/ranges"
+	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/symver"
 )
@@ -220,7 +219,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	if ctx.Err() != nil {
 		return exitError
 	}
-	t, err := opt.Table(res)
+	t, err := ranges.NewTable(opt, res)
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
 		return exitError
@@ -245,11 +244,11 @@ func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, titl
 		case report.JSON:
 			return t.WriteJSON(w)
 		case "go":
-			return t.WriteGo(w, goPkg)
+			return ranges.WriteGo(w, t, goPkg)
 		case "html":
-			return t.WriteHTML(w, title)
+			return ranges.WriteHTML(w, t, title)
 		}
-		return t.WriteText(w)
+		return ranges.WriteText(w, t)
 	}
 	var err error
 	if path == "" {
@@ -286,27 +285,16 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
-	fail := func(err error) (*ranges.Table, bool) {
+	t, err := table.Read(path)
+	if err == nil {
+		_, err = ranges.ABIs(t)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(env.stderr, "abifloor ranges %s: %v\n", cmd, err)
 		return nil, false
-	}
-	// One open that refuses a FIFO or device, whatever was there when
-	// the path was looked at; what is read is bounded by what is there.
-	in, err := input.Open(path, nil, nil)
-	if err != nil {
-		return fail(err)
-	}
-	defer in.Close()
-	if in.Size > ranges.MaxTableSize {
-		return fail(fmt.Errorf("%s: table larger than %d bytes", path, ranges.MaxTableSize))
-	}
-	b, err := io.ReadAll(io.NewSectionReader(in.FD, 0, ranges.MaxTableSize+1))
-	if err != nil {
-		return fail(&os.PathError{Op: "read", Path: path, Err: err})
-	}
-	t, err := ranges.ReadJSON(path, b)
-	if err != nil {
-		return fail(err)
 	}
 	return t, true
 }
@@ -335,17 +323,9 @@ func runRangesLookup(env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor ranges lookup:", err)
 		return exitError
 	}
-	msg := t.Describe(a)
+	msg := a.Message
 	if f == report.JSON {
-		out := struct {
-			ranges.Answer
-			Message string        `json:"message"`
-			R       *ranges.Range `json:"covered_by,omitempty"`
-		}{Answer: a, Message: msg}
-		if a.Covered {
-			out.R = &t.Ranges[a.Range]
-		}
-		if err := report.WriteJSON(env.stdout, out); err != nil {
+		if err := report.WriteJSON(env.stdout, a); err != nil {
 			return exitError
 		}
 	} else if a.Covered {
@@ -406,7 +386,7 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 		case hf.set():
 			opt = hf.options()
 		case t.Options != nil:
-			opt = *t.Options
+			opt = ranges.Options(*t.Options)
 		default:
 			fmt.Fprintf(env.stderr, "abifloor ranges add: %s holds headers, and neither the table nor the flags say which headers and types to read\n", in)
 			return exitError
@@ -417,7 +397,7 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "abifloor ranges add: version %s: %s\n", version, strings.TrimSpace(res.Err.Error()))
 		return exitError
 	}
-	if err := t.Add(ranges.Version{Name: version, ABI: res.ABI}); err != nil {
+	if err := ranges.Add(t, ranges.Version{Name: version, ABI: res.ABI}); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
 		return exitError
 	}
