@@ -12,7 +12,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -24,6 +23,7 @@ import (
 	"github.com/abifloor/abifloor/internal/input"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/internal/run"
 	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/symver"
 )
@@ -78,7 +78,8 @@ type Builder struct {
 
 	mu    sync.Mutex
 	calls map[string]*call
-	trees map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
+	trees  map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
+	hashes map[string]string  // path → sha256 of the files read from outside the trees
 }
 
 // call shares the work of one cache key between inputs of one build: two
@@ -144,7 +145,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
 		return r
 	}
-	key, err := b.key(in)
+	key, err := b.key(ctx, in)
 	if err != nil {
 		r.Err = err
 		return r
@@ -171,26 +172,117 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	}
 	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
 	defer close(c.done)
-	a, warn := b.readCache(key)
+	a, deps, warn := b.readCache(key)
+	stale := false
 	if a != nil {
-		c.abi, c.err = a, nil
-		r.ABI, r.Cached = a, true
-		return r
+		if b.depsCurrent(deps) {
+			c.abi, c.err = a, nil
+			r.ABI, r.Cached = a, true
+			return r
+		}
+		// A file from outside the tree changed since the entry was made:
+		// the entry for the files as they are now, if any, is keyed by
+		// their hashes too.
+		stale = true
+		key = b.depsKey(key, deps)
+		if a2, deps2, _ := b.readCache(key); a2 != nil && b.depsCurrent(deps2) {
+			c.abi, c.err = a2, nil
+			r.ABI, r.Cached = a2, true
+			return r
+		}
 	}
 	r.Warning = warn
-	c.abi, c.err = b.extract(ctx, in)
+	var outside []string
+	c.abi, outside, c.err = b.extract(ctx, in)
 	r.ABI, r.Err = c.abi, c.err
 	if r.Err == nil {
-		if err := b.writeCache(key, r.ABI); err != nil {
+		hashed := b.hashDeps(outside)
+		if stale && !sameDepPaths(hashed, deps) {
+			// The list of files changed as well: keep the entry out of
+			// the cache rather than under a key the next run cannot find.
+			return r
+		}
+		if err := b.writeCache(key, r.ABI, hashed); err != nil {
 			r.Note = err.Error()
 		}
 	}
 	return r
 }
 
+// dep is a file the compiler read from outside the version's tree, and
+// the hash of its content then ("" when it could not be read).
+type dep struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// hashFile hashes one dependency, once per build.
+func (b *Builder) hashFile(p string) string {
+	b.mu.Lock()
+	if h, ok := b.hashes[p]; ok {
+		b.mu.Unlock()
+		return h
+	}
+	b.mu.Unlock()
+	h := ""
+	if in, err := input.Open(p, nil, nil); err == nil {
+		fh := sha256.New()
+		if _, err := io.Copy(fh, io.NewSectionReader(in.FD, 0, in.Size)); err == nil {
+			h = hex.EncodeToString(fh.Sum(nil))
+		}
+		in.Close()
+	}
+	b.mu.Lock()
+	if b.hashes == nil {
+		b.hashes = map[string]string{}
+	}
+	b.hashes[p] = h
+	b.mu.Unlock()
+	return h
+}
+
+func (b *Builder) hashDeps(paths []string) []dep {
+	out := make([]dep, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, dep{p, b.hashFile(p)})
+	}
+	return out
+}
+
+func (b *Builder) depsCurrent(deps []dep) bool {
+	for _, d := range deps {
+		if b.hashFile(d.Path) != d.SHA256 {
+			return false
+		}
+	}
+	return true
+}
+
+// depsKey is the key of key's entry for the dependencies as they are now.
+func (b *Builder) depsKey(key string, deps []dep) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", key)
+	for _, d := range deps {
+		fmt.Fprintf(h, "%s %s\n", d.Path, b.hashFile(d.Path))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func sameDepPaths(a, b []dep) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Path != b[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
 // key identifies the ABI an input yields: the content of its include
 // trees, the options and the compiler.
-func (b *Builder) key(in Input) (string, error) {
+func (b *Builder) key(ctx context.Context, in Input) (string, error) {
 	var ids []string
 	var err error
 	if in.Dir != "" {
@@ -202,13 +294,13 @@ func (b *Builder) key(in Input) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b.ccOnce.Do(func() { b.ccID = compilerID(b.Options) })
+	b.ccOnce.Do(func() { b.ccID = compilerID(ctx, b.Options) })
 	k, _ := json.Marshal(struct {
 		Format  int
 		IDs     []string
 		Options Options
 		CC      string
-	}{1, ids, b.Options, b.ccID})
+	}{2, ids, b.Options, b.ccID})
 	s := sha256.Sum256(k)
 	return hex.EncodeToString(s[:]), nil
 }
@@ -225,19 +317,22 @@ func (b *Builder) includes() []string {
 // compilerID is the path and --version output of the compiler abi.Headers
 // runs: a new compiler may lay types out differently, so it is part of
 // every key.
-func compilerID(o Options) string {
+func compilerID(ctx context.Context, o Options) string {
 	cc, err := abi.HeaderOptions{CC: o.CC, Arch: o.Arch}.Compiler()
 	if err != nil {
 		return err.Error() // extract fails with the same error
 	}
-	p, err := exec.LookPath(cc)
+	p, err := run.LookPath(cc)
 	if err != nil {
 		return "missing " + cc
 	}
 	if r, err := filepath.EvalSymlinks(p); err == nil {
 		p = r
 	}
-	out, _ := exec.Command(p, "--version").Output()
+	out, err := run.Output(ctx, p, "--version")
+	if err != nil {
+		return p + "\nerror: " + err.Error()
+	}
 	return p + "\n" + string(out)
 }
 
@@ -371,58 +466,96 @@ func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
 // git runs git in repo and returns its standard output; the error carries
 // git's standard error.
 func git(ctx context.Context, repo string, stdin io.Reader, args ...string) ([]byte, error) {
-	gitPath, err := exec.LookPath("git")
+	gitPath, err := run.LookPath("git")
 	if err != nil {
-		return nil, errors.New("git not found on PATH")
+		return nil, ErrNoGit
 	}
-	cmd := exec.CommandContext(ctx, gitPath, append([]string{"-C", repo}, args...)...)
-	cmd.Stdin = stdin
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
+	res, err := run.Cmd{Path: gitPath, Name: "git", Args: append([]string{"-C", repo}, args...), Stdin: stdin, MaxOutput: 256 << 20}.Run(ctx)
+	if err != nil {
+		var re *run.Error
+		msg := err.Error()
+		if errors.As(err, &re) && strings.TrimSpace(re.Stderr) != "" {
+			msg = strings.TrimSpace(re.Stderr)
 		}
 		return nil, fmt.Errorf("git %s: %s", args[0], msg)
 	}
-	return stdout.Bytes(), nil
+	return res.Stdout, nil
 }
 
+// ErrNoGit is returned when git is not on PATH.
+var ErrNoGit = errors.New("git not found on PATH")
+
 // extract compiles the headers of one version.
-func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, error) {
+func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, error) {
 	root := in.Dir
 	if in.Repo != "" {
 		tmp, err := os.MkdirTemp("", "abifloor-ranges-")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer os.RemoveAll(tmp)
 		if err := gitExport(ctx, in.Repo, in.Rev, b.includes(), tmp); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		root = tmp
 	}
 	o := b.Options
-	opt := abi.HeaderOptions{Headers: o.Headers, Types: o.Types, Consts: o.Consts, CC: o.CC, Arch: o.Arch}
+	opt := abi.HeaderOptions{Headers: o.Headers, Types: o.Types, Opaque: o.Opaque, Consts: o.Consts, CC: o.CC, Arch: o.Arch, Absent: !o.Strict}
 	for _, inc := range b.includes() {
 		opt.Includes = append(opt.Includes, filepath.Join(root, inc))
 	}
 	for _, d := range o.Defines {
 		opt.Flags = append(opt.Flags, "-D"+d)
 	}
-	a, err := abi.Headers(ctx, opt)
+	r, err := abi.CompileHeaders(ctx, opt)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
 		// The compiler names files in the temporary tree; say them as
 		// paths of the repository.
 		msg := err.Error()
 		if in.Repo != "" {
 			msg = strings.ReplaceAll(msg, root+"/", "")
 		}
-		return nil, errors.New(msg)
+		return nil, nil, &VersionError{Version: in.Version, Msg: msg, Err: err}
 	}
-	return a, nil
+	// Files read from outside the version's own tree (a wrapper header
+	// elsewhere, the system's headers) are part of the cache entry: each
+	// is checked before the entry is used.
+	var covered []string // the include trees, which the key hashes
+	for _, inc := range opt.Includes {
+		if p, err := filepath.Abs(inc); err == nil {
+			covered = append(covered, p+string(filepath.Separator))
+		}
+	}
+	var outside []string
+deps:
+	for _, d := range r.Deps {
+		p, err := filepath.Abs(d)
+		if err != nil {
+			continue
+		}
+		for _, c := range covered {
+			if strings.HasPrefix(p, c) {
+				continue deps
+			}
+		}
+		outside = append(outside, p)
+	}
+	return r.ABI, outside, nil
 }
+
+// VersionError is a version whose headers could not be read; Err is
+// abi's error (*abi.MissingError, *abi.ConflictError, ...).
+type VersionError struct {
+	Version string
+	Msg     string
+	Err     error
+}
+
+func (e *VersionError) Error() string { return e.Msg }
+func (e *VersionError) Unwrap() error { return e.Err }
 
 // maxExport bounds what one version's include paths may unpack to.
 const maxExport = 1 << 30
@@ -430,30 +563,25 @@ const maxExport = 1 << 30
 // gitExport writes the files under the include paths at rev into dir,
 // straight from git's objects (git archive): no work tree is checked out.
 func gitExport(ctx context.Context, repo, rev string, incs []string, dir string) error {
-	gitPath, err := exec.LookPath("git")
+	gitPath, err := run.LookPath("git")
 	if err != nil {
-		return errors.New("git not found on PATH")
+		return ErrNoGit
 	}
 	args := []string{"-C", repo, "archive", "--format=tar", rev + "^{commit}", "--"}
 	for _, inc := range incs {
 		args = append(args, path.Clean(filepath.ToSlash(inc)))
 	}
-	cmd := exec.CommandContext(ctx, gitPath, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	st, err := run.Cmd{Path: gitPath, Name: "git", Args: args}.Stream(ctx)
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	terr := untar(out, dir)
-	io.Copy(io.Discard, out)
-	if err := cmd.Wait(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
+	terr := untar(st, dir)
+	io.Copy(io.Discard, st)
+	if err := st.Wait(); err != nil {
+		msg := err.Error()
+		var re *run.Error
+		if errors.As(err, &re) && strings.TrimSpace(re.Stderr) != "" {
+			msg = strings.TrimSpace(re.Stderr)
 		}
 		return fmt.Errorf("git archive %s: %s", rev, msg)
 	}
@@ -528,6 +656,9 @@ type cacheEntry struct {
 	Key         string   `json:"key"`
 	Fingerprint string   `json:"fingerprint"`
 	ABI         *abi.ABI `json:"abi"`
+	// Deps are the files the compiler read from outside the version's
+	// tree, with their hashes: the entry holds only while they match.
+	Deps []dep `json:"deps"`
 }
 
 // maxEntry bounds a cache entry read back.
@@ -539,20 +670,20 @@ func (b *Builder) entryPath(key string) string {
 
 // readCache returns the cached ABI of key, or nil and, when an entry was
 // there but is not sound, a warning.
-func (b *Builder) readCache(key string) (*abi.ABI, string) {
+func (b *Builder) readCache(key string) (*abi.ABI, []dep, string) {
 	if b.CacheDir == "" {
-		return nil, ""
+		return nil, nil, ""
 	}
 	p := b.entryPath(key)
-	bad := func(why string) (*abi.ABI, string) {
-		return nil, fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", p, why)
+	bad := func(why string) (*abi.ABI, []dep, string) {
+		return nil, nil, fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", p, why)
 	}
 	in, err := input.Open(p, nil, nil)
 	if errors.Is(err, input.ErrNotRegular) {
 		return bad(err.Error())
 	}
 	if err != nil {
-		return nil, ""
+		return nil, nil, ""
 	}
 	defer in.Close()
 	if in.Size > maxEntry {
@@ -575,12 +706,12 @@ func (b *Builder) readCache(key string) (*abi.ABI, string) {
 	if fp := e.ABI.Fingerprint(); fp != e.Fingerprint {
 		return bad("hash mismatch")
 	}
-	return e.ABI, ""
+	return e.ABI, e.Deps, ""
 }
 
 // writeCache stores an entry atomically: a temporary file in the same
 // directory, renamed into place.
-func (b *Builder) writeCache(key string, a *abi.ABI) error {
+func (b *Builder) writeCache(key string, a *abi.ABI, deps []dep) error {
 	if b.CacheDir == "" {
 		return nil
 	}
@@ -588,7 +719,7 @@ func (b *Builder) writeCache(key string, a *abi.ABI) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	data, err := json.Marshal(cacheEntry{Key: key, Fingerprint: a.Fingerprint(), ABI: a})
+	data, err := json.Marshal(cacheEntry{Key: key, Fingerprint: a.Fingerprint(), ABI: a, Deps: deps})
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
@@ -616,7 +747,7 @@ func (b *Builder) writeCache(key string, a *abi.ABI) error {
 func GitTags(ctx context.Context, repo, pattern string) ([]Input, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, fmt.Errorf("--tags '%s': %v", pattern, err)
+		return nil, &TagsError{Pattern: pattern, Err: err}
 	}
 	out, err := git(ctx, repo, nil, "tag", "--list")
 	if err != nil {
@@ -628,12 +759,12 @@ func GitTags(ctx context.Context, repo, pattern string) ([]Input, error) {
 			continue
 		}
 		if err := symver.Check(tag); err != nil {
-			return nil, fmt.Errorf("%s: tag %s matches --tags '%s' but is not a version: %v", repo, tag, pattern, err)
+			return nil, &TagsError{Repo: repo, Pattern: pattern, Tag: tag, Err: err}
 		}
 		ins = append(ins, Input{Version: tag, Repo: repo, Rev: tag})
 	}
 	if len(ins) == 0 {
-		return nil, fmt.Errorf("%s: no tag matches --tags '%s'", repo, pattern)
+		return nil, &TagsError{Repo: repo, Pattern: pattern}
 	}
 	SortInputs(ins)
 	return ins, nil
@@ -686,3 +817,23 @@ func CheckInputs(ins []Input) error {
 	}
 	return nil
 }
+
+// TagsError is a tag pattern that does not compile (Repo empty), matches
+// a tag that is not a version (Tag set) or matches nothing. It names no
+// flag: the command adds its own.
+type TagsError struct {
+	Repo, Pattern, Tag string
+	Err                error
+}
+
+func (e *TagsError) Error() string {
+	switch {
+	case e.Repo == "":
+		return fmt.Sprintf("tag pattern '%s': %v", e.Pattern, e.Err)
+	case e.Tag != "":
+		return fmt.Sprintf("%s: tag %s matches '%s' but is not a version: %v", e.Repo, e.Tag, e.Pattern, e.Err)
+	}
+	return fmt.Sprintf("%s: no tag matches '%s'", e.Repo, e.Pattern)
+}
+
+func (e *TagsError) Unwrap() error { return e.Err }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -181,7 +182,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	if *repo != "" {
 		g, err := ranges.GitTags(ctx, *repo, *tags)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
+			fmt.Fprintln(env.stderr, "abifloor ranges build:", tagsMessage(err))
 			return exitError
 		}
 		ins = append(ins, g...)
@@ -436,4 +437,20 @@ func runRangesShow(env *cmdEnv, args []string) int {
 		return exitError
 	}
 	return writeTable(env, t, f, *out, *goPkg, *title)
+}
+
+// tagsMessage says a ranges.TagsError with the flag that gave the
+// pattern.
+func tagsMessage(err error) string {
+	var te *ranges.TagsError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	switch {
+	case te.Repo == "":
+		return fmt.Sprintf("--tags '%s': %v", te.Pattern, te.Err)
+	case te.Tag != "":
+		return fmt.Sprintf("%s: tag %s matches --tags '%s' but is not a version: %v", te.Repo, te.Tag, te.Pattern, te.Err)
+	}
+	return fmt.Sprintf("%s: no tag matches --tags '%s'", te.Repo, te.Pattern)
 }

@@ -516,6 +516,10 @@ func (t *Table) WriteJSON(w io.Writer) error {
 // String writes a change for people: "struct s: y.offset 4 -> 8".
 func (c Change) String() string {
 	switch {
+	case c.Path == "" && hasSuffix(c.Kind, "-added"):
+		return c.Type + ": added"
+	case c.Path == "" && hasSuffix(c.Kind, "-removed"):
+		return c.Type + ": removed"
 	case c.Old != "" && c.New != "":
 		return fmt.Sprintf("%s: %s %s -> %s", c.Type, c.Path, c.Old, c.New)
 	case hasSuffix(c.Kind, "-added") || c.New != "":
