@@ -76,8 +76,8 @@ type Builder struct {
 	ccOnce sync.Once
 	ccID   string
 
-	mu    sync.Mutex
-	calls map[string]*call
+	mu     sync.Mutex
+	calls  map[string]*call
 	trees  map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
 	hashes map[string]string  // path → sha256 of the files read from outside the trees
 }

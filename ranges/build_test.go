@@ -1,10 +1,10 @@
 package ranges
 
 import (
-	"errors"
 	"archive/tar"
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
