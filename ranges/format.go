@@ -28,6 +28,10 @@ func WriteText(w io.Writer, t *Table) error {
 		if r.SameAs != nil {
 			notes = append(notes, fmt.Sprintf("same as range %d (reverted)", *r.SameAs))
 		}
+		if i > 0 && len(r.Changes) == 0 && r.SameAs == nil {
+			// Neighbouring ranges always differ: never print nothing.
+			notes = append(notes, "ABI differs (fingerprint); the table holds no ABIs to say how")
+		}
 		for j, c := range r.Changes {
 			if j == 3 {
 				notes = append(notes, fmt.Sprintf("and %d more", len(r.Changes)-3))
