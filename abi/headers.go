@@ -351,11 +351,45 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", obj, err)
 	}
+	// A name without glob characters is looked up, not matched against
+	// every name (hundreds of names × tens of thousands of types).
+	pos := make(map[string]int, len(ix.names))
+	for i, key := range ix.names {
+		if _, ok := pos[key]; !ok {
+			pos[key] = i
+		}
+	}
+	literal := func(pat string) []string {
+		var got []int
+		for _, k := range []string{pat, "struct " + pat, "union " + pat, "enum " + pat, "class " + pat} {
+			if i, ok := pos[k]; ok && matchType(pat, k) {
+				got = append(got, i)
+			}
+		}
+		sort.Ints(got)
+		keys := make([]string, len(got))
+		for j, i := range got {
+			keys[j] = ix.names[i]
+		}
+		return keys
+	}
 	match := func(pats []string) ([]string, error) {
 		var keys []string
 		for _, pat := range pats {
 			if _, err := path.Match(pat, ""); err != nil {
 				return nil, fmt.Errorf("type pattern %q: %w", pat, err)
+			}
+			if !strings.ContainsAny(pat, "*?[\\") {
+				got := literal(pat)
+				if len(got) == 0 {
+					res.Absent.Types = append(res.Absent.Types, pat)
+				}
+				for _, key := range got {
+					if !contains(keys, key) {
+						keys = append(keys, key)
+					}
+				}
+				continue
 			}
 			found := false
 			for _, key := range ix.names {
@@ -399,7 +433,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 		at(b, key)
 	}
 	// An opaque type is read on its own, and only its size and alignment
-	// stay: an array of that many bytes of that alignment.
+	// stay: a base type of that size named by its alignment.
 	for _, key := range opaque {
 		if contains(a.Roots, key) {
 			continue
@@ -414,7 +448,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 			continue
 		}
 		size, align := layoutOf(t, oa.Types, 0)
-		a.Types[key] = &Type{Kind: Array, Count: size, Elem: &Type{Kind: Base, Name: fmt.Sprintf("opaque byte, aligned %d", align), Size: 1, Encoding: "unsigned_char"}}
+		a.Types[key] = &Type{Kind: Base, Name: fmt.Sprintf("opaque, aligned %d", align), Size: size}
 		a.Roots = append(a.Roots, key)
 	}
 	consts, absent, err := readConsts(f, d, opt.Consts)
