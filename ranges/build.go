@@ -24,6 +24,7 @@ import (
 	"github.com/abifloor/abifloor/internal/input"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/internal/run"
 	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/symver"
@@ -66,8 +67,11 @@ type Result struct {
 // Builder computes one ABI per input, in parallel, with a cache.
 type Builder struct {
 	Options Options
-	// CacheDir is the directory of cached ABIs (the "ranges" subdirectory
-	// of the user's cache); empty disables the cache.
+	// Cache holds the ABIs built, keyed by everything they depend on
+	// (package cache: locked, verified, shared by concurrent processes).
+	// When nil, CacheDir, if set, is opened as one; neither disables the
+	// cache.
+	Cache    *cache.Cache
 	CacheDir string
 	// Jobs is the number of versions built at once; 0 means one per CPU.
 	Jobs int
@@ -76,6 +80,10 @@ type Builder struct {
 
 	ccOnce sync.Once
 	ccID   string
+
+	storeOnce sync.Once
+	cache     *cache.Cache
+	cacheErr  error
 
 	mu     sync.Mutex
 	calls  map[string]*call
@@ -173,41 +181,96 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	}
 	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
 	defer close(c.done)
-	a, deps, warn := b.readCache(key)
-	stale := false
-	if a != nil {
-		if b.depsCurrent(deps) {
-			c.abi, c.err = a, nil
-			r.ABI, r.Cached = a, true
-			return r
+	store, err := b.store()
+	if err != nil {
+		r.Note = err.Error()
+	}
+	if store == nil {
+		c.abi, _, c.err = b.extract(ctx, in)
+		r.ABI, r.Err = c.abi, c.err
+		return r
+	}
+	// One copy of the cache per call, so a refused entry is told to this
+	// version's result.
+	cc := *store
+	cc.Warn = func(msg string) {
+		r.Warning = fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", cc.Path(key), msg)
+	}
+	var built *abi.ABI
+	var buildErr error
+	fill := func(k string) func(tmp, final string) error {
+		return func(tmp, _ string) error {
+			a, outside, err := b.extract(ctx, in)
+			if err != nil {
+				buildErr = err
+				return err
+			}
+			built = a
+			return writeEntry(filepath.Join(tmp, entryName), k, a, b.hashDeps(outside))
 		}
+	}
+	// get returns the ABI of k's entry and whether the files it depends on
+	// are as they were; it builds the entry when there is none.
+	get := func(k string) (*abi.ABI, []dep, bool, error) {
+		built, buildErr = nil, nil
+		dir, err := cc.Get(ctx, k, fill(k))
+		switch {
+		case buildErr != nil:
+			return nil, nil, false, buildErr
+		case err != nil:
+			return nil, nil, false, err
+		case built != nil:
+			return built, nil, true, nil
+		}
+		a, deps, why := readEntry(filepath.Join(dir, entryName), k)
+		if a == nil {
+			r.Warning = fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", dir, why)
+			return nil, nil, false, nil
+		}
+		r.Cached = true
+		return a, deps, b.depsCurrent(deps), nil
+	}
+	a, deps, current, err := get(key)
+	if err == nil && a != nil && !current {
 		// A file from outside the tree changed since the entry was made:
-		// the entry for the files as they are now, if any, is keyed by
-		// their hashes too.
-		stale = true
-		key = b.depsKey(key, deps)
-		if a2, deps2, _ := b.readCache(key); a2 != nil && b.depsCurrent(deps2) {
-			c.abi, c.err = a2, nil
-			r.ABI, r.Cached = a2, true
-			return r
-		}
+		// the entry for the files as they are now is keyed by their
+		// hashes too.
+		r.Cached = false
+		a, _, current, err = get(b.depsKey(key, deps))
 	}
-	r.Warning = warn
-	var outside []string
-	c.abi, outside, c.err = b.extract(ctx, in)
-	r.ABI, r.Err = c.abi, c.err
-	if r.Err == nil {
-		hashed := b.hashDeps(outside)
-		if stale && !sameDepPaths(hashed, deps) {
-			// The list of files changed as well: keep the entry out of
-			// the cache rather than under a key the next run cannot find.
-			return r
-		}
-		if err := b.writeCache(key, r.ABI, hashed); err != nil {
-			r.Note = err.Error()
-		}
+	if err == nil && (a == nil || !current) {
+		// The entry cannot be trusted, or the list of files changed as
+		// well: build without the cache.
+		r.Cached = false
+		a, _, err = b.extract(ctx, in)
 	}
+	if err != nil && buildErr == nil && ctx.Err() == nil && !isVersionError(err) {
+		// The cache failed, not the version: build without it.
+		r.Note = err.Error()
+		a, _, err = b.extract(ctx, in)
+	}
+	c.abi, c.err = a, err
+	r.ABI, r.Err = a, err
 	return r
+}
+
+func isVersionError(err error) bool {
+	var ve *VersionError
+	return errors.As(err, &ve)
+}
+
+// store is the cache of ABIs: Cache, or one opened in CacheDir; nil when
+// neither is set.
+func (b *Builder) store() (*cache.Cache, error) {
+	b.storeOnce.Do(func() {
+		switch {
+		case b.Cache != nil:
+			b.cache = b.Cache
+		case b.CacheDir != "":
+			b.cache, b.cacheErr = cache.Open(b.CacheDir)
+		}
+	})
+	return b.cache, b.cacheErr
 }
 
 // dep is a file the compiler read from outside the version's tree, and
@@ -680,81 +743,44 @@ type cacheEntry struct {
 // maxEntry bounds a cache entry read back.
 const maxEntry = 64 << 20
 
-func (b *Builder) entryPath(key string) string {
-	return filepath.Join(b.CacheDir, key[:2], key+".json")
-}
+// entryName is the file of a cache entry's directory that holds the ABI.
+const entryName = "abi.json"
 
-// readCache returns the cached ABI of key, or nil and, when an entry was
-// there but is not sound, a warning.
-func (b *Builder) readCache(key string) (*abi.ABI, []dep, string) {
-	if b.CacheDir == "" {
-		return nil, nil, ""
-	}
-	p := b.entryPath(key)
-	bad := func(why string) (*abi.ABI, []dep, string) {
-		return nil, nil, fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", p, why)
-	}
+// readEntry returns the ABI stored in an entry's file, or nil and why it
+// is not sound. Package cache has checked the file against the entry's
+// manifest; the fingerprint and key are checked again here.
+func readEntry(p, key string) (*abi.ABI, []dep, string) {
 	in, err := input.Open(p, nil, nil)
-	if errors.Is(err, input.ErrNotRegular) {
-		return bad(err.Error())
-	}
 	if err != nil {
-		return nil, nil, ""
+		return nil, nil, err.Error()
 	}
 	defer in.Close()
 	if in.Size > maxEntry {
-		return bad("too large")
+		return nil, nil, "too large"
 	}
 	data, err := io.ReadAll(io.NewSectionReader(in.FD, 0, maxEntry+1))
 	if err != nil {
-		return bad(err.Error())
-	}
-	if len(data) > maxEntry {
-		return bad("too large")
+		return nil, nil, err.Error()
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return bad(err.Error())
+		return nil, nil, err.Error()
 	}
 	if e.Key != key || e.ABI == nil {
-		return bad("wrong key")
+		return nil, nil, "wrong key"
 	}
 	if fp := e.ABI.Fingerprint(); fp != e.Fingerprint {
-		return bad("hash mismatch")
+		return nil, nil, "hash mismatch"
 	}
 	return e.ABI, e.Deps, ""
 }
 
-// writeCache stores an entry atomically: a temporary file in the same
-// directory, renamed into place.
-func (b *Builder) writeCache(key string, a *abi.ABI, deps []dep) error {
-	if b.CacheDir == "" {
-		return nil
-	}
-	p := b.entryPath(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
+func writeEntry(p, key string, a *abi.ABI, deps []dep) error {
 	data, err := json.Marshal(cacheEntry{Key: key, Fingerprint: a.Fingerprint(), ABI: a, Deps: deps})
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cache: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("cache: %w", err)
-	}
-	return nil
+	return os.WriteFile(p, data, 0o644)
 }
 
 // GitTags lists the tags of repo that match pattern as inputs, ordered by

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // step is one commit of a test repository: files to write (an empty
@@ -344,17 +345,36 @@ func TestFIFOsNeverOpened(t *testing.T) {
 	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("dirIDs with a FIFO: %v, %v; want %v", got, err, want)
 	}
-	b := &Builder{CacheDir: t.TempDir()}
-	key := strings.Repeat("ab", 32)
-	p := b.entryPath(key)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	// A FIFO planted as a cache entry's file is refused (package cache
+	// never opens it), rebuilt, and the build says so.
+	opt := Options{Headers: []string{"a.h"}, Types: []string{"struct s"}}
+	b := &Builder{Options: opt, CacheDir: t.TempDir()}
+	in := Input{Version: "1.0", Dir: dir}
+	key, err := b.key(context.Background(), in)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(p, 0o644); err != nil {
+	store, err := b.store()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if a, _, warn := b.readCache(key); a != nil || !strings.Contains(warn, "not a regular file") {
-		t.Errorf("readCache of a FIFO: %v, %q", a, warn)
+	p := store.Path(key)
+	if err := os.MkdirAll(p, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(p, entryName), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	needTools(t, "cc")
+	done := make(chan Result)
+	go func() { done <- b.Build(context.Background(), []Input{in})[0] }()
+	select {
+	case r := <-done:
+		if r.Err != nil || r.ABI == nil || !strings.Contains(r.Warning, "corrupt") {
+			t.Errorf("a FIFO as the cache entry: %+v", r)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a FIFO in the cache blocked the build")
 	}
 }
 

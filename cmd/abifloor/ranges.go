@@ -129,7 +129,14 @@ func rangesBuilder(env *cmdEnv, opt ranges.Options, noCache bool) *ranges.Builde
 			if warning != "" {
 				fmt.Fprintln(env.stderr, "abifloor ranges: warning:", warning)
 			}
-			b.CacheDir = filepath.Join(c.Dir, "ranges")
+			// The ABIs live in a cache of their own under the root, with
+			// package cache's locks, manifests and checks.
+			rc, err := cache.Open(filepath.Join(c.Dir, "ranges"))
+			if err != nil {
+				fmt.Fprintln(env.stderr, "abifloor ranges: no cache:", err)
+				break
+			}
+			b.Cache = rc
 		}
 	}
 	return b
