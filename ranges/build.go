@@ -332,18 +332,6 @@ func (b *Builder) depsKey(key string, deps []dep) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func sameDepPaths(a, b []dep) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Path != b[i].Path {
-			return false
-		}
-	}
-	return true
-}
-
 // key identifies the ABI an input yields: the content of its include
 // trees, the options and the compiler.
 func (b *Builder) key(ctx context.Context, in Input) (string, error) {
