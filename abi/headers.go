@@ -275,12 +275,15 @@ func CompileHeaders(ctx context.Context, opt HeaderOptions) (*HeaderResult, erro
 	return res, nil
 }
 
-// errorLines are the compiler's error lines, the temporary directory's
-// name taken out, at most five.
+// errorLines are the compiler's error lines and the notes that name the
+// other side of a conflict, the temporary directory's name taken out, at
+// most five.
 func errorLines(stderr, dir string) []string {
 	var out []string
 	for _, l := range strings.Split(stderr, "\n") {
-		if !strings.Contains(l, "error:") {
+		// An error, and the notes that say where the other side of a
+		// conflict is ("originally defined here", "previous declaration").
+		if !strings.Contains(l, "error:") && !(len(out) > 0 && strings.Contains(l, "note:") && (strings.Contains(l, "defined") || strings.Contains(l, "previous"))) {
 			continue
 		}
 		l = strings.ReplaceAll(l, dir+"/", "")
