@@ -315,7 +315,7 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 		if j.err != nil {
 			return errorReport(j.p, j.err), true
 		}
-		rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
+		rep, ok := a.file(ctx, j.p, FileOptions{Named: j.named}, buf)
 		if j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil) {
 			return rep, false
 		}

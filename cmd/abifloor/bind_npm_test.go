@@ -156,3 +156,63 @@ func TestBindNpmSharp(t *testing.T) {
 		}
 	}
 }
+
+// TestBindInterrupted (issue 17, item 1): a bind whose context is
+// cancelled (the first SIGINT or SIGTERM) exits 2, says how far it got,
+// never reports the files it did not audit, and its JSON says
+// "incomplete": true.
+func TestBindInterrupted(t *testing.T) {
+	dirs := []string{"/usr/bin", "/usr/lib"}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Skipf("no %s to audit", d)
+		}
+	}
+	for _, format := range []string{"text", "json"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr bytes.Buffer
+		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		code := runBind(ctx, env, append([]string{"--format", format}, dirs...))
+		late := time.Since(start) - 200*time.Millisecond
+		t.Logf("%s: exit %d, %v after the cancel: %s", format, code, late, strings.TrimSpace(stderr.String()))
+		if code != exitError || !strings.Contains(stderr.String(), "abifloor bind: incomplete: interrupted after ") {
+			t.Errorf("%s: exit %d, stderr %q", format, code, stderr.String())
+		}
+		if format == "json" {
+			var res struct {
+				Incomplete bool              `json:"incomplete"`
+				Found      int               `json:"found"`
+				Files      []json.RawMessage `json:"files"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || !res.Incomplete || len(res.Files) > res.Found {
+				t.Errorf("json: incomplete %v, %d of %d (%v)", res.Incomplete, len(res.Files), res.Found, err)
+			}
+		}
+	}
+}
+
+// TestBindProgressCleared (issue 22, item 6): on a terminal, the
+// progress line is cleared before the first report is written, as
+// check's is.
+func TestBindProgressCleared(t *testing.T) {
+	if _, err := os.Stat("/usr/bin"); err != nil {
+		t.Skip("no /usr/bin to audit")
+	}
+	var both bytes.Buffer // stdout and stderr on one terminal
+	env := &cmdEnv{stdout: &both, stderr: &both, getenv: func(string) string { return "" }, errTTY: true}
+	runBind(context.Background(), env, []string{"/usr/bin"})
+	out := both.String()
+	first := strings.Index(out, ": loads")
+	if first < 0 {
+		first = strings.Index(out, ": dies at start")
+	}
+	clear := strings.Index(out, "\r\x1b[K")
+	if first < 0 || clear < 0 || clear > first {
+		t.Errorf("progress cleared at %d, first report at %d", clear, first)
+	}
+	if strings.Contains(out[first:], "files\x1b[K") {
+		t.Errorf("a progress line after the first report")
+	}
+}
