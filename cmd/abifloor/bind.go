@@ -251,29 +251,36 @@ func writeBindText(env *cmdEnv, res *bind.Result, opt bindText) {
 }
 
 // writeTree prints the libraries of a load as lddtree does: each under
-// the object that needs it, each object's own needs shown once, where it
-// first appears.
+// the object that needs it, and a library's own needs under the object
+// that loaded it (the first to need it in load order, breadth first).
 func writeTree(w io.Writer, deps []bind.ObjectDeps) {
 	byObj := map[string][]bind.Dep{}
 	for _, od := range deps {
 		byObj[od.Object] = od.Needed
 	}
-	shown := map[string]bool{"": true}
-	var walk func(needed []bind.Dep, depth int)
-	walk = func(needed []bind.Dep, depth int) {
-		for _, d := range needed {
+	loader := map[string]string{"": ""}
+	for queue := []string{""}; len(queue) > 0; queue = queue[1:] {
+		for _, d := range byObj[queue[0]] {
+			if _, seen := loader[d.Path]; d.Path != "" && !seen {
+				loader[d.Path] = queue[0]
+				queue = append(queue, d.Path)
+			}
+		}
+	}
+	var walk func(obj string, depth int)
+	walk = func(obj string, depth int) {
+		for _, d := range byObj[obj] {
 			at := "not found"
 			if d.Path != "" {
 				at = d.Path
 			}
 			fmt.Fprintf(w, "%*s%s => %s\n", 2+4*depth, "", report.Clean(d.Name), report.Clean(at))
-			if d.Path != "" && !shown[d.Path] {
-				shown[d.Path] = true
-				walk(byObj[d.Path], depth+1)
+			if d.Path != "" && d.Path != obj && loader[d.Path] == obj {
+				walk(d.Path, depth+1)
 			}
 		}
 	}
-	walk(byObj[""], 0)
+	walk("", 0)
 }
 
 // bindWarning is a file that dies at the first call to a lazily bound
