@@ -39,6 +39,12 @@ type Options struct {
 	// Progress, when set, is called now and then with the number of files
 	// looked at so far (from one goroutine at a time).
 	Progress func(files int64)
+	// Demangle, when set, rewrites the symbol names of the reports (and
+	// of the warnings made from them), as demangle.Filter does.
+	Demangle func(string) string
+	// Tree keeps, in FileReport.Deps, which object needed which library
+	// and where each was found: the tree of a file's load.
+	Tree bool
 }
 
 // Auditor audits binaries against one image. Parsed libraries are shared by
@@ -54,6 +60,8 @@ type Auditor struct {
 	workers   int
 	multiarch bool
 	progress  func(int64)
+	demangle  func(string) string
+	tree      bool
 
 	objs      objects
 	cacheOnce sync.Once
@@ -62,12 +70,15 @@ type Auditor struct {
 
 	selfMu sync.Mutex
 	self   map[*object]*selfEntry
+
+	dirMu sync.Mutex
+	dirs  map[string]*dirEntry // search directories, by name inside the image
 }
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
-	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress,
-		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}}
+	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree,
+		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}, dirs: map[string]*dirEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
 	}
@@ -109,6 +120,101 @@ func (a *Auditor) Parsed() int {
 // (docs/bind-json.md).
 type Result struct {
 	Files []FileReport `json:"files"`
+	// Warnings are the files that start but die at the first call to a
+	// lazily bound symbol no loaded library provides.
+	Warnings []Warning `json:"warnings"`
+	// Incomplete: the audit was cancelled before every file found was
+	// audited; Files then holds only the files audited to the end, and
+	// nothing may be concluded of the others.
+	Incomplete bool `json:"incomplete"`
+	// Found is how many files (ELF files, and paths that could not be
+	// read) the audit took up; with Incomplete, Files has fewer.
+	Found int `json:"found"`
+}
+
+// Warning is a file with lazily bound symbols that no loaded library
+// provides: it starts, then dies at the first call to one of them.
+type Warning struct {
+	Path    string   `json:"path"`
+	Message string   `json:"message"`
+	Symbols []string `json:"symbols"`
+}
+
+// Fails reports whether the audit found a file that does not load: one
+// that dies at start, or lacks a symbol its --dlopen libraries should
+// provide, or, when strict, one with a Warning.
+func (r *Result) Fails(strict bool) bool {
+	for _, fr := range r.Files {
+		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 {
+			return true
+		}
+	}
+	return strict && len(r.Warnings) > 0
+}
+
+// Errors is the number of files that could not be audited.
+func (r *Result) Errors() int {
+	n := 0
+	for _, fr := range r.Files {
+		if fr.Error != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// SymbolName is u as name@version (name alone when unversioned).
+func (u Unresolved) SymbolName() string {
+	if u.Version != "" {
+		return u.Name + "@" + u.Version
+	}
+	return u.Name
+}
+
+// warnings lists, per file, the lazily bound symbols nothing loaded
+// provides. A plugin's are its host's to provide; with --dlopen
+// libraries, those they lack are failures already (DlopenMissing); and a
+// file that dies at start never reaches a call.
+func (a *Auditor) warnings(res *Result) []Warning {
+	out := []Warning{}
+	if len(a.dlopen) > 0 {
+		return out
+	}
+	for _, fr := range res.Files {
+		if fr.Plugin || fr.DiesAtStart || fr.Error != nil {
+			continue
+		}
+		var syms []string
+		for _, u := range fr.Unresolved {
+			if u.Binding == "lazy" {
+				syms = append(syms, u.SymbolName())
+			}
+		}
+		if len(syms) == 0 {
+			continue
+		}
+		n := "1 symbol"
+		if len(syms) > 1 {
+			n = fmt.Sprintf("%d symbols", len(syms))
+		}
+		out = append(out, Warning{Path: fr.Path, Symbols: syms,
+			Message: fmt.Sprintf("%s lazily bound that no loaded library provides: the program dies at the first call to %s", n, strings.Join(syms[:min(len(syms), 5)], ", "))})
+	}
+	return out
+}
+
+// Dep is one DT_NEEDED entry of an object of a file's load: the name,
+// and where it was found inside the image ("" when nowhere).
+type Dep struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// ObjectDeps are the DT_NEEDED entries of one object of a load, in its
+// order. Object is "" for the audited file itself.
+type ObjectDeps struct {
+	Object string `json:"object"`
+	Needed []Dep  `json:"needed"`
 }
 
 // FileReport is the verdict on one binary.
@@ -161,6 +267,9 @@ type FileReport struct {
 	// the audit loads it, Host is empty: "found only via its host", a
 	// note, not a death.
 	ViaHost []HostDep `json:"via_host"`
+	// Deps, with Options.Tree, are the DT_NEEDED entries of every object
+	// loaded, in load order: the tree of the load, as lddtree shows it.
+	Deps []ObjectDeps `json:"deps,omitempty"`
 	// Error is why the file (or the image's ld.so.cache, or a library to
 	// dlopen) could not be read; nil when all went well. It unwraps to
 	// an *os.PathError or an *elfx.FormatError; the JSON carries
@@ -233,29 +342,46 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 			return errorReport(wf.Path, wf.Err), true
 		}
 		named := filepath.Clean(wf.Path) == filepath.Clean(paths[wf.Root])
-		return a.file(wf.Path, FileOptions{Named: named, Head: wf.Head}, buf)
+		return a.file(ctx, wf.Path, FileOptions{Named: named, Head: wf.Head}, buf)
 	})
 }
 
 // process audits the files in parallel with audit, which gets a buffer of
 // its worker's, and keeps the reports audit keeps, in the files' order.
 func (a *Auditor) process(ctx context.Context, files <-chan walk.File, audit func(wf walk.File, buf []byte) (FileReport, bool)) *Result {
-	var seen atomic.Int64
+	var seen, found atomic.Int64
 	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
 		buf := make([]byte, headSize)
 		return func(wf walk.File) (FileReport, bool) {
 			if ctx.Err() != nil {
+				seen.Add(1)
 				return FileReport{}, false
 			}
 			if n := seen.Add(1); a.progress != nil && n%256 == 0 {
 				a.progress(n)
 			}
-			return audit(wf, buf)
+			rep, ok := audit(wf, buf)
+			if ctx.Err() != nil {
+				// Cut short on the way: its verdict may be missing
+				// what was not looked at.
+				return FileReport{}, false
+			}
+			if ok {
+				found.Add(1)
+			}
+			return rep, ok
 		}
 	})
 	res := &Result{Files: make([]FileReport, 0, len(items))}
 	for _, it := range items {
 		res.Files = append(res.Files, it.Value)
+	}
+	res.Found = int(found.Load())
+	if ctx.Err() != nil {
+		// The files handed on but dropped count as found: at most
+		// seen, at least those audited.
+		res.Incomplete = true
+		res.Found = max(len(res.Files), int(seen.Load()))
 	}
 	return a.finish(ctx, res)
 }
@@ -269,11 +395,24 @@ func errorReport(p string, err error) FileReport {
 // audit kept for that.
 func (a *Auditor) finish(ctx context.Context, res *Result) *Result {
 	if ctx.Err() == nil {
-		a.viaHosts(res.Files)
+		a.viaHosts(ctx, res.Files)
+	}
+	if ctx.Err() != nil {
+		res.Incomplete = true
 	}
 	for i := range res.Files {
 		res.Files[i].sc, res.Files[i].obj = nil, nil
 	}
+	if a.demangle != nil {
+		for i := range res.Files {
+			for _, us := range [][]Unresolved{res.Files[i].Unresolved, res.Files[i].DlopenMissing} {
+				for j := range us {
+					us[j].Name = a.demangle(us[j].Name)
+				}
+			}
+		}
+	}
+	res.Warnings = a.warnings(res)
 	return res
 }
 
@@ -282,7 +421,7 @@ func (a *Auditor) finish(ctx context.Context, res *Result) *Result {
 // a program loads sees what that program's load brought in (systemd's
 // RUNPATH finds libsystemd-shared for libsystemd-core), so what the
 // program found is found, and the report names the program.
-func (a *Auditor) viaHosts(files []FileReport) {
+func (a *Auditor) viaHosts(ctx context.Context, files []FileReport) {
 	want := map[fileKey]bool{}
 	for i := range files {
 		f := &files[i]
@@ -311,10 +450,13 @@ func (a *Auditor) viaHosts(files []FileReport) {
 		if f.obj == nil || !want[f.obj.key] || len(hosts[f.obj.key]) == 0 {
 			continue
 		}
+		if ctx.Err() != nil {
+			return
+		}
 		mine := hosts[f.obj.key]
 		o := f.obj
 		rep := FileReport{Path: f.Path, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
-		a.analyzeWith(&rep, o, func(n string, l *loaded, beside fallback) (string, *object, string) {
+		a.analyzeWith(ctx, &rep, o, func(n string, l *loaded, beside fallback) (string, *object, string) {
 			for _, h := range mine {
 				if d := h.sc.byName[n]; d != nil && d.obj.Kind != "" {
 					return d.name, d.obj, h.Path
@@ -344,10 +486,10 @@ type FileOptions struct {
 // File audits one file. Files that are not ELF programs or libraries are
 // skipped (ok false) unless opt.Named.
 func (a *Auditor) File(p string, opt FileOptions) (rep FileReport, ok bool) {
-	return a.file(p, opt, make([]byte, headSize))
+	return a.file(context.Background(), p, opt, make([]byte, headSize))
 }
 
-func (a *Auditor) file(p string, opt FileOptions, buf []byte) (rep FileReport, ok bool) {
+func (a *Auditor) file(ctx context.Context, p string, opt FileOptions, buf []byte) (rep FileReport, ok bool) {
 	rep = FileReport{Path: p, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
 	defer func() {
 		if r := recover(); r != nil { // a bug must not take the run down
@@ -374,7 +516,7 @@ func (a *Auditor) file(p string, opt FileOptions, buf []byte) (rep FileReport, o
 		}
 		return rep, false
 	}
-	a.analyze(&rep, o)
+	a.analyzeWith(ctx, &rep, o, nil)
 	return rep, true
 }
 
@@ -401,11 +543,6 @@ func (a *Auditor) target(p string, head, buf []byte) (*object, error) {
 // message (reason) and the whole line it prints.
 type verdict struct{ reason, message string }
 
-// analyze audits the program or library o as the loader would load it.
-func (a *Auditor) analyze(rep *FileReport, o *object) {
-	a.analyzeWith(rep, o, nil)
-}
-
 // fallback finds a library a shared library's own search did not: the
 // path inside the image, the object, and the host program whose load
 // found it ("" for one found only beside its user). beside is the
@@ -414,7 +551,7 @@ type fallback func(name string, l *loaded, beside fallback) (string, *object, st
 
 // analyzeWith is analyze with a host's fallback for a shared library's
 // dependencies; nil means beside only.
-func (a *Auditor) analyzeWith(rep *FileReport, o *object, fb fallback) {
+func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, fb fallback) {
 	rep.obj = o
 	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.PLTNone
 	switch {
@@ -432,7 +569,7 @@ func (a *Auditor) analyzeWith(rep *FileReport, o *object, fb fallback) {
 		rep.Error = err
 	}
 	root := &loaded{obj: o, name: rep.Path, origin: a.origin(rep.Path)}
-	sc := newScope(root)
+	sc := newScope(ctx, root)
 	if o.Kind == elfx.SharedLibrary {
 		beside := func(n string, l *loaded, _ fallback) (string, *object, string) {
 			if strings.Contains(n, "/") || strings.Contains(n, "$") {
@@ -459,9 +596,15 @@ func (a *Auditor) analyzeWith(rep *FileReport, o *object, fb fallback) {
 	for _, m := range sc.missing {
 		rep.MissingLibraries = append(rep.MissingLibraries, m.name)
 		rep.Skipped = append(rep.Skipped, m.skipped...)
+		if m.more > 0 {
+			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%d more candidates for %s", m.more, clip(m.name)))
+		}
 	}
 	for _, l := range sc.list[1:] {
 		rep.Libraries = append(rep.Libraries, l.name)
+	}
+	if a.tree {
+		rep.Deps = sc.deps()
 	}
 	fatal := a.missingVerdict(rep.Path, sc)
 	// Versions are checked for every object before any relocation.
@@ -534,7 +677,7 @@ func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fa
 		l := sc.list[i]
 		obj, display, refs := "", rep.Path, l.obj.refs
 		if i > 0 {
-			obj, display, refs = l.name, l.name, a.selfUnresolved(l)
+			obj, display, refs = l.name, l.name, a.selfUnresolved(sc.ctx, l)
 		}
 		if l.obj.PLTNone > 0 && !l.obj.BindNow && fatal == nil {
 			reason := "unexpected PLT reloc type 0x00"
@@ -627,4 +770,26 @@ func (a *Auditor) sysrootReal() string {
 		return real
 	}
 	return abs
+}
+
+// PLTNoneWarning says what r's PLT relocations of type NONE do.
+func (r FileReport) PLTNoneWarning() string {
+	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", r.PLTNone)
+}
+
+// HostOnly are the dependencies of r found only beside it, through no
+// program of the audit: its host's search path must find them.
+func (r FileReport) HostOnly() []HostDep {
+	var out []HostDep
+	for _, v := range r.ViaHost {
+		if v.Host == "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Note says what a dependency found only beside its user means.
+func (d HostDep) Note() string {
+	return d.Name + " lies beside the library, not on its own search path: only a host program's search path finds it"
 }

@@ -58,6 +58,12 @@ func FuzzParseCache(f *testing.F) {
 		}
 		for _, e := range c.Entries() {
 			c.Lookup(e.Name, elf.EM_X86_64, elf.ELFCLASS64)
+			if len(e.Name) >= pathMax || len(e.Path) >= pathMax {
+				t.Fatalf("a %d-byte string kept", max(len(e.Name), len(e.Path)))
+			}
+		}
+		if c.Len() > len(b)/12 {
+			t.Fatalf("%d entries from %d bytes", c.Len(), len(b))
 		}
 	})
 }
@@ -141,4 +147,51 @@ func TestNameBomb(t *testing.T) {
 	if n > 32<<20 {
 		t.Errorf("bind of a 400 KB file allocated %d MB", n>>20)
 	}
+}
+
+// FuzzSearchPath expands an RPATH and RUNPATH as a search does (issue
+// 19, item 6): whatever the tokens, the search path holds each directory
+// once, none as long as PATH_MAX, and costs at most its input's size in
+// directories.
+func FuzzSearchPath(f *testing.F) {
+	f.Add("$ORIGIN/../lib:$ORIGIN", "${LIB}/x:/usr/$PLATFORM", "/opt/app/bin")
+	f.Add(strings.Repeat("$ORIGIN/../", 500), "", "/a")
+	f.Add("::.:$ORIGINX:${ORIGIN}:$", "$LIB$LIB", "")
+	root := f.TempDir()
+	f.Fuzz(func(t *testing.T, rpath, runpath, origin string) {
+		a := New(Options{Sysroot: root})
+		o := &object{Machine: elf.EM_X86_64, Class: elf.ELFCLASS64, Data: elf.ELFDATA2LSB, Arch: "x86_64"}
+		if rpath != "" {
+			o.Rpath = strings.Split(rpath, ":")
+		}
+		if runpath != "" {
+			o.Runpath = strings.Split(runpath, ":")
+			o.HasRun = true
+		}
+		l := &loaded{obj: o, origin: origin}
+		dirs := a.searchPath(l)
+		seen := map[string]bool{}
+		for _, d := range dirs {
+			if len(d.name) >= pathMax || seen[d.name] {
+				t.Fatalf("directory %q (%d bytes) twice or too long", d.name[:min(len(d.name), 64)], len(d.name))
+			}
+			seen[d.name] = true
+		}
+		if len(dirs) > len(o.Rpath)+len(o.Runpath) {
+			t.Fatalf("%d directories from %d entries", len(dirs), len(o.Rpath)+len(o.Runpath))
+		}
+		for _, d := range append(o.Rpath, o.Runpath...) {
+			e, ok := expandTokens(d, origin, "lib64", "x86_64")
+			if !strings.Contains(d, "$") && (!ok || e != d) {
+				t.Fatalf("%q without tokens expanded to %q", d, e)
+			}
+			if bound := len(d) + strings.Count(d, "$")*max(len(origin), len("x86_64")); ok && len(e) > bound {
+				t.Fatalf("%d-byte entry expanded to %d bytes, over %d", len(d), len(e), bound)
+			}
+		}
+		// The same object's search path is built once.
+		if again := a.searchPath(l); len(again) != len(dirs) {
+			t.Fatal("search path rebuilt")
+		}
+	})
 }

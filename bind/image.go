@@ -44,9 +44,11 @@ type Image struct {
 	held     int64
 }
 
-// DefaultPath is the PATH of an image whose configuration sets none
-// (Docker's default).
-var DefaultPath = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+// DefaultPath returns the PATH of an image whose configuration sets none
+// (Docker's default), a new slice each call.
+func DefaultPath() []string {
+	return []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+}
 
 // imageFile is the contents of a file of an image: whole, or for an ELF
 // file over imageSparseOver only its non-executable parts compressed
@@ -77,7 +79,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 	if maxMemory <= 0 {
 		maxMemory = DefaultImageMemory
 	}
-	img := &Image{Name: p, Path: DefaultPath, dirs: map[string]bool{"/": true}, files: map[string]imageFile{}, bad: map[string]error{}, ids: map[string]uint64{}}
+	img := &Image{Name: p, Path: DefaultPath(), dirs: map[string]bool{"/": true}, files: map[string]imageFile{}, bad: map[string]error{}, ids: map[string]uint64{}}
 	opt := artefact.Options{
 		MaxMember:  min(maxMemory, artefact.DefaultMaxMember),
 		SparseOver: imageSparseOver,
@@ -315,7 +317,7 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 		if j.err != nil {
 			return errorReport(j.p, j.err), true
 		}
-		rep, ok := a.file(j.p, FileOptions{Named: j.named}, buf)
+		rep, ok := a.file(ctx, j.p, FileOptions{Named: j.named}, buf)
 		if j.prog && rep.Kind != elfx.Executable && rep.Kind != elfx.PIEExecutable && (rep.Kind != "" || rep.Error == nil) {
 			return rep, false
 		}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"strings"
 )
 
 // The two on-disk formats of /etc/ld.so.cache written by ldconfig. The old
@@ -148,15 +150,18 @@ func parseCache(b []byte) (*ldCache, error) {
 	}
 	// Old-format strings are relative to the end of the entry array.
 	c := &ldCache{byName: map[string][]cacheEntry{}}
-	strs := b[end:]
+	strs := string(b[end:])
 	for i := uint64(0); i < nlibs; i++ {
 		e := b[16+i*12:]
 		flags := binary.LittleEndian.Uint32(e)
 		k, v := binary.LittleEndian.Uint32(e[4:]), binary.LittleEndian.Uint32(e[8:])
 		name, err1 := cacheString(strs, k)
 		path, err2 := cacheString(strs, v)
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("ld.so.cache: old entry %d: string offset outside the file", i)
+		if err := errors.Join(err1, err2); err != nil {
+			if errors.Is(err, errLongString) {
+				continue
+			}
+			return nil, fmt.Errorf("ld.so.cache: old entry %d: %w", i, err)
 		}
 		c.add(cacheEntry{Name: name, Path: path, Flags: flags})
 	}
@@ -183,13 +188,17 @@ func parseNewCache(b []byte, off int) (*ldCache, error) {
 		return nil, fmt.Errorf("ld.so.cache: %d entries cannot fit in %d bytes", nlibs, len(h))
 	}
 	c := &ldCache{byName: make(map[string][]cacheEntry, nlibs)}
+	strs := string(h)
 	for i := uint64(0); i < nlibs; i++ {
 		e := h[hdr+i*ent:]
 		flags := bo.Uint32(e)
-		name, err1 := cacheString(h, bo.Uint32(e[4:]))
-		path, err2 := cacheString(h, bo.Uint32(e[8:]))
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("ld.so.cache: entry %d: string offset outside the file", i)
+		name, err1 := cacheString(strs, bo.Uint32(e[4:]))
+		path, err2 := cacheString(strs, bo.Uint32(e[8:]))
+		if err := errors.Join(err1, err2); err != nil {
+			if errors.Is(err, errLongString) {
+				continue
+			}
+			return nil, fmt.Errorf("ld.so.cache: entry %d: %w", i, err)
 		}
 		c.add(cacheEntry{Name: name, Path: path, Flags: flags, HWCap: bo.Uint64(e[16:])})
 	}
@@ -201,14 +210,29 @@ func (c *ldCache) add(e cacheEntry) {
 	c.n++
 }
 
-func cacheString(b []byte, off uint32) (string, error) {
-	if uint64(off) >= uint64(len(b)) {
-		return "", fmt.Errorf("offset %d outside %d bytes", off, len(b))
+// errLongString is a cache string of PATH_MAX bytes or more. ldconfig
+// writes none; ld.so could not open such a path, so its entry is passed
+// over, as it would find nothing.
+var errLongString = errors.New("string longer than PATH_MAX")
+
+// cacheString is the NUL-terminated string at off of strs, which is the
+// whole cache (or its string area) converted to a string once: every
+// name and path is a substring of it, so entries that share a string (or
+// all point at one long string) cost no copy, and the memory of a parsed
+// cache is bounded by the file's size whatever its entries say. The scan
+// for the NUL stops at PATH_MAX, so the time is bounded by entries ×
+// PATH_MAX, not entries × string length.
+func cacheString(strs string, off uint32) (string, error) {
+	if uint64(off) >= uint64(len(strs)) {
+		return "", fmt.Errorf("string offset %d outside %d bytes", off, len(strs))
 	}
-	s := b[off:]
-	i := bytes.IndexByte(s, 0)
-	if i < 0 {
-		return "", fmt.Errorf("string at %d not terminated", off)
+	s := strs[off:]
+	i := strings.IndexByte(s[:min(len(s), pathMax)], 0)
+	switch {
+	case i >= 0:
+		return s[:i], nil
+	case len(s) >= pathMax:
+		return "", errLongString
 	}
-	return string(s[:i]), nil
+	return "", fmt.Errorf("string at %d not terminated", off)
 }

@@ -1,6 +1,7 @@
 package bind
 
 import (
+	"context"
 	"errors"
 	"path"
 	"sync"
@@ -10,6 +11,7 @@ import (
 // DT_NEEDED entries breadth-first, each object once (matched by the names
 // it was loaded as, its soname, and its file identity), so cycles end.
 type scope struct {
+	ctx     context.Context // the audit's: a load stops when it is done
 	list    []*loaded
 	byName  map[string]*loaded
 	byKey   map[fileKey]*loaded
@@ -25,11 +27,12 @@ type missingLib struct {
 	name    string
 	needer  *loaded
 	skipped []string // candidates passed over, with why
+	more    int      // and how many more, not listed
 	broken  string   // a candidate that ended the search, in ld.so's words
 }
 
-func newScope(root *loaded) *scope {
-	sc := &scope{byName: map[string]*loaded{}, byKey: map[fileKey]*loaded{}}
+func newScope(ctx context.Context, root *loaded) *scope {
+	sc := &scope{ctx: ctx, byName: map[string]*loaded{}, byKey: map[fileKey]*loaded{}}
 	sc.add(root, root.name)
 	return sc
 }
@@ -53,8 +56,8 @@ func (sc *scope) add(l *loaded, as string) *loaded {
 }
 
 // loadOrder builds the global scope of the executable root.
-func (a *Auditor) loadOrder(root *loaded) *scope {
-	sc := newScope(root)
+func (a *Auditor) loadOrder(ctx context.Context, root *loaded) *scope {
+	sc := newScope(ctx, root)
 	a.fill(sc)
 	return sc
 }
@@ -69,6 +72,9 @@ func (a *Auditor) fill(sc *scope) {
 	}
 	for ; sc.next < len(sc.list); sc.next++ {
 		l := sc.list[sc.next]
+		if sc.ctx.Err() != nil {
+			return
+		}
 		for _, n := range l.obj.Needed {
 			if sc.byName[n] != nil {
 				continue
@@ -90,7 +96,7 @@ func (a *Auditor) fill(sc *scope) {
 			if err != nil {
 				m := missingLib{name: n, needer: l}
 				if nf := (*NotFoundError)(nil); errors.As(err, &nf) {
-					m.skipped, m.broken = nf.Skipped, nf.Broken
+					m.skipped, m.more, m.broken = nf.Skipped, nf.More, nf.Broken
 				}
 				sc.missing = append(sc.missing, m)
 				sc.byName[n] = &loaded{obj: &object{}, name: n} // report once
@@ -134,7 +140,7 @@ type selfEntry struct {
 	refs []reference
 }
 
-func (a *Auditor) selfUnresolved(l *loaded) []reference {
+func (a *Auditor) selfUnresolved(ctx context.Context, l *loaded) []reference {
 	a.selfMu.Lock()
 	e := a.self[l.obj]
 	if e == nil {
@@ -149,12 +155,42 @@ func (a *Auditor) selfUnresolved(l *loaded) []reference {
 		// The closure as if the library were loaded on its own: its own
 		// RPATH/RUNPATH and $ORIGIN only (the exact loader chain may find
 		// more, which the per-binary check then sees).
-		sc := a.loadOrder(&loaded{obj: l.obj, name: l.name, origin: l.origin})
+		sc := a.loadOrder(ctx, &loaded{obj: l.obj, name: l.name, origin: l.origin})
 		for _, r := range l.obj.refs {
 			if !sc.resolves(r, l.obj) {
 				e.refs = append(e.refs, r)
 			}
 		}
 	})
+	if ctx.Err() != nil {
+		// Cut short: the residue may be wrong, so it is not kept for
+		// another audit by this Auditor.
+		a.selfMu.Lock()
+		if a.self[l.obj] == e {
+			delete(a.self, l.obj)
+		}
+		a.selfMu.Unlock()
+	}
 	return e.refs
+}
+
+// deps is the tree of the load: each object's DT_NEEDED entries and the
+// path each was found at.
+func (sc *scope) deps() []ObjectDeps {
+	out := make([]ObjectDeps, 0, len(sc.list))
+	for i, l := range sc.list {
+		od := ObjectDeps{Needed: make([]Dep, 0, len(l.obj.Needed))}
+		if i > 0 {
+			od.Object = l.name
+		}
+		for _, n := range l.obj.Needed {
+			d := Dep{Name: n}
+			if t := sc.byName[n]; t != nil && t.obj.Kind != "" {
+				d.Path = t.name
+			}
+			od.Needed = append(od.Needed, d)
+		}
+		out = append(out, od)
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -168,9 +169,10 @@ func moreNames(todo []string) bool {
 // loaded is one object in a binary's load order.
 type loaded struct {
 	obj    *object
-	name   string  // the path it was found at, inside the image
-	origin string  // $ORIGIN of the object
-	loader *loaded // the object whose DT_NEEDED brought it in
+	name   string      // the path it was found at, inside the image
+	origin string      // $ORIGIN of the object
+	loader *loaded     // the object whose DT_NEEDED brought it in
+	search []*dirEntry // searchPath, once built
 }
 
 // find searches for a DT_NEEDED name of l as ld.so's _dl_map_object does,
@@ -193,16 +195,7 @@ func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, e
 		}
 		return "", nil, nf
 	}
-	var dirs []string
-	if !l.obj.HasRun {
-		// RPATHs of the loader chain, then the executable's.
-		for p := l; p != nil; p = p.loader {
-			dirs = append(dirs, a.expand(p.obj.Rpath, p)...)
-		}
-	}
-	dirs = append(dirs, a.libPath...)
-	dirs = append(dirs, a.expand(l.obj.Runpath, l)...)
-	if p, o, ok := a.probe(dirs, name, want, nf); ok || nf.Broken != "" {
+	if p, o, ok := a.probe(a.searchPath(l), name, want, nf); ok || nf.Broken != "" {
 		return p, o, errIfNil(o, nf)
 	}
 	if !l.obj.NoDef {
@@ -213,11 +206,133 @@ func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, e
 				}
 			}
 		}
-		if p, o, ok := a.probe(defaultDirs(want, a.multiarch), name, want, nf); ok || nf.Broken != "" {
+		var dirs []*dirEntry
+		for _, d := range defaultDirs(want, a.multiarch) {
+			dirs = append(dirs, a.dir(d))
+		}
+		if p, o, ok := a.probe(dirs, name, want, nf); ok || nf.Broken != "" {
 			return p, o, errIfNil(o, nf)
 		}
 	}
 	return "", nil, nf
+}
+
+// searchPath is the search path of l's DT_NEEDED entries before the
+// cache: the RPATHs of the loader chain (unless l has a RUNPATH), then
+// LD_LIBRARY_PATH, then l's RUNPATH. It is built once per loaded object.
+// As ld.so's fillin_rpath, a directory is searched once however often it
+// is named; and a directory whose name leaves no room for a file name
+// below PATH_MAX is dropped, since open(2) refuses such a path
+// (ENAMETOOLONG). So an RPATH's directories cost once per object, and the
+// work of a search is bounded by the bytes of the search path.
+func (a *Auditor) searchPath(l *loaded) []*dirEntry {
+	if l.search != nil {
+		return l.search
+	}
+	seen := map[string]bool{}
+	out := []*dirEntry{}
+	add := func(ds []string) {
+		for _, d := range ds {
+			if d == "" {
+				d = "." // an empty entry means the working directory
+			}
+			if len(d) >= pathMax || seen[d] {
+				continue
+			}
+			seen[d] = true
+			out = append(out, a.dir(d))
+		}
+	}
+	if !l.obj.HasRun {
+		for p := l; p != nil; p = p.loader {
+			add(a.expand(p.obj.Rpath, p))
+		}
+	}
+	add(a.libPath)
+	add(a.expand(l.obj.Runpath, l))
+	l.search = out
+	return out
+}
+
+// pathMax is Linux's PATH_MAX: open(2) refuses a longer path with
+// ENAMETOOLONG, so ld.so finds nothing in a directory whose name is that
+// long, and neither does the search here.
+const pathMax = 4096
+
+// maxListing is the most names a directory listing holds; a larger
+// directory is probed name by name.
+const maxListing = 1 << 16
+
+// dirEntry is what a search knows of one directory, learnt once per run
+// (ld.so keeps the same per directory, its r_search_path_elem status):
+// whether it exists, and on this machine, the names in it. A search
+// through a hundred missing directories for a thousand names then costs a
+// hundred lookups of the directory, not a hundred thousand of files.
+type dirEntry struct {
+	name    string // inside the image
+	once    sync.Once
+	missing bool
+	host    string          // the directory on this machine (or in the image), links resolved
+	names   map[string]bool // nil: not listed, each name is looked up
+}
+
+// dir returns the entry of the directory d (inside the image).
+func (a *Auditor) dir(d string) *dirEntry {
+	a.dirMu.Lock()
+	e := a.dirs[d]
+	if e == nil {
+		e = &dirEntry{name: d}
+		a.dirs[d] = e
+	}
+	a.dirMu.Unlock()
+	e.once.Do(func() {
+		h, err := a.host(d)
+		if err != nil {
+			e.missing = true
+			return
+		}
+		if mode, _, err := a.fsys.stat(h); err != nil || !mode.IsDir() {
+			e.missing = true
+			return
+		}
+		e.host = h
+		if _, ok := a.fsys.(hostFS); ok {
+			e.names = listDir(h)
+		}
+	})
+	return e
+}
+
+// listDir returns the names in the directory h of this machine, or nil
+// when it cannot be read or holds more than maxListing names.
+func listDir(h string) map[string]bool {
+	f, err := os.Open(h)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(maxListing + 1)
+	if err != nil && !errors.Is(err, io.EOF) || len(names) > maxListing {
+		return nil
+	}
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// may reports whether the directory may hold name: false when the
+// directory is missing or its listing lacks the name.
+func (e *dirEntry) may(fsys fileSystem, name string) bool {
+	switch {
+	case e.missing:
+		return false
+	case e.names != nil:
+		return e.names[name]
+	}
+	_, _, err := fsys.lstat(path.Join(e.host, name))
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
 }
 
 // errIfNil is the search's error when it found nothing.
@@ -236,7 +351,30 @@ func errIfNil(o *object, nf *NotFoundError) error {
 type NotFoundError struct {
 	Name    string
 	Skipped []string // "/x/libfoo.so: wrong architecture aarch64"
-	Broken  string
+	// More counts the candidates passed over beyond the first
+	// maxSkipped, which Skipped does not list.
+	More   int
+	Broken string
+}
+
+// maxSkipped is how many passed-over candidates one search lists; the
+// rest are counted. maxMessage is the longest one message may be, about
+// a PATH_MAX path and its reason.
+const (
+	maxSkipped = 8
+	maxMessage = pathMax + 256
+)
+
+// clip shortens s to maxMessage bytes, saying how much it left out.
+func clip(s string) string {
+	if len(s) <= maxMessage {
+		return s
+	}
+	cut := maxMessage
+	for cut > 0 && s[cut]&0xc0 == 0x80 { // not inside a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes more)", len(s)-cut)
 }
 
 func (e *NotFoundError) Error() string {
@@ -247,15 +385,19 @@ func (e *NotFoundError) Error() string {
 	if len(e.Skipped) == 0 {
 		return msg + ": No such file or directory"
 	}
-	return msg + ": skipped " + strings.Join(e.Skipped, "; skipped ")
+	msg += ": skipped " + strings.Join(e.Skipped, "; skipped ")
+	if e.More > 0 {
+		msg += fmt.Sprintf(" (and %d more)", e.More)
+	}
+	return msg
 }
 
-func (a *Auditor) probe(dirs []string, name string, want *object, nf *NotFoundError) (string, *object, bool) {
+func (a *Auditor) probe(dirs []*dirEntry, name string, want *object, nf *NotFoundError) (string, *object, bool) {
 	for _, d := range dirs {
-		if d == "" {
-			d = "." // an empty entry means the working directory
+		if len(d.name)+1+len(name) >= pathMax || !d.may(a.fsys, name) {
+			continue
 		}
-		p := path.Join(d, name)
+		p := path.Join(d.name, name)
 		if o, done := a.try(p, want, nf); done && o != nil {
 			return p, o, true
 		} else if done {
@@ -281,7 +423,11 @@ func (a *Auditor) try(p string, want *object, nf *NotFoundError) (o *object, don
 		nf.Broken = p + ": " + a.brokenReason(p, want, err)
 		return nil, true
 	}
-	nf.Skipped = append(nf.Skipped, p+": "+elfx.Message(a.hostName(p), err))
+	if len(nf.Skipped) < maxSkipped {
+		nf.Skipped = append(nf.Skipped, clip(p+": "+elfx.Message(a.hostName(p), err)))
+	} else {
+		nf.More++
+	}
 	return nil, false
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,19 +20,18 @@ func init() {
 	register(&command{name: "bind", summary: "how undefined symbols get bound (lazy, eager, never) and whether a binary dies at start", run: runBind})
 }
 
+// screenful is how many symbols the text lists per file without -v.
+const screenful = 20
+
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMG] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--tree] [-v] [--format text|json|github|sarif] [--strict] PATH...")
 	var (
-		dlopen  multiFlag
-		format  string
-		sysroot string
-		image   string
-		maxMem  int64
-		libPath string
-		useEnv  bool
-		follow  bool
-		cache   string
-		jobs    int
+		dlopen          multiFlag
+		format, sysroot string
+		image, libPath  string
+		cache           string
+		maxMem          int64
+		jobs            int
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
 	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
@@ -39,11 +39,13 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&image, "image", "", "a container image (an OCI layout directory or a `docker save` tarball), read in place: its layers applied, its programs (those on its PATH, or the PATHs named inside it) audited against its own libraries and ld.so.cache")
 	fs.Int64Var(&maxMem, "max-memory", bind.DefaultImageMemory>>20, "with --image: the MiB of ELF files held in memory at most")
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
-	fs.BoolVar(&useEnv, "env", false, "also use LD_LIBRARY_PATH from the environment")
-	fs.BoolVar(&follow, "follow", false, "follow symbolic links inside directories")
+	useEnv := fs.Bool("env", false, "also use LD_LIBRARY_PATH from the environment")
+	follow := fs.Bool("follow", false, "follow symbolic links inside directories")
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image; with --image, a path inside the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
 	quiet := fs.Bool("q", false, "print failures and warnings only, not the files that load")
+	verbose := fs.Bool("v", false, fmt.Sprintf("list every unresolved symbol of a file (without -v, the first %d)", screenful))
+	tree := fs.Bool("tree", false, "show the libraries each file loads as a tree, each under the object that needs it, as lddtree does")
 	dm := fs.Bool("demangle", false, "write C++ symbol names demangled")
 	strict := fs.Bool("strict", false, "a lazily bound symbol no loaded library provides fails (exit 1) instead of warning")
 	paths, err := parseFlags(fs, args)
@@ -51,137 +53,134 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		return flagExit(err)
 	}
 	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF)
-	if err == nil && image != "" && sysroot != "" {
+	switch {
+	case err != nil:
+	case image != "" && sysroot != "":
 		err = errors.New("--image and --sysroot exclude each other")
+	case len(paths) == 0 && image == "":
+		err = errors.New("no PATH to audit (name files or directories, or an --image)")
 	}
-	if err != nil || (len(paths) == 0 && image == "") {
-		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor bind:", err)
-		}
+	if err != nil {
+		fmt.Fprintln(env.stderr, "abifloor bind:", err)
 		fs.Usage()
 		return exitError
 	}
-	var lp []string
+	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree}
 	if libPath != "" {
-		lp = strings.Split(libPath, ":")
+		opt.LibraryPath = strings.Split(libPath, ":")
 	}
-	if v := env.getenv("LD_LIBRARY_PATH"); useEnv && v != "" {
-		lp = append(lp, strings.Split(v, ":")...)
+	if v := env.getenv("LD_LIBRARY_PATH"); *useEnv && v != "" {
+		opt.LibraryPath = append(opt.LibraryPath, strings.Split(v, ":")...)
+	}
+	if *dm {
+		opt.Demangle = func(s string) string { return demangle.Filter(s) }
 	}
 	if sysroot != "" {
-		if sysroot, err = filepath.Abs(sysroot); err != nil {
-			fmt.Fprintln(env.stderr, "abifloor bind:", err)
-			return exitError
-		}
-		// A missing image root would make every library "not found": an
-		// error in the command line, not a verdict on the binary.
-		if st, err := os.Stat(sysroot); err != nil || !st.IsDir() {
-			if err == nil {
-				err = fmt.Errorf("%s: not a directory", sysroot)
-			}
-			fmt.Fprintln(env.stderr, "abifloor bind: --sysroot:", report.Clean(err.Error()))
+		if opt.Sysroot, err = bindSysroot(sysroot, paths); err != nil {
+			fmt.Fprintln(env.stderr, "abifloor bind:", report.Clean(err.Error()))
 			return exitError
 		}
 	}
-	if sysroot != "" {
-		// The paths are inside the image too, as chroot would see them.
-		for i, p := range paths {
-			h, err := bind.ArgPath(sysroot, p)
-			if err != nil {
-				fmt.Fprintln(env.stderr, "abifloor bind:", report.Clean(err.Error()))
-				return exitError
-			}
-			paths[i] = h
-		}
-	}
-	var img *bind.Image
 	if image != "" {
-		if img, err = bind.LoadImage(ctx, image, maxMem<<20, cache); err != nil {
+		if opt.Image, err = bind.LoadImage(ctx, image, maxMem<<20, cache); err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error()))
 			return exitError
 		}
-		for _, p := range img.Problems {
+		for _, p := range opt.Image.Problems {
 			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
 		}
 	} else if err := notArchives(paths); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor bind:", err)
 		return exitError
 	}
-	opt := bind.Options{Image: img, Sysroot: sysroot, LibraryPath: lp, CacheFile: cache, Dlopen: dlopen, Follow: follow, Workers: jobs}
 	show, done := progress(env)
-	defer done()
 	opt.Progress = func(files int64) { show("%d files", files) }
-	a := bind.New(opt)
-	res := a.Audit(ctx, paths)
-	if *dm {
-		for i := range res.Files {
-			for _, us := range [][]bind.Unresolved{res.Files[i].Unresolved, res.Files[i].DlopenMissing} {
-				for j := range us {
-					us[j].Name = demangle.Filter(us[j].Name)
-				}
-			}
-		}
-	}
-	lazy := lazyWarnings(res, len(dlopen) > 0)
+	res := bind.New(opt).Audit(ctx, paths)
+	done() // before the first report, which may go to the same terminal
 	switch f {
 	case report.JSON:
-		report.WriteJSON(env.stdout, struct {
-			*bind.Result
-			Warnings []bindWarning `json:"warnings"`
-		}{res, lazy})
+		report.WriteJSON(env.stdout, res)
 	case report.SARIF:
-		writeBindSARIF(env.stdout, res, lazy, *strict)
+		writeBindSARIF(env.stdout, res, res.Warnings, *strict)
 	case report.GitHub:
-		writeBindGitHub(env, res)
-		for _, w := range lazy {
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: w.Path, Title: "lazily bound symbols nothing provides", Message: w.Message})
-		}
+		writeBindGitHub(env.stdout, res)
 	default:
-		writeBindText(env, res, *quiet, lazy)
-		p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
-		for _, w := range lazy {
-			fmt.Fprintf(env.stdout, "%s %s: %s\n", p.Yellow("warning:"), w.Path, w.Message)
-		}
+		writeBindText(env, res, bindText{quiet: *quiet, all: *verbose, tree: *tree})
 	}
-	code := exitOK
-	for _, fr := range res.Files {
-		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 {
-			code = exitViolation
-		}
+	switch {
+	case res.Incomplete:
+		fmt.Fprintf(env.stderr, "abifloor bind: incomplete: interrupted after %d of the %d files found\n", len(res.Files), res.Found)
+		return exitError
+	case len(res.Files) == 0 && image != "":
+		fmt.Fprintf(env.stderr, "abifloor bind: nothing to audit: no ELF program in %s\n", report.Clean(bindWhere(image, paths, opt.Image)))
+		return exitError
+	case len(res.Files) == 0:
+		fmt.Fprintf(env.stderr, "abifloor bind: nothing to audit: no ELF file in %s\n", report.Clean(strings.Join(paths, " ")))
+		return exitError
+	case res.Errors() > 0:
+		return exitError
+	case res.Fails(*strict):
+		return exitViolation
 	}
-	if *strict && len(lazy) > 0 {
-		code = exitViolation
-	}
-	for _, fr := range res.Files {
-		if fr.Error != nil {
-			code = exitError
-		}
-	}
-	return code
+	return exitOK
 }
 
-func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning) {
+// bindSysroot checks the image root and maps the paths named on the
+// command line inside it, as chroot would see them.
+func bindSysroot(sysroot string, paths []string) (string, error) {
+	root, err := filepath.Abs(sysroot)
+	if err != nil {
+		return "", err
+	}
+	// A missing image root would make every library "not found": an
+	// error in the command line, not a verdict on the binary.
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("%s: not a directory", root)
+		}
+		return "", fmt.Errorf("--sysroot: %w", err)
+	}
+	for i, p := range paths {
+		if paths[i], err = bind.ArgPath(root, p); err != nil {
+			return "", err
+		}
+	}
+	return root, nil
+}
+
+// bindWhere names what an image audit looked in: the paths inside it, or
+// its PATH.
+func bindWhere(image string, paths []string, img *bind.Image) string {
+	if len(paths) > 0 {
+		return image + "!" + strings.Join(paths, " ")
+	}
+	return image + " (its PATH: " + strings.Join(img.Path, ":") + ")"
+}
+
+// bindText are the choices of the text report.
+type bindText struct{ quiet, all, tree bool }
+
+func writeBindText(env *cmdEnv, res *bind.Result, opt bindText) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	warned := map[string]bool{}
-	for _, l := range lazy {
+	for _, l := range res.Warnings {
 		warned[l.Path] = true
 	}
 	for _, fr := range res.Files {
-		if quiet && fr.Error == nil && !fr.DiesAtStart && len(fr.DlopenMissing) == 0 && fr.PLTNone == 0 && fr.HostSymbols == 0 && !warned[fr.Path] {
+		if opt.quiet && fr.Error == nil && !fr.DiesAtStart && len(fr.DlopenMissing) == 0 && fr.PLTNone == 0 && fr.HostSymbols == 0 && !warned[fr.Path] {
 			continue
 		}
-		if fr.Error != nil && fr.Arch == "" {
+		name := p.Bold(report.Clean(fr.Path))
+		switch {
+		case fr.Error != nil && fr.Arch == "":
 			fmt.Fprintf(w, "%s: %s\n", report.Clean(fr.Path), p.Red("error: "+report.Clean(fr.ErrorMessage())))
 			continue
-		}
-		if fr.Kind == elfx.DebugInfo {
-			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), "debug info (a separate debug file): never run, not audited")
+		case fr.Kind == elfx.DebugInfo:
+			fmt.Fprintf(w, "%s: %s\n", name, "debug info (a separate debug file): never run, not audited")
 			continue
-		}
-		if fr.Kind.Static() {
-			fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), p.Green("loads"))
-			fmt.Fprintf(w, "  %s: no dynamic loader, nothing to bind\n", fr.Kind)
+		case fr.Kind.Static():
+			fmt.Fprintf(w, "%s: %s\n  %s: no dynamic loader, nothing to bind\n", name, p.Green("loads"), fr.Kind)
 			continue
 		}
 		verdict := p.Green("loads")
@@ -198,8 +197,7 @@ func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning
 				mode += " (Go linker)"
 			}
 		}
-		fmt.Fprintf(w, "%s: %s\n", p.Bold(report.Clean(fr.Path)), verdict)
-		fmt.Fprintf(w, "  %s, RELRO %s", mode, fr.Relro)
+		fmt.Fprintf(w, "%s: %s\n  %s, RELRO %s", name, verdict, mode, fr.Relro)
 		if fr.Interp != "" {
 			fmt.Fprintf(w, ", interpreter %s", report.Clean(fr.Interp))
 		}
@@ -207,8 +205,12 @@ func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning
 		if fr.Message != "" {
 			fmt.Fprintf(w, "  ld.so: %s\n", report.Clean(fr.Message))
 		}
-		for _, m := range fr.MissingLibraries {
-			fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
+		if opt.tree {
+			writeTree(w, fr.Deps)
+		} else {
+			for _, m := range fr.MissingLibraries {
+				fmt.Fprintf(w, "  %s => not found\n", report.Clean(m))
+			}
 		}
 		for _, v := range fr.ViaHost {
 			if v.Host != "" {
@@ -220,58 +222,76 @@ func writeBindText(env *cmdEnv, res *bind.Result, quiet bool, lazy []bindWarning
 		for _, sk := range fr.Skipped {
 			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
 		}
+		listed := 0
 		for _, u := range fr.Unresolved {
+			if listed++; listed > screenful && !opt.all {
+				break
+			}
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
-			fmt.Fprintf(w, "  %s\n", p.Yellow(pltNoneWarning(fr)))
+			fmt.Fprintf(w, "  %s\n", p.Yellow(fr.PLTNoneWarning()))
 		}
 		for _, u := range fr.DlopenMissing {
+			if listed++; listed > screenful && !opt.all {
+				break
+			}
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
+		}
+		if n := len(fr.Unresolved) + len(fr.DlopenMissing); n > screenful && !opt.all {
+			fmt.Fprintf(w, "  … and %d more symbols (-v lists them all)\n", n-screenful)
 		}
 		if fr.Error != nil {
 			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.ErrorMessage())))
 		}
 	}
+	for _, l := range res.Warnings {
+		fmt.Fprintf(w, "%s %s: %s\n", p.Yellow("warning:"), report.Clean(l.Path), report.Clean(l.Message))
+	}
 }
 
-// bindWarning is a file with lazily bound symbols that no loaded library
-// provides: it starts, then dies at the first call to one of them.
-type bindWarning struct {
-	Path    string   `json:"path"`
-	Message string   `json:"message"`
-	Symbols []string `json:"symbols"`
-}
-
-// lazyWarnings lists, per file, the lazily bound symbols nothing loaded
-// provides. A plugin's are its host's to provide.
-func lazyWarnings(res *bind.Result, dlopen bool) []bindWarning {
-	out := []bindWarning{}
-	for _, fr := range res.Files {
-		var syms []string
-		// With --dlopen libraries, the lazily bound symbols they lack are
-		// already failures (DlopenMissing).
-		if !dlopen && !fr.Plugin {
-			for _, u := range fr.Unresolved {
-				if u.Binding == "lazy" {
-					syms = append(syms, symName(u))
-				}
+// writeTree prints the libraries of a load as lddtree does: each under
+// the object that needs it, and a library's own needs under the object
+// that loaded it (the first to need it in load order, breadth first).
+func writeTree(w io.Writer, deps []bind.ObjectDeps) {
+	byObj := map[string][]bind.Dep{}
+	for _, od := range deps {
+		byObj[od.Object] = od.Needed
+	}
+	loader := map[string]string{"": ""}
+	for queue := []string{""}; len(queue) > 0; queue = queue[1:] {
+		for _, d := range byObj[queue[0]] {
+			if _, seen := loader[d.Path]; d.Path != "" && !seen {
+				loader[d.Path] = queue[0]
+				queue = append(queue, d.Path)
 			}
 		}
-		if len(syms) > 0 {
-			out = append(out, bindWarning{Path: fr.Path, Symbols: syms,
-				Message: fmt.Sprintf("%s lazily bound that no loaded library provides: the program dies at the first call to %s", plural(len(syms), "symbol"), strings.Join(syms[:min(len(syms), 5)], ", "))})
+	}
+	var walk func(obj string, depth int)
+	walk = func(obj string, depth int) {
+		for _, d := range byObj[obj] {
+			at := "not found"
+			if d.Path != "" {
+				at = d.Path
+			}
+			fmt.Fprintf(w, "%*s%s => %s\n", 2+4*depth, "", report.Clean(d.Name), report.Clean(at))
+			if d.Path != "" && d.Path != obj && loader[d.Path] == obj {
+				walk(d.Path, depth+1)
+			}
 		}
 	}
-	return out
+	walk("", 0)
 }
 
-func symName(u bind.Unresolved) string {
-	if u.Version != "" {
-		return report.Clean(u.Name + "@" + u.Version)
-	}
-	return report.Clean(u.Name)
-}
+// bindWarning is a file that dies at the first call to a lazily bound
+// symbol; the other bind helpers below are what reports.go writes.
+type bindWarning = bind.Warning
+
+func pltNoneWarning(fr bind.FileReport) string   { return fr.PLTNoneWarning() }
+func hostOnly(fr bind.FileReport) []bind.HostDep { return fr.HostOnly() }
+func hostOnlyNote(v bind.HostDep) string         { return v.Note() }
+
+func symName(u bind.Unresolved) string { return report.Clean(u.SymbolName()) }
 
 func refDetail(u bind.Unresolved) string {
 	var parts []string
@@ -287,43 +307,25 @@ func refDetail(u bind.Unresolved) string {
 	return " (" + report.Clean(strings.Join(parts, ", ")) + ")"
 }
 
-func writeBindGitHub(env *cmdEnv, res *bind.Result) {
+func writeBindGitHub(w io.Writer, res *bind.Result) {
 	for _, fr := range res.Files {
 		switch {
 		case fr.Error != nil:
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.ErrorMessage()})
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.ErrorMessage()})
 		case fr.DiesAtStart:
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: pltNoneWarning(fr)})
+			report.WriteAnnotation(w, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: fr.PLTNoneWarning()})
 		}
-		for _, v := range hostOnly(fr) {
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host", Message: hostOnlyNote(v)})
+		for _, v := range fr.HostOnly() {
+			report.WriteAnnotation(w, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host", Message: v.Note()})
 		}
 		for _, u := range fr.DlopenMissing {
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: fr.Path, Title: "dlopen library lacks a symbol",
-				Message: "would fail at first call to " + symName(u)})
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "dlopen library lacks a symbol", Message: "would fail at first call to " + symName(u)})
 		}
 	}
-}
-
-func pltNoneWarning(fr bind.FileReport) string {
-	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", fr.PLTNone)
-}
-
-// hostOnly are the dependencies of fr found only beside it, through no
-// program of the audit: its host's search path must find them.
-func hostOnly(fr bind.FileReport) []bind.HostDep {
-	var out []bind.HostDep
-	for _, v := range fr.ViaHost {
-		if v.Host == "" {
-			out = append(out, v)
-		}
+	for _, l := range res.Warnings {
+		report.WriteAnnotation(w, report.Annotation{Level: "warning", File: l.Path, Title: "lazily bound symbols nothing provides", Message: l.Message})
 	}
-	return out
-}
-
-func hostOnlyNote(v bind.HostDep) string {
-	return v.Name + " lies beside the library, not on its own search path: only a host program's search path finds it"
 }

@@ -8,12 +8,60 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/abifloor/abifloor/cache"
 )
+
+func init() {
+	// interrupt SIGNAL DELAY N PROG ARGS... starts PROG (found on the
+	// script's PATH), sends it SIGNAL (INT or TERM) after DELAY, and
+	// checks that it exits N within 5 s of the signal, logging how long
+	// it took. Its output is the command's stdout and stderr.
+	scriptCmds["interrupt"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 4 {
+			ts.Fatalf("usage: interrupt INT|TERM DELAY N PROG ARGS...")
+		}
+		sig := map[string]os.Signal{"INT": os.Interrupt, "TERM": syscall.SIGTERM}[args[0]]
+		delay, err := time.ParseDuration(args[1])
+		want, err2 := strconv.Atoi(args[2])
+		if sig == nil || err != nil || err2 != nil {
+			ts.Fatalf("interrupt: bad signal, delay or exit code")
+		}
+		prog := args[3]
+		for _, d := range filepath.SplitList(ts.Getenv("PATH")) {
+			if p := filepath.Join(d, args[3]); func() bool { fi, err := os.Stat(p); return err == nil && fi.Mode()&0o111 != 0 }() {
+				prog = p
+				break
+			}
+		}
+		cmd := exec.Command(prog, args[4:]...)
+		cmd.Dir = ts.MkAbs(".")
+		cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
+		ts.Check(cmd.Start())
+		time.Sleep(delay)
+		sent := time.Now()
+		ts.Check(cmd.Process.Signal(sig))
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			ts.Fatalf("%s still running 5 s after SIG%s", args[3], args[0])
+		}
+		ts.Logf("exit %d, %v after SIG%s", cmd.ProcessState.ExitCode(), time.Since(sent).Round(time.Millisecond), args[0])
+		if got := cmd.ProcessState.ExitCode(); got != want {
+			ts.Fatalf("%s exited %d after SIG%s, want %d", args[3], got, args[0], want)
+		}
+	}
+}
 
 // Pinned: the addon's RPATH names the libvips version it was built with,
 // and its optionalDependencies pin that version.
@@ -154,5 +202,65 @@ func TestBindNpmSharp(t *testing.T) {
 		if err == nil || !bytes.Contains(b, []byte(libvipsSO)) {
 			t.Errorf("node requires %s without libvips (%v):\n%s", addon, err, b)
 		}
+	}
+}
+
+// TestBindInterrupted (issue 17, item 1): a bind whose context is
+// cancelled (the first SIGINT or SIGTERM) exits 2, says how far it got,
+// never reports the files it did not audit, and its JSON says
+// "incomplete": true.
+func TestBindInterrupted(t *testing.T) {
+	dirs := []string{"/usr/bin", "/usr/lib"}
+	for _, d := range dirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Skipf("no %s to audit", d)
+		}
+	}
+	for _, format := range []string{"text", "json"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr bytes.Buffer
+		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		time.AfterFunc(200*time.Millisecond, cancel)
+		start := time.Now()
+		code := runBind(ctx, env, append([]string{"--format", format}, dirs...))
+		late := time.Since(start) - 200*time.Millisecond
+		t.Logf("%s: exit %d, %v after the cancel: %s", format, code, late, strings.TrimSpace(stderr.String()))
+		if code != exitError || !strings.Contains(stderr.String(), "abifloor bind: incomplete: interrupted after ") {
+			t.Errorf("%s: exit %d, stderr %q", format, code, stderr.String())
+		}
+		if format == "json" {
+			var res struct {
+				Incomplete bool              `json:"incomplete"`
+				Found      int               `json:"found"`
+				Files      []json.RawMessage `json:"files"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || !res.Incomplete || len(res.Files) > res.Found {
+				t.Errorf("json: incomplete %v, %d of %d (%v)", res.Incomplete, len(res.Files), res.Found, err)
+			}
+		}
+	}
+}
+
+// TestBindProgressCleared (issue 22, item 6): on a terminal, the
+// progress line is cleared before the first report is written, as
+// check's is.
+func TestBindProgressCleared(t *testing.T) {
+	if _, err := os.Stat("/usr/bin"); err != nil {
+		t.Skip("no /usr/bin to audit")
+	}
+	var both bytes.Buffer // stdout and stderr on one terminal
+	env := &cmdEnv{stdout: &both, stderr: &both, getenv: func(string) string { return "" }, errTTY: true}
+	runBind(context.Background(), env, []string{"/usr/bin"})
+	out := both.String()
+	first := strings.Index(out, ": loads")
+	if first < 0 {
+		first = strings.Index(out, ": dies at start")
+	}
+	clear := strings.Index(out, "\r\x1b[K")
+	if first < 0 || clear < 0 || clear > first {
+		t.Errorf("progress cleared at %d, first report at %d", clear, first)
+	}
+	if strings.Contains(out[first:], "files\x1b[K") {
+		t.Errorf("a progress line after the first report")
 	}
 }
