@@ -76,13 +76,14 @@ func TestHostile(t *testing.T) {
 			{name: "../../etc/passwd", data: []byte("root")},
 			{name: "/etc/shadow", data: []byte("x")},
 			{name: "./lib/evil", link: "../../../etc/passwd"},
-			{name: "./lib/abs", link: "/etc/passwd"},
+			{name: "./lib/abs", link: "/etc/passwd"}, // resolves in the package's root (issue 17 item 2)
+			{name: "./lib/absup", link: "/../etc/passwd"},
 			{name: "./lib/hard", hard: "../../etc/passwd"},
 			{name: "./lib/fine", link: "../bin/prog"},
 			good,
 		}), errs: map[string]error{
 			"../../etc/passwd": ErrUnsafeName, "/etc/shadow": ErrUnsafeName,
-			"/lib/evil": ErrLinkOut, "/lib/abs": ErrLinkOut, "/lib/hard": ErrLinkOut,
+			"/lib/evil": ErrLinkOut, "/lib/absup": ErrLinkOut, "/lib/hard": ErrLinkOut,
 		}, ok: []string{"/bin/prog"}},
 		{name: "zip names", b: mkZip(t, []ent{
 			{name: "../../etc/passwd", data: []byte("root")},

@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -67,7 +68,7 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 // decompressor returns the decompressed stream of r, charged to the
 // walker's budget (counted), and what ends it.
 func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
-	dr, closer, err := decompress(f, r, w.opt.NoTools)
+	dr, closer, err := decompress(w.ctx, f, r, w.opt.NoTools)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -78,12 +79,12 @@ func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) 
 // so an artefact's frame may not claim gigabytes of decoder memory.
 var zstdOptions = []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256 << 20), zstd.WithDecoderLowmem(true)}
 
-func decompress(f Format, r io.Reader, noTools bool) (io.Reader, func(), error) {
+func decompress(ctx context.Context, f Format, r io.Reader, noTools bool) (io.Reader, func(), error) {
 	if f == XZ && !noTools {
 		// -T1: one thread, as the Go reader; the memory limit refuses
 		// a hostile stream's claim of a huge dictionary (xz -9 needs
 		// 65 MiB).
-		if t, closer, err := toolReader("xz", r, "-dc", "-T1", "--memlimit-decompress=300MiB"); err == nil {
+		if t, closer, err := toolReader(ctx, "xz", r, "-dc", "-T1", "--memlimit-decompress=300MiB"); err == nil {
 			return t, closer, nil
 		}
 	}
