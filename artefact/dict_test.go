@@ -83,3 +83,13 @@ func TestDecoderWindows(t *testing.T) {
 		}
 	}
 }
+
+// FuzzXZDictOK: the xz block header reader never panics, and a stream
+// it accepts claims no dictionary over maxXZDict.
+func FuzzXZDictOK(f *testing.F) {
+	f.Add(xzc(f, []byte("small")))
+	f.Add([]byte("\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46\x02\x00\x21\x01\x28"))
+	f.Fuzz(func(t *testing.T, h []byte) {
+		xzDictOK(h)
+	})
+}
