@@ -464,7 +464,7 @@ func xzDictOK(h []byte) error {
 	for f := 0; f <= int(flags&3); f++ {
 		id, ok1 := varint()
 		n, ok2 := varint()
-		if !ok1 || !ok2 || i+int(n) > len(h) {
+		if !ok1 || !ok2 || i > len(h) || n > uint64(len(h)-i) { // n is a claim: compared, never added
 			return nil // the reader will say what is wrong
 		}
 		if id == 0x21 && n == 1 {
