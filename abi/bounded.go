@@ -1,14 +1,13 @@
 package abi
 
 import (
-	"bytes"
 	"debug/elf"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -147,117 +146,39 @@ func newELF(r io.ReaderAt, maxSize int64) (*elf.File, error) {
 	return elf.NewFile(r)
 }
 
-// checkCompressed reads the ELF and section headers of r, and the compression
-// header of each SHF_COMPRESSED section, with a bounded number of small reads.
+// checkCompressed reads the ELF and section headers of r, and the
+// compression header of each SHF_COMPRESSED section, through elfx (the one
+// package that decodes ELF headers), with a bounded number of small reads.
+// A file elfx cannot read is left to elf.NewFile, which says why.
 func checkCompressed(r io.ReaderAt, maxSize int64) error {
-	var ident [64]byte
-	if n, _ := r.ReadAt(ident[:], 0); n < 52 {
-		return nil // too short for an ELF header: elf.NewFile says why
+	size, ok := elfx.ReaderSize(r)
+	if !ok {
+		return fmt.Errorf("cannot tell the size of the file")
 	}
-	if string(ident[:4]) != elf.ELFMAG {
+	f, err := elfx.NewHeaders(r, size)
+	if err != nil {
 		return nil
 	}
-	var bo binary.ByteOrder
-	switch elf.Data(ident[elf.EI_DATA]) {
-	case elf.ELFDATA2LSB:
-		bo = binary.LittleEndian
-	case elf.ELFDATA2MSB:
-		bo = binary.BigEndian
-	default:
-		return nil
+	secs, err := f.Sections()
+	if err != nil {
+		return err // headers debug/elf would read without the budget
 	}
-	is64 := elf.Class(ident[elf.EI_CLASS]) == elf.ELFCLASS64
-	var shoff uint64
-	var shentsize, shnum, shstrndx uint16
-	if is64 {
-		shoff = bo.Uint64(ident[40:])
-		shentsize, shnum, shstrndx = bo.Uint16(ident[58:]), bo.Uint16(ident[60:]), bo.Uint16(ident[62:])
-	} else {
-		shoff = uint64(bo.Uint32(ident[32:]))
-		shentsize, shnum, shstrndx = bo.Uint16(ident[46:]), bo.Uint16(ident[48:]), bo.Uint16(ident[50:])
-	}
-	want := uint16(40)
-	if is64 {
-		want = 64
-	}
-	if shoff == 0 || shnum == 0 || shentsize != want || shoff > 1<<62 {
-		return nil // no sections, or headers elf.NewFile refuses itself
-	}
-	parse := func(h []byte) shdr {
-		if is64 {
-			return shdr{bo.Uint32(h[0:]), bo.Uint64(h[8:]), bo.Uint64(h[24:]), bo.Uint64(h[32:])}
-		}
-		return shdr{bo.Uint32(h[0:]), uint64(bo.Uint32(h[8:])), uint64(bo.Uint32(h[16:])), uint64(bo.Uint32(h[20:]))}
-	}
-	// Names, for the error only: from an uncompressed table of sane size.
-	var names []byte
-	var strtab shdr
-	if shstrndx < shnum {
-		h := make([]byte, shentsize)
-		if n, _ := r.ReadAt(h, int64(shoff)+int64(shstrndx)*int64(shentsize)); n == len(h) {
-			strtab = parse(h)
-			if strtab.flags&uint64(elf.SHF_COMPRESSED) != 0 {
-				return fmt.Errorf("the section name table is compressed")
-			}
-			if strtab.size <= 1<<20 && strtab.off < 1<<62 {
-				names = make([]byte, strtab.size)
-				if n, _ := r.ReadAt(names, int64(strtab.off)); n < len(names) {
-					names = nil
-				}
-			}
-		}
-	}
-	name := func(s shdr, i int) string {
-		if off := s.name; uint64(off) < uint64(len(names)) {
-			if n := bytes.IndexByte(names[off:], 0); n >= 0 {
-				return report.Clean(string(names[off : int(off)+n]))
-			}
-		}
-		return fmt.Sprintf("#%d", i)
+	if i := f.ShStrNdx(); i > 0 && i < len(secs) && secs[i].Flags&elf.SHF_COMPRESSED != 0 {
+		return fmt.Errorf("the section name table is compressed")
 	}
 	budget := newDebugBudget(maxSize)
-	// The table is read 64 headers at a time, so a header that claims
-	// 65535 sections costs nothing in a file that does not hold them.
-	chunk := make([]byte, 64*int(shentsize))
-	for first := 0; first < int(shnum); first += 64 {
-		k := min(64, int(shnum)-first)
-		b := chunk[:k*int(shentsize)]
-		if n, _ := r.ReadAt(b, int64(shoff)+int64(first)*int64(shentsize)); n < len(b) {
-			return nil // elf.NewFile reports the truncated table
+	for i, s := range secs {
+		h, compressed, err := f.Chdr(s)
+		if !compressed || err != nil {
+			continue // elf.NewFile reports a header past the end
 		}
-		for j := range k {
-			if err := checkChdr(r, parse(b[j*int(shentsize):]), first+j, is64, bo, budget, name); err != nil {
-				return err
-			}
+		name := report.Clean(s.Name)
+		if name == "" {
+			name = fmt.Sprintf("#%d", i)
+		}
+		if err := budget.take(name, h.Size, s.Size); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-// shdr is what checkCompressed needs of a section header.
-type shdr struct {
-	name       uint32
-	flags, off uint64
-	size       uint64
-}
-
-// checkChdr charges section i (header s) to the budget when it is
-// compressed, by the size its compression header claims.
-func checkChdr(r io.ReaderAt, s shdr, i int, is64 bool, bo binary.ByteOrder, budget *debugBudget, name func(shdr, int) string) error {
-	if s.flags&uint64(elf.SHF_COMPRESSED) == 0 || s.off > 1<<62 {
-		return nil
-	}
-	var ch [24]byte
-	n := 12 // Elf32_Chdr: type, size, addralign
-	if is64 {
-		n = 24 // Elf64_Chdr: type, reserved, size, addralign
-	}
-	if k, _ := r.ReadAt(ch[:n], int64(s.off)); k < n {
-		return nil // elf.NewFile reports it
-	}
-	claim := uint64(bo.Uint32(ch[4:]))
-	if is64 {
-		claim = bo.Uint64(ch[8:])
-	}
-	return budget.take(name(s, i), claim, s.size)
 }

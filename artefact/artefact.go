@@ -433,10 +433,16 @@ func cleanName(name string) (string, error) {
 }
 
 // linkInside reports whether a symbolic link at name (cleaned) whose
-// target is target stays inside the artefact.
+// target is target stays inside the artefact, read as it installs: an
+// absolute target resolves against the artefact's own root (Debian policy
+// makes links between top-level directories absolute: /etc/rmt ->
+// /usr/sbin/rmt), and a target that another package ships is no error.
+// Only a resolution that climbs out of the root is: "../../../etc" from
+// /lib, or "/../etc".
 func linkInside(name, target string) bool {
-	if strings.HasPrefix(target, "/") {
-		return false
+	if rest, abs := strings.CutPrefix(target, "/"); abs {
+		_, err := cleanName(strings.TrimLeft(rest, "/"))
+		return err == nil
 	}
 	_, err := cleanName(path.Join(path.Dir(name[1:]), target))
 	return err == nil && !strings.HasPrefix(path.Join(path.Dir(name[1:]), target), "..")

@@ -76,13 +76,14 @@ func TestHostile(t *testing.T) {
 			{name: "../../etc/passwd", data: []byte("root")},
 			{name: "/etc/shadow", data: []byte("x")},
 			{name: "./lib/evil", link: "../../../etc/passwd"},
-			{name: "./lib/abs", link: "/etc/passwd"},
+			{name: "./lib/abs", link: "/etc/passwd"}, // resolves in the package's root (issue 17 item 2)
+			{name: "./lib/absup", link: "/../etc/passwd"},
 			{name: "./lib/hard", hard: "../../etc/passwd"},
 			{name: "./lib/fine", link: "../bin/prog"},
 			good,
 		}), errs: map[string]error{
 			"../../etc/passwd": ErrUnsafeName, "/etc/shadow": ErrUnsafeName,
-			"/lib/evil": ErrLinkOut, "/lib/abs": ErrLinkOut, "/lib/hard": ErrLinkOut,
+			"/lib/evil": ErrLinkOut, "/lib/absup": ErrLinkOut, "/lib/hard": ErrLinkOut,
 		}, ok: []string{"/bin/prog"}},
 		{name: "zip names", b: mkZip(t, []ent{
 			{name: "../../etc/passwd", data: []byte("root")},
@@ -282,5 +283,35 @@ func TestManyLayers(t *testing.T) {
 	g := walkBytes(t, mkTar(t, []ent{{name: "manifest.json", data: man}}), Options{})
 	if !errors.Is(g.err, ErrFormat) || len(g.order) != 0 {
 		t.Errorf("walk: %v, members %q; want %v and none", g.err, g.order, ErrFormat)
+	}
+}
+
+// TestLayoutBlobsLinkOut (issue 19 item 3): a layout whose blobs/ or
+// blobs/sha256/ is a symbolic link out of the layout is not read from
+// outside it; a layout whose blobs are really inside reads as before.
+func TestLayoutBlobsLinkOut(t *testing.T) {
+	bin, _ := elfs(t)
+	for _, link := range []string{"blobs", "blobs/sha256"} {
+		dir, outside := t.TempDir(), t.TempDir()
+		imagetest.Write(t, dir, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}))
+		if g := walkPath(t, dir, Options{}); g.err != nil || g.members["/usr/bin/prog"] == nil {
+			t.Fatalf("the layout before the link: %v", g.err)
+		}
+		moved := filepath.Join(outside, filepath.Base(link))
+		if err := os.Rename(filepath.Join(dir, link), moved); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(moved, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+		g := walkPath(t, dir, Options{})
+		if m := g.members["/usr/bin/prog"]; m != nil && m.Err == nil {
+			t.Errorf("%s a link out of the layout: /usr/bin/prog was read from outside it", link)
+		}
+		if g.err == nil {
+			t.Errorf("%s a link out of the layout: the walk returned no error", link)
+		} else {
+			t.Logf("%s: %v", link, g.err)
+		}
 	}
 }

@@ -27,7 +27,8 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
+
+	"github.com/abifloor/abifloor/internal/input"
 )
 
 // blobs opens the files of an image by their path in the layout.
@@ -44,9 +45,12 @@ func (d dirBlobs) open(name string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	// O_NOFOLLOW: a blob that is a link to elsewhere is not read;
-	// O_NONBLOCK: a FIFO swapped in does not block the open.
-	f, err := os.OpenFile(path.Join(string(d), clean), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	// Every component is resolved inside the layout (openat2
+	// RESOLVE_BENEATH, or a walk with O_NOFOLLOW): a blobs/ or
+	// blobs/sha256/ that is a link out of the layout is not followed,
+	// nor a blob that is a link; O_NONBLOCK: a FIFO swapped in does not
+	// block the open.
+	f, err := input.OpenBeneath(string(d), strings.TrimPrefix(clean, "/"))
 	if err != nil {
 		return nil, err
 	}

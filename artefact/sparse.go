@@ -1,13 +1,14 @@
 package artefact
 
 import (
-	"encoding/binary"
+	"debug/elf"
 	"fmt"
 	"io"
 	"runtime"
 	"sort"
 	"sync"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/klauspost/compress/s2"
 )
 
@@ -124,29 +125,13 @@ func (s *Sparse) block(ci, bi int) ([]byte, error) {
 // keep, from its first bytes; ok is false when head does not hold the
 // program headers (then the whole file is read).
 func sparseRanges(head []byte, size int64) (rs [][2]int64, ok bool) {
-	if len(head) < 64 || string(head[:4]) != "\x7fELF" {
-		return nil, false
-	}
-	var bo binary.ByteOrder = binary.LittleEndian
-	if head[5] == 2 {
-		bo = binary.BigEndian
-	}
-	is64 := head[4] == 2
-	var phoff, shoff, phent, phnum, shent, shnum int64
-	if is64 {
-		phoff, shoff = int64(bo.Uint64(head[32:])), int64(bo.Uint64(head[40:]))
-		phent, phnum = int64(bo.Uint16(head[54:])), int64(bo.Uint16(head[56:]))
-		shent, shnum = int64(bo.Uint16(head[58:])), int64(bo.Uint16(head[60:]))
-	} else {
-		phoff, shoff = int64(bo.Uint32(head[28:])), int64(bo.Uint32(head[32:]))
-		phent, phnum = int64(bo.Uint16(head[42:])), int64(bo.Uint16(head[44:]))
-		shent, shnum = int64(bo.Uint16(head[46:])), int64(bo.Uint16(head[48:]))
-	}
-	// phoff is the file's claim, up to 2^63: compared with what is left
-	// of head, not added to, so the sum cannot overflow.
-	if phoff < 0 || phnum == 0xffff || phent < 32 || phoff > int64(len(head)) || phnum*phent > int64(len(head))-phoff || (shoff != 0 && shnum == 0) {
+	// The ELF header and program headers are decoded by elfx, the one
+	// package that reads them; the table must lie in head.
+	f, err := elfx.HeadLayout(head)
+	if err != nil {
 		return nil, false // extended numbering or tables out of reach
 	}
+	shoff, shsize := f.SectionTable()
 	add := func(off, n int64) {
 		if off < 0 || n <= 0 || off >= size {
 			return
@@ -154,24 +139,16 @@ func sparseRanges(head []byte, size int64) (rs [][2]int64, ok bool) {
 		rs = append(rs, [2]int64{off, min(off+min(n, size)+sparseHead, size)}) // n is a claim: clamped before the sum
 	}
 	add(0, sparseHead)
-	add(shoff, shnum*shent)
+	add(shoff, shsize)
 	add(shoff-sparseHead, sparseHead)
-	for i := int64(0); i < phnum; i++ {
-		p := head[phoff+i*phent:]
-		var typ, flags uint32
-		var off, filesz int64
-		if is64 {
-			typ, flags = bo.Uint32(p), bo.Uint32(p[4:])
-			off, filesz = int64(bo.Uint64(p[8:])), int64(bo.Uint64(p[32:]))
-		} else {
-			typ, flags = bo.Uint32(p), bo.Uint32(p[24:])
-			off, filesz = int64(bo.Uint32(p[4:])), int64(bo.Uint32(p[16:]))
-		}
-		const ptLoad, pfX = 1, 1
-		if typ == ptLoad && flags&pfX != 0 && off != 0 {
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD && p.Flags&elf.PF_X != 0 && p.Off != 0 {
 			continue // code
 		}
-		add(off, filesz)
+		if p.Off > 1<<62 || p.Filesz > 1<<62 {
+			continue // claims past any file
+		}
+		add(int64(p.Off), int64(p.Filesz))
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i][0] < rs[j][0] })
 	merged := rs[:1]

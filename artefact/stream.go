@@ -5,6 +5,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -67,7 +68,7 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 // decompressor returns the decompressed stream of r, charged to the
 // walker's budget (counted), and what ends it.
 func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
-	dr, closer, err := decompress(f, r, w.opt.NoTools)
+	dr, closer, err := decompress(w.ctx, f, r, w.opt.NoTools)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,14 +77,14 @@ func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) 
 
 // zstdOptions bound a zstd decoder: one goroutine and a bounded window,
 // so an artefact's frame may not claim gigabytes of decoder memory.
-var zstdOptions = []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(256 << 20), zstd.WithDecoderLowmem(true)}
+var zstdOptions = []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true)}
 
-func decompress(f Format, r io.Reader, noTools bool) (io.Reader, func(), error) {
+func decompress(ctx context.Context, f Format, r io.Reader, noTools bool) (io.Reader, func(), error) {
 	if f == XZ && !noTools {
 		// -T1: one thread, as the Go reader; the memory limit refuses
 		// a hostile stream's claim of a huge dictionary (xz -9 needs
 		// 65 MiB).
-		if t, closer, err := toolReader("xz", r, "-dc", "-T1", "--memlimit-decompress=300MiB"); err == nil {
+		if t, closer, err := toolReader(ctx, "xz", r, "-dc", "-T1", "--memlimit-decompress="+maxXZMem); err == nil {
 			return t, closer, nil
 		}
 	}
@@ -113,7 +114,7 @@ func decompress(f Format, r io.Reader, noTools bool) (io.Reader, func(), error) 
 		if err != nil {
 			return nil, nil, err
 		}
-		return z, z.Close, nil
+		return zstdErrs{z}, z.Close, nil
 	}
 	return nil, nil, fmt.Errorf("unknown compression %s", f)
 }
@@ -421,8 +422,17 @@ func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
 }
 
 // maxXZDict bounds the dictionary an xz stream may claim: the Go reader
-// allocates what the header says (up to 4 GiB), and xz -9 uses 64 MiB.
-const maxXZDict = 256 << 20
+// allocates what the header says (up to 4 GiB), and xz -9 (the highest
+// preset, the most Debian uses) needs 64 MiB. The xz program gets a memory
+// limit of maxXZMem, what its -9 decoder takes with room to spare.
+const (
+	maxXZDict = 64 << 20
+	maxXZMem  = "100MiB"
+)
+
+// maxZstdWindow bounds the window a zstd frame may ask for: zstd -19 uses
+// 8 MiB, --ultra -22 128 MiB; --long=28 and beyond is refused.
+const maxZstdWindow = 128 << 20
 
 // xzDictOK reads the LZMA2 dictionary size from the first block header of
 // an xz stream (after the 12-byte stream header) and refuses a huge one.
@@ -454,7 +464,7 @@ func xzDictOK(h []byte) error {
 	for f := 0; f <= int(flags&3); f++ {
 		id, ok1 := varint()
 		n, ok2 := varint()
-		if !ok1 || !ok2 || i+int(n) > len(h) {
+		if !ok1 || !ok2 || i > len(h) || n > uint64(len(h)-i) { // n is a claim: compared, never added
 			return nil // the reader will say what is wrong
 		}
 		if id == 0x21 && n == 1 {
@@ -470,4 +480,15 @@ func xzDictOK(h []byte) error {
 		i += int(n)
 	}
 	return nil
+}
+
+// zstdErrs names the zstd decoder's refusal of a large window.
+type zstdErrs struct{ z *zstd.Decoder }
+
+func (r zstdErrs) Read(p []byte) (int, error) {
+	n, err := r.z.Read(p)
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		err = fmt.Errorf("%w: zstd: the frame asks for a window of more than %d MiB (zstd --ultra -22 uses 128 MiB): %v", ErrFormat, maxZstdWindow>>20, err)
+	}
+	return n, err
 }

@@ -1,53 +1,63 @@
 package artefact
 
 import (
-	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
+	"time"
+
+	"github.com/abifloor/abifloor/internal/run"
 )
 
 // xz streams are decompressed by the xz program when it is on PATH: it
 // runs about three times faster than the pure-Go reader, which stays the
 // fallback (and the only reader under Options.NoTools). The program reads
 // the stream on its standard input and writes to a pipe: nothing touches
-// the disk.
-func toolReader(name string, r io.Reader, args ...string) (io.Reader, func(), error) {
-	path, err := exec.LookPath(name)
+// the disk. It runs through internal/run, so it is bounded (toolTimeout),
+// ends with the walk's context, and is killed with its process group.
+func toolReader(ctx context.Context, name string, r io.Reader, args ...string) (io.Reader, func(), error) {
+	path, err := run.LookPath(name)
 	if err != nil {
 		return nil, nil, err
 	}
-	cmd := exec.Command(path, args...)
-	cmd.Stdin = r
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
+	s, err := run.Cmd{Path: path, Name: name, Args: args, Stdin: r, Timeout: toolTimeout}.Stream(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, nil, err
-	}
-	t := &tool{name: name, cmd: cmd, out: out, stderr: &stderr}
+	t := &tool{name: name, s: s}
 	return t, t.close, nil
 }
 
+// toolTimeout bounds one decompressor run: xz decompresses about 100 MB
+// a second, so this is far beyond any real package.
+const toolTimeout = 30 * time.Minute
+
 type tool struct {
 	name   string
-	cmd    *exec.Cmd
-	out    io.ReadCloser
-	stderr *bytes.Buffer
+	s      *run.Stream
 	waited bool
 	err    error
 }
 
 func (t *tool) Read(p []byte) (int, error) {
-	n, err := t.out.Read(p)
+	n, err := t.s.Read(p)
 	if err == io.EOF && !t.waited {
 		t.waited = true
-		if werr := t.cmd.Wait(); werr != nil {
-			msg := strings.TrimSpace(t.stderr.String())
+		if werr := t.s.Wait(); werr != nil {
+			var re *run.Error
+			msg := werr.Error()
+			if errors.As(werr, &re) {
+				if errors.Is(re.Err, context.Canceled) || errors.Is(re.Err, context.DeadlineExceeded) {
+					t.err = re.Err
+					return n, t.err
+				}
+				if re.Stderr != "" {
+					msg = re.Stderr
+				}
+			}
+			msg = strings.TrimSpace(msg)
 			if strings.Contains(msg, "Unexpected end of input") {
 				t.err = fmt.Errorf("%w: %s: %s", ErrTruncated, t.name, msg)
 			} else {
@@ -61,11 +71,11 @@ func (t *tool) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// close ends the program when the reading stopped early.
+// close ends the program (and its process group) when the reading
+// stopped early.
 func (t *tool) close() {
 	if !t.waited {
 		t.waited = true
-		t.cmd.Process.Kill()
-		t.cmd.Wait()
+		t.s.Close()
 	}
 }

@@ -324,7 +324,7 @@ func (a *Auditor) auditImage(ctx context.Context, paths []string) *Result {
 		return rep, ok
 	})
 	for i := range res.Files {
-		res.Files[i].Path = a.img.Name + "!" + res.Files[i].Path
+		res.Files[i].Path = artefact.Join(a.img.Name, res.Files[i].Path)
 	}
 	return res
 }

@@ -131,6 +131,9 @@ func NewFileHead(r io.ReaderAt, size int64, head []byte) (*File, error) {
 	if err := f.readProgs(); err != nil {
 		return nil, err
 	}
+	if err := f.readInterp(); err != nil {
+		return nil, err
+	}
 	if err := f.readDynamic(); err != nil {
 		return nil, err
 	}
@@ -261,6 +264,11 @@ func (f *File) readProgs() error {
 			p.Flags = elf.ProgFlag(f.bo.Uint32(e[24:]))
 		}
 	}
+	return nil
+}
+
+// readInterp reads the PT_INTERP path.
+func (f *File) readInterp() error {
 	for _, p := range f.Progs {
 		// Separate debug files keep PT_INTERP with no bytes behind it.
 		if p.Type != elf.PT_INTERP || p.Filesz == 0 {

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -123,24 +124,22 @@ var table = sync.OnceValue(func() []Target {
 func (t Target) IsPolicy() bool { return t.Kind == Manylinux || t.Kind == Musllinux }
 
 // PolicyArch maps an architecture name (elfx's, or a user's: amd64,
-// arm64, i386) to auditwheel's (x86_64, aarch64, i686).
+// arm64, x86-64, i386, i686, armhf, ppc64el) to auditwheel's (x86_64,
+// aarch64, i686, armv7l). The one vocabulary is elfx's (elfx.ParseArch
+// reads every alias to elfx.Arch's name); auditwheel's names differ from
+// it only for 32-bit x86 and arm, mapped here.
 func PolicyArch(arch string) string {
-	switch a := strings.ToLower(arch); a {
-	case "amd64", "x86-64":
-		return "x86_64"
-	case "arm64":
-		return "aarch64"
-	case "i386", "i486", "i586", "x86", "386":
-		return "i686"
-	case "arm", "armhf", "armv7":
-		return "armv7l"
-	case "ppc64el":
-		return "ppc64le"
-	case "loong64":
-		return "loongarch64"
-	default:
-		return a
+	a, ok := elfx.ParseArch(arch)
+	if !ok {
+		return strings.ToLower(arch)
 	}
+	switch a {
+	case "i386":
+		return "i686"
+	case "arm":
+		return "armv7l"
+	}
+	return a
 }
 
 // Covers reports whether t applies to files of arch: a policy only to the

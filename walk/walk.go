@@ -97,6 +97,9 @@ type walker struct {
 	seen  sync.Map // devIno of directories already listed
 	dirs  chan dirJob
 	wg    sync.WaitGroup
+	// realRoots are the roots resolved (absolute, links and all): a
+	// followed link must resolve inside its root, or inside Within.
+	realRoots []string
 }
 
 type dirJob struct {
@@ -119,6 +122,18 @@ func Walk(ctx context.Context, roots []string, opt Options, stats *Stats) <-chan
 	}
 	out := make(chan File, 256)
 	w := &walker{ctx: ctx, opt: opt, out: out, stats: stats, dirs: make(chan dirJob, 1024)}
+	if opt.Follow && opt.Within == "" {
+		for _, r := range roots {
+			real, err := filepath.EvalSymlinks(r)
+			if err == nil {
+				real, err = filepath.Abs(real)
+			}
+			if err != nil {
+				real = "" // the root itself fails in root()
+			}
+			w.realRoots = append(w.realRoots, real)
+		}
+	}
 	for i := 0; i < opt.Workers; i++ {
 		go func() {
 			for j := range w.dirs {
@@ -275,16 +290,25 @@ func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name str
 		w.stats.Excluded.Add(1)
 		return
 	}
+	// target is where a followed link resolves: its head is read there,
+	// the link's own name being a link that O_NOFOLLOW refuses.
+	target := ""
 	if typ == unix.DT_UNKNOWN || (typ == unix.DT_LNK && w.opt.Follow) {
 		// The file system did not say, or a link is to be followed.
 		var st unix.Stat_t
 		var err error
 		if typ == unix.DT_LNK {
-			if w.opt.Within != "" && !inside(path, w.opt.Within) {
+			within := w.opt.Within
+			if within == "" && j.root < len(w.realRoots) {
+				within = w.realRoots[j.root]
+			}
+			real, ok := inside(path, within)
+			if within == "" || !ok {
 				w.stats.Symlinks.Add(1)
 				return
 			}
-			err = unix.Stat(path, &st)
+			target = real
+			err = unix.Stat(real, &st)
 		} else {
 			err = unix.Lstat(path, &st)
 		}
@@ -308,7 +332,13 @@ func (w *walker) entry(j dirJob, dirfd int, dev, ino uint64, typ uint8, name str
 			w.send(File{Path: path, Root: j.root})
 			return
 		}
-		n, err := readHead(dirfd, name, head)
+		var n int
+		var err error
+		if target != "" {
+			n, err = readHead(unix.AT_FDCWD, target, head)
+		} else {
+			n, err = readHead(dirfd, name, head)
+		}
 		switch {
 		case err == unix.ENOENT:
 			// removed since the listing
@@ -385,14 +415,15 @@ func kindName(m uint32) string {
 }
 
 // inside reports whether the link at path resolves to a file under dir
-// (dir itself included). dir must be absolute and free of links.
-func inside(path, dir string) bool {
+// (dir itself included), and where. dir must be absolute and free of
+// links.
+func inside(path, dir string) (string, bool) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
-		return false
+		return "", false
 	}
 	if real, err = filepath.Abs(real); err != nil {
-		return false
+		return "", false
 	}
-	return real == dir || strings.HasPrefix(real, strings.TrimSuffix(dir, "/")+"/")
+	return real, real == dir || strings.HasPrefix(real, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -161,9 +161,41 @@ func TestFollowWithin(t *testing.T) {
 	if st.Symlinks.Load() != 2 {
 		t.Errorf("links not followed: %d, want 2", st.Symlinks.Load())
 	}
-	// Without Within the same walk reaches the host's file.
+	// Without Within a followed link stays inside the root it was met
+	// under (issue 17 item 6: "inside the root only"): the host's file is
+	// not reached.
 	paths, _, _ = collect(t, []string{root + "/usr/bin"}, Options{Follow: true})
-	if !slices.Contains(paths, root+"/usr/bin/abs/secret") {
-		t.Errorf("without Within, %v should reach outside/secret", paths)
+	if slices.Contains(paths, root+"/usr/bin/abs/secret") {
+		t.Errorf("without Within, %v reached outside/secret", paths)
+	}
+	paths, _, _ = collect(t, []string{root}, Options{Follow: true})
+	if !slices.Contains(paths, root+"/usr/bin/toollink") || slices.Contains(paths, root+"/usr/bin/abs/secret") {
+		t.Errorf("the root %s: %v", root, paths)
+	}
+}
+
+// TestFollowKeep (issue 17 item 6): with Follow and Keep, a link to a
+// regular file is read (its head) where it resolves, not refused as "too
+// many levels of symbolic links" by the O_NOFOLLOW open.
+func TestFollowKeep(t *testing.T) {
+	root := t.TempDir()
+	write(t, root+"/lib/libx.so.1", "\x7fELF....")
+	os.Symlink("libx.so.1", root+"/lib/libx.so")
+	os.Symlink("/etc/passwd", root+"/lib/host")
+	keep := func(h []byte) bool { return len(h) >= 4 && string(h[:4]) == "\x7fELF" }
+	var got []string
+	for f := range Walk(context.Background(), []string{root}, Options{Follow: true, Keep: keep, HeadSize: 64}, nil) {
+		if f.Err != nil {
+			t.Errorf("%s: %v", f.Path, f.Err)
+			continue
+		}
+		if !keep(f.Head) {
+			t.Errorf("%s: head %q", f.Path, f.Head)
+		}
+		got = append(got, f.Path)
+	}
+	sort.Strings(got)
+	if want := []string{root + "/lib/libx.so", root + "/lib/libx.so.1"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

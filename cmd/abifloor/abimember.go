@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
@@ -38,15 +37,11 @@ func loadABI(ctx context.Context, arg string, opt abi.Options, prog func(artefac
 	// The artefact is the first prefix before a "!/" that is a file (or
 	// an image layout): the rest, "!/" and all, names the member, as scan
 	// names a member of a nested artefact ("/pkg.tgz!/lib/x.so").
-	for i := strings.Index(arg, "!/"); i >= 0; {
-		if st, err := os.Stat(arg[:i]); err == nil && (st.Mode().IsRegular() || artefact.IsLayout(arg[:i])) {
-			return loadMember(ctx, arg[:i], path.Clean(arg[i+1:]), opt, prog)
-		}
-		j := strings.Index(arg[i+2:], "!/")
-		if j < 0 {
-			break
-		}
-		i += 2 + j
+	if a, member, ok := artefact.Split(arg, func(a string) bool {
+		st, err := os.Stat(a)
+		return err == nil && (st.Mode().IsRegular() || artefact.IsLayout(a))
+	}); ok {
+		return loadMember(ctx, a, member, opt, prog)
 	}
 	_, err := os.Stat(arg)
 	return nil, arg, err
@@ -77,7 +72,7 @@ func loadMember(ctx context.Context, path, member string, opt abi.Options, prog 
 		if member != "" && m.Name != member {
 			return nil
 		}
-		name := path + "!" + m.Name
+		name := artefact.Join(path, m.Name)
 		if m.Err != nil {
 			if member != "" {
 				lerr = fmt.Errorf("%s: %w", name, m.Err)

@@ -30,3 +30,12 @@ func (fd FD) ReadAt(b []byte, off int64) (int, error) {
 	}
 	return total, nil
 }
+
+// Size is the size of the file fd reads.
+func (fd FD) Size() (int64, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(fd), &st); err != nil {
+		return 0, err
+	}
+	return st.Size, nil
+}
