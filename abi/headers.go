@@ -157,7 +157,7 @@ func fromObject(obj string, opt HeaderOptions) (*ABI, error) {
 			return nil, fmt.Errorf("no type matches %q in %s", pat, strings.Join(opt.Headers, ", "))
 		}
 	}
-	a.Sort()
+	a.sortInPlace()
 	for _, key := range a.Roots {
 		if off, ok := ix.defs[key]; ok {
 			b.at(off, 0)
@@ -170,7 +170,7 @@ func fromObject(obj string, opt HeaderOptions) (*ABI, error) {
 		return nil, fmt.Errorf("%s: %w", obj, err)
 	}
 	a.Constants = consts
-	a.Sort()
+	a.sortInPlace()
 	return a, nil
 }
 

@@ -37,8 +37,19 @@ type Report struct {
 	// report incompatible.
 	PrivateTypes []TypeChange `json:"private_types,omitempty"`
 	Constants    []Change     `json:"constants,omitempty"`
-	// Compatible is false when any public change is incompatible.
+	// File holds the changes to the file itself: its SONAME, its
+	// architecture, the symbol table it was read from.
+	File []Change `json:"file,omitempty"`
+	// Compatible is false when any public change is incompatible: a
+	// break abifloor proves (a removed symbol, a member that moved, a
+	// size that changed under a caller). It is abifloor's verdict.
 	Compatible bool `json:"compatible"`
+	// AbidiffIncompatible is what libabigail calls an incompatible
+	// change, which sets abidiff's exit bit 8: a public function or
+	// variable removed, a vtable slot changed, the SONAME or the
+	// architecture changed. Other changes, even proven breaks, are for
+	// review (bit 4). Exit uses it.
+	AbidiffIncompatible bool `json:"abidiff_incompatible"`
 	// Notes say what could not be compared (no debug info on one side).
 	Notes []string `json:"notes,omitempty"`
 	// Filtered counts what the suppressions hid.
@@ -50,6 +61,9 @@ type Report struct {
 	// one side or both (a function written in assembly is f(...)): there
 	// is no type information to compare, which is not a change.
 	Untyped []string `json:"untyped,omitempty"`
+	// differs is set when nothing compared changed but the ABIs'
+	// fingerprints differ: the text must not say "no ABI change".
+	differs bool
 }
 
 type reportJSON Report
@@ -93,7 +107,40 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 
 // Changed reports whether the report holds any difference at all.
 func (r *Report) Changed() bool {
-	return r.Symbols.any() || r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants) > 0
+	return r.Symbols.any() || r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants)+len(r.File) > 0
+}
+
+// The bits of abidiff's exit status, which Exit returns.
+const (
+	ExitError        = 1 // an input could not be read, or the run was cut short
+	ExitUsage        = 2 // with ExitError: the command line was wrong
+	ExitChange       = 4 // the ABIs differ
+	ExitIncompatible = 8 // with ExitChange: an incompatible change
+)
+
+// Exit is abidiff's exit status for r: 0 when nothing changed,
+// ExitChange for any change, and ExitIncompatible too for what libabigail
+// calls incompatible (AbidiffIncompatible). With strict, a break abifloor
+// proves (Compatible false) sets ExitIncompatible as well.
+func (r *Report) Exit(strict bool) int {
+	code := 0
+	if r.Changed() {
+		code |= ExitChange
+	}
+	if r.AbidiffIncompatible || strict && !r.Compatible {
+		code |= ExitChange | ExitIncompatible
+	}
+	return code
+}
+
+// abidiffIncompatible reports whether c is a change libabigail calls
+// incompatible.
+func abidiffIncompatible(c Change) bool {
+	switch c.Kind {
+	case SymbolRemoved, SONameChange, ArchChange, VirtualSlot, VirtualRemoved, VirtualAdded:
+		return true
+	}
+	return false
 }
 
 // Compare diffs old against new, leaving out what sup suppresses (sup may
@@ -131,8 +178,42 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	for _, c := range r.Constants {
 		incompatible = incompatible || !c.Compatible
 	}
+	r.File = compareFile(old, new)
+	for _, c := range r.File {
+		incompatible = incompatible || !c.Compatible
+	}
 	r.Compatible = !incompatible
+	for _, c := range append(r.File, r.Symbols.Changes...) {
+		r.AbidiffIncompatible = r.AbidiffIncompatible || abidiffIncompatible(c)
+	}
+	for _, t := range r.Types {
+		for _, c := range t.Changes {
+			r.AbidiffIncompatible = r.AbidiffIncompatible || abidiffIncompatible(c) && !c.Compatible
+		}
+	}
+	if !r.Changed() && r.Filtered.Total() == 0 {
+		if fo, fn := old.Fingerprint(), new.Fingerprint(); fo != fn {
+			// The symbols with no type information on one side
+			// already say why (a note above).
+			if len(r.Untyped) == 0 {
+				r.Notes = append(r.Notes, fmt.Sprintf("the ABIs differ (fingerprints %s, %s), but not in anything diff compares", fo, fn))
+			}
+			r.differs = true
+		}
+	}
 	return r
+}
+
+// compareFile compares what describes the file as a whole.
+func compareFile(old, new *abi.ABI) []Change {
+	var out []Change
+	if old.Arch != "" && new.Arch != "" && old.Arch != new.Arch {
+		out = append(out, Change{Kind: ArchChange, Old: old.Arch, New: new.Arch})
+	}
+	if old.SOName != new.SOName && (old.SOName != "" || new.SOName != "") {
+		out = append(out, Change{Kind: SONameChange, Old: old.SOName, New: new.SOName})
+	}
+	return out
 }
 
 func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *bool) {

@@ -36,6 +36,18 @@ func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered) []TypeCh
 			}
 		}
 	}
+	oldRoots := map[string]bool{}
+	for _, r := range old.Roots {
+		oldRoots[r] = true
+	}
+	for _, r := range new.Roots {
+		if _, ok := old.Types[r]; !ok && !oldRoots[r] {
+			tc := TypeChange{Name: r, Changes: []Change{{Kind: TypeAdded, Type: r, Compatible: true}}}
+			if keep(tc, new.Types[r]) {
+				out = append(out, tc)
+			}
+		}
+	}
 	for _, key := range slices.Sorted(maps.Keys(old.Types)) {
 		n, ok := new.Types[key]
 		if !ok {
