@@ -122,15 +122,85 @@ const (
 // ExitChange for any change, and ExitIncompatible too for what libabigail
 // calls incompatible (AbidiffIncompatible). With strict, a break abifloor
 // proves (Compatible false) sets ExitIncompatible as well.
-func (r *Report) Exit(strict bool) int {
+func (r *Report) Exit(strict bool) int { return r.ExitWith(ExitRules{Strict: strict}) }
+
+// ExitRules say which changes set which of abidiff's exit bits.
+type ExitRules struct {
+	// Strict sets ExitIncompatible for every break abifloor proves.
+	Strict bool
+	// Harmless counts the changes abidiff calls harmless (Harmless) as
+	// changes, as abidiff --harmless does.
+	Harmless bool
+}
+
+// ExitWith is Exit under rules.
+func (r *Report) ExitWith(rules ExitRules) int {
+	strict := rules.Strict
 	code := 0
-	if r.Changed() {
+	if r.Changed() && rules.Harmless || r.netChanged() {
 		code |= ExitChange
 	}
 	if r.AbidiffIncompatible || strict && !r.Compatible {
 		code |= ExitChange | ExitIncompatible
 	}
 	return code
+}
+
+// netChanged reports whether r holds a change abidiff reports by
+// default: not one of the changes libabigail filters out as harmless
+// (Harmless), which abifloor still lists.
+func (r *Report) netChanged() bool {
+	if len(r.File)+len(r.Constants) > 0 || r.Private.any() {
+		return true
+	}
+	for _, c := range r.Symbols.Changes {
+		if !Harmless(c) {
+			return true
+		}
+	}
+	for _, list := range [][]TypeChange{r.Types, r.PrivateTypes} {
+		for _, t := range list {
+			if !t.harmless() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Harmless reports whether c is a change libabigail's abidiff leaves out
+// of its report unless asked (--harmless): a compatible change of names
+// only (a typedef for its target, a member renamed at the same offset),
+// enumerators added, a type that became declared only or defined, a
+// static data member added or removed. It does not set exit bit 4.
+func Harmless(c Change) bool {
+	if !c.Compatible {
+		return false
+	}
+	switch c.Kind {
+	case EnumeratorAdded, StaticAdded, StaticRemoved:
+		return true
+	case MemberAdded, MemberRemoved:
+		// A member renamed in place; not one moved into an anonymous
+		// aggregate.
+		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
+	}
+	return c.Note == typedefNote
+}
+
+// harmless reports whether every change to t is harmless, or t is a
+// union that kept its size (libabigail's harmless union change).
+func (t *TypeChange) harmless() bool {
+	union := strings.HasPrefix(t.Name, "union ")
+	for _, c := range t.Changes {
+		if c.Kind == Size && c.Path == "" {
+			return false
+		}
+		if !union && !Harmless(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // abidiffIncompatible reports whether c is a change libabigail calls
@@ -424,7 +494,7 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 	}
 	if o.Type != nil && n.Type != nil && o.Kind == n.Kind && !untyped(o.Type) && !untyped(n.Type) {
 		os, ns := abi.Spell(o.Type), abi.Spell(n.Type)
-		if os != ns {
+		if canonSpell(os) != canonSpell(ns) {
 			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
 			c.Note, c.Compatible = cmp.namesOnly(o.Type, n.Type)
 			out = append(out, c)

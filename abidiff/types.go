@@ -133,7 +133,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		return
 	}
 	if o.Ref != "" || n.Ref != "" || o.Kind != n.Kind {
-		if o.Ref != n.Ref || o.Kind != n.Kind {
+		if canonSpell(o.Ref) != canonSpell(n.Ref) || o.Kind != n.Kind {
 			c.retyped(path, typeKind(path), o, n)
 		}
 		return
@@ -170,7 +170,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.node(path, o.Elem, n.Elem)
 			return
 		}
-		if abi.Spell(o.Elem) != abi.Spell(n.Elem) {
+		if canonSpell(abi.Spell(o.Elem)) != canonSpell(abi.Spell(n.Elem)) {
 			c.retyped(path, TypedefTarget, o.Elem, n.Elem)
 		}
 	case abi.Base:
@@ -179,7 +179,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.add(Change{Kind: Encoding, Path: path, Old: o.Encoding, New: n.Encoding})
 		}
 	default:
-		if abi.Spell(o) != abi.Spell(n) {
+		if canonSpell(abi.Spell(o)) != canonSpell(abi.Spell(n)) {
 			c.retyped(path, typeKind(path), o, n)
 		} else {
 			size()

@@ -74,6 +74,9 @@ func TestLibabigailTables(t *testing.T) {
 			}
 		}
 		pargs = append(pargs, strings.Fields(c.options)...)
+		if strings.Contains(c.options, "--harmless") {
+			args = append(args, "--harmless")
+		}
 		pargs = append(pargs, a, b)
 		got, dur, rss, out := runMeasured(t, self, args...)
 		selfTime += dur
