@@ -1,8 +1,8 @@
 package abidiff
 
 import (
-	"strings"
 	"sort"
+	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 )
