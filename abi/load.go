@@ -189,6 +189,17 @@ func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []stri
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
+	abbrevs := []byte(nil)
+	if secs != nil {
+		abbrevs = secs.abbrev
+	} else if sec := ef.Section(".debug_abbrev"); sec != nil && sec.Type != elf.SHT_NOBITS {
+		// A relocatable object's: debug/dwarf has read it already,
+		// within the same budget.
+		abbrevs, _ = sec.Data()
+	}
+	if err := checkAbbrevs(abbrevs); err != nil {
+		return fmt.Errorf("%s: DWARF: %w", name, err)
+	}
 	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
 		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
