@@ -431,7 +431,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 			a.Roots = append(a.Roots, key)
 		}
 	}
-	a.Sort()
+	a.sortInPlace()
 	for _, key := range a.Roots {
 		at(b, key)
 	}
@@ -460,7 +460,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 	}
 	a.Constants = consts
 	res.Absent.Consts = absent
-	a.Sort()
+	a.sortInPlace()
 	return nil
 }
 

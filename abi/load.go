@@ -189,6 +189,17 @@ func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []stri
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
+	abbrevs := []byte(nil)
+	if secs != nil {
+		abbrevs = secs.abbrev
+	} else if sec := ef.Section(".debug_abbrev"); sec != nil && sec.Type != elf.SHT_NOBITS {
+		// A relocatable object's: debug/dwarf has read it already,
+		// within the same budget.
+		abbrevs, _ = sec.Data()
+	}
+	if err := checkAbbrevs(abbrevs); err != nil {
+		return fmt.Errorf("%s: DWARF: %w", name, err)
+	}
 	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
 		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
@@ -213,6 +224,31 @@ func symbolsOf(f *elfx.File) (*ABI, error) {
 	a := &ABI{Schema: Schema, Arch: f.Arch(), DebugInfo: DebugNone, Types: map[string]*Type{}, Symbols: []Symbol{}}
 	if f.Type == elf.ET_DYN && f.Dynamic != nil {
 		a.SOName = f.Dynamic.Soname
+	}
+	if f.Type != elf.ET_DYN || f.Dynamic == nil {
+		// An object file or an executable: what it defines for other
+		// objects is the global functions and variables of .symtab, as
+		// abidiff reads them. With no .symtab, an executable's dynamic
+		// table (if any) is all there is.
+		syms, err := f.StaticSymbols()
+		if err != nil {
+			return nil, fmt.Errorf("symbol table: %w", err)
+		}
+		if syms != nil {
+			a.SymbolTable = ".symtab"
+			for _, s := range syms {
+				if !s.Defined() {
+					continue
+				}
+				sym := Symbol{Name: s.Name, Kind: symKind(s.Type), Binding: binding(s.Bind), Size: s.Size, Demangled: Demangle(s.Name)}
+				if f.Type != elf.ET_REL {
+					sym.addr = s.Value // section-relative in an object file
+				}
+				a.Symbols = append(a.Symbols, sym)
+			}
+			a.sortInPlace()
+			return a, nil
+		}
 	}
 	if f.Dynamic == nil {
 		return a, nil
@@ -239,7 +275,7 @@ func symbolsOf(f *elfx.File) (*ABI, error) {
 			Demangled: Demangle(s.Name)}
 		a.Symbols = append(a.Symbols, sym)
 	}
-	a.Sort()
+	a.sortInPlace()
 	return a, nil
 }
 

@@ -30,6 +30,11 @@ type ABI struct {
 	Arch      string `json:"arch,omitempty"`
 	SOName    string `json:"soname,omitempty"`
 	DebugInfo string `json:"debug_info"`
+	// SymbolTable is ".symtab" when Symbols are the global functions and
+	// variables of the link-time symbol table (an object file or an
+	// executable, as abidiff reads them), empty when they are what the
+	// dynamic symbol table exports.
+	SymbolTable string `json:"symbol_table,omitempty"`
 	// DebugFile names where the DWARF was read when it was not the file
 	// itself. It is not part of the fingerprint.
 	DebugFile string           `json:"debug_file,omitempty"`
@@ -250,7 +255,7 @@ func (a *ABI) Canonical() []byte {
 	c.Constants = slices.Clone(a.Constants)
 	c.Roots = slices.Clone(a.Roots)
 	c.Versions = slices.Clone(a.Versions)
-	c.Sort()
+	c.sortInPlace()
 	if c.Types == nil {
 		c.Types = map[string]*Type{}
 	}
@@ -260,9 +265,9 @@ func (a *ABI) Canonical() []byte {
 	return marshal((*plainABI)(&c))
 }
 
-// Sort puts symbols, constants and roots in their canonical order, in
+// sortInPlace puts symbols, constants and roots in their canonical order, in
 // place.
-func (a *ABI) Sort() {
+func (a *ABI) sortInPlace() {
 	sort.Slice(a.Symbols, func(i, j int) bool {
 		x, y := a.Symbols[i], a.Symbols[j]
 		if x.Name != y.Name {

@@ -9,7 +9,45 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/report"
+	"github.com/abifloor/abifloor/symver"
 )
+
+// maxSymbolColumn caps the width of the symbol column of WriteText.
+const maxSymbolColumn = 48
+
+// versionOrder sorts version node names as versions, within each
+// namespace: ZLIB_1.2.2 before ZLIB_1.2.12. Names with no number
+// (GLIBC_PRIVATE) come after their namespace's numbered ones, by name.
+func versionOrder(vs []string) []string {
+	out := slices.Clone(vs)
+	key := func(v string) (string, string, bool) {
+		if ns, ver, ok := symver.Split(v); ok {
+			return ns, ver, true
+		}
+		ns, _, _ := strings.Cut(v, "_")
+		return ns, v, false
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		an, av, aok := key(a)
+		bn, bv, bok := key(b)
+		if c := strings.Compare(an, bn); c != 0 {
+			return c
+		}
+		if aok != bok {
+			if aok {
+				return -1
+			}
+			return 1
+		}
+		if aok {
+			if c := symver.Compare(av, bv); c != 0 {
+				return c
+			}
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}
 
 // WriteText writes a for people: a header line, each symbol with its C
 // declaration when known, then each named type with its layout.
@@ -28,20 +66,30 @@ func WriteText(w io.Writer, a *ABI) error {
 	}
 	fmt.Fprintf(bw, "\nfingerprint %s\n", a.Fingerprint())
 	if len(a.Versions) > 0 {
-		fmt.Fprintf(bw, "versions %s\n", q(strings.Join(a.Versions, " ")))
+		fmt.Fprintf(bw, "versions %s\n", q(strings.Join(versionOrder(a.Versions), " ")))
+	}
+	// The declarations start in one column, as wide as the longest
+	// symbol up to maxSymbolColumn; a longer one pushes its own line.
+	width := 0
+	for _, s := range a.Symbols {
+		width = max(width, min(len(q(s.String())), maxSymbolColumn))
 	}
 	if len(a.Symbols) > 0 {
 		fmt.Fprintf(bw, "\nsymbols (%d):\n", len(a.Symbols))
 	}
 	for _, s := range a.Symbols {
-		decl := ""
+		var decl []string
 		if s.Type != nil {
-			decl = "  " + declare(s.Type, s.Name)
+			decl = append(decl, declare(s.Type, s.Name))
 		}
 		if s.Demangled != "" {
-			decl += "  [" + s.Demangled + "]"
+			decl = append(decl, "["+s.Demangled+"]")
 		}
-		fmt.Fprintf(bw, "  %-8s %-6s %s%s\n", s.Kind, s.Binding, q(s.String()), q(decl))
+		if len(decl) == 0 {
+			fmt.Fprintf(bw, "  %-8s %-6s %s\n", s.Kind, s.Binding, q(s.String()))
+			continue
+		}
+		fmt.Fprintf(bw, "  %-8s %-6s %-*s  %s\n", s.Kind, s.Binding, width, q(s.String()), q(strings.Join(decl, "  ")))
 	}
 	if len(a.Types) > 0 {
 		fmt.Fprintf(bw, "\ntypes (%d):\n", len(a.Types))

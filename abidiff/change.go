@@ -26,6 +26,11 @@ const (
 	VersionRemoved Kind = "version-removed"
 
 	TypeRemoved Kind = "type-removed" // a root type of a header ABI is gone
+	TypeAdded   Kind = "type-added"   // a root type of a header ABI is new; compatible
+
+	// The file itself: Old and New are the values.
+	SONameChange Kind = "soname" // DT_SONAME; programs linked against the old name no longer find the file
+	ArchChange   Kind = "arch"   // the architecture
 	// Declaration: a struct or union became declared only (New
 	// "declared") or defined (New "defined"); compatible.
 	Declaration   Kind = "declaration"
@@ -127,6 +132,12 @@ func (c Change) String() string {
 		return c.Constant + ": value " + arrow
 	case TypeRemoved:
 		return "removed"
+	case TypeAdded:
+		return "added"
+	case SONameChange:
+		return "SONAME " + quoted(c.Old) + " -> " + quoted(c.New)
+	case ArchChange:
+		return "architecture " + arrow
 	case MemberAdded:
 		return "member " + c.Path + " added at offset " + c.At + " (" + c.New + ")" + c.note()
 	case MemberRemoved:
@@ -187,6 +198,14 @@ func (c Change) String() string {
 		return prefix + "typedef " + arrow
 	}
 	return prefix + string(c.Kind) + " " + arrow
+}
+
+// quoted writes a SONAME, "(none)" when there is none.
+func quoted(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
 
 func (c Change) note() string {

@@ -37,8 +37,19 @@ type Report struct {
 	// report incompatible.
 	PrivateTypes []TypeChange `json:"private_types,omitempty"`
 	Constants    []Change     `json:"constants,omitempty"`
-	// Compatible is false when any public change is incompatible.
+	// File holds the changes to the file itself: its SONAME, its
+	// architecture, the symbol table it was read from.
+	File []Change `json:"file,omitempty"`
+	// Compatible is false when any public change is incompatible: a
+	// break abifloor proves (a removed symbol, a member that moved, a
+	// size that changed under a caller). It is abifloor's verdict.
 	Compatible bool `json:"compatible"`
+	// AbidiffIncompatible is what libabigail calls an incompatible
+	// change, which sets abidiff's exit bit 8: a public function or
+	// variable removed, a vtable slot changed, the SONAME or the
+	// architecture changed. Other changes, even proven breaks, are for
+	// review (bit 4). Exit uses it.
+	AbidiffIncompatible bool `json:"abidiff_incompatible"`
 	// Notes say what could not be compared (no debug info on one side).
 	Notes []string `json:"notes,omitempty"`
 	// Filtered counts what the suppressions hid.
@@ -50,6 +61,9 @@ type Report struct {
 	// one side or both (a function written in assembly is f(...)): there
 	// is no type information to compare, which is not a change.
 	Untyped []string `json:"untyped,omitempty"`
+	// differs is set when nothing compared changed but the ABIs'
+	// fingerprints differ: the text must not say "no ABI change".
+	differs bool
 }
 
 type reportJSON Report
@@ -93,7 +107,110 @@ func (r *Report) UnmarshalJSON(b []byte) error {
 
 // Changed reports whether the report holds any difference at all.
 func (r *Report) Changed() bool {
-	return r.Symbols.any() || r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants) > 0
+	return r.Symbols.any() || r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants)+len(r.File) > 0
+}
+
+// The bits of abidiff's exit status, which Exit returns.
+const (
+	ExitError        = 1 // an input could not be read, or the run was cut short
+	ExitUsage        = 2 // with ExitError: the command line was wrong
+	ExitChange       = 4 // the ABIs differ
+	ExitIncompatible = 8 // with ExitChange: an incompatible change
+)
+
+// Exit is abidiff's exit status for r: 0 when nothing changed,
+// ExitChange for any change, and ExitIncompatible too for what libabigail
+// calls incompatible (AbidiffIncompatible). With strict, a break abifloor
+// proves (Compatible false) sets ExitIncompatible as well.
+func (r *Report) Exit(strict bool) int { return r.ExitWith(ExitRules{Strict: strict}) }
+
+// ExitRules say which changes set which of abidiff's exit bits.
+type ExitRules struct {
+	// Strict sets ExitIncompatible for every break abifloor proves.
+	Strict bool
+	// Harmless counts the changes abidiff calls harmless (Harmless) as
+	// changes, as abidiff --harmless does.
+	Harmless bool
+}
+
+// ExitWith is Exit under rules.
+func (r *Report) ExitWith(rules ExitRules) int {
+	strict := rules.Strict
+	code := 0
+	if r.Changed() && rules.Harmless || r.netChanged() {
+		code |= ExitChange
+	}
+	if r.AbidiffIncompatible || strict && !r.Compatible {
+		code |= ExitChange | ExitIncompatible
+	}
+	return code
+}
+
+// netChanged reports whether r holds a change abidiff reports by
+// default: not one of the changes libabigail filters out as harmless
+// (Harmless), which abifloor still lists.
+func (r *Report) netChanged() bool {
+	if len(r.File)+len(r.Constants) > 0 || r.Private.any() {
+		return true
+	}
+	for _, c := range r.Symbols.Changes {
+		if !Harmless(c) {
+			return true
+		}
+	}
+	for _, list := range [][]TypeChange{r.Types, r.PrivateTypes} {
+		for _, t := range list {
+			if !t.harmless() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Harmless reports whether c is a change libabigail's abidiff leaves out
+// of its report unless asked (--harmless): a compatible change of names
+// only (a typedef for its target, a member renamed at the same offset),
+// enumerators added, a type that became declared only or defined, a
+// static data member added or removed. It does not set exit bit 4.
+func Harmless(c Change) bool {
+	if !c.Compatible {
+		return false
+	}
+	switch c.Kind {
+	case EnumeratorAdded, StaticAdded, StaticRemoved:
+		return true
+	case MemberAdded, MemberRemoved:
+		// A member renamed in place; not one moved into an anonymous
+		// aggregate.
+		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
+	}
+	return c.Note == typedefNote
+}
+
+// harmless reports whether every change to t is harmless, or t is a
+// union that kept its size (libabigail's harmless union change).
+func (t *TypeChange) harmless() bool {
+	union := strings.HasPrefix(t.Name, "union ")
+	for _, c := range t.Changes {
+		if c.Kind == Size && c.Path == "" {
+			return false
+		}
+		if !union && !Harmless(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// abidiffIncompatible reports whether c is a change libabigail calls
+// incompatible.
+func abidiffIncompatible(c Change) bool {
+	switch c.Kind {
+	case SymbolRemoved, SONameChange, ArchChange, VirtualSlot, VirtualRemoved, VirtualAdded:
+		return true
+	}
+	return false
 }
 
 // Compare diffs old against new, leaving out what sup suppresses (sup may
@@ -131,8 +248,42 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	for _, c := range r.Constants {
 		incompatible = incompatible || !c.Compatible
 	}
+	r.File = compareFile(old, new)
+	for _, c := range r.File {
+		incompatible = incompatible || !c.Compatible
+	}
 	r.Compatible = !incompatible
+	for _, c := range append(r.File, r.Symbols.Changes...) {
+		r.AbidiffIncompatible = r.AbidiffIncompatible || abidiffIncompatible(c)
+	}
+	for _, t := range r.Types {
+		for _, c := range t.Changes {
+			r.AbidiffIncompatible = r.AbidiffIncompatible || abidiffIncompatible(c) && !c.Compatible
+		}
+	}
+	if !r.Changed() && r.Filtered.Total() == 0 {
+		if fo, fn := old.Fingerprint(), new.Fingerprint(); fo != fn {
+			// The symbols with no type information on one side
+			// already say why (a note above).
+			if len(r.Untyped) == 0 {
+				r.Notes = append(r.Notes, fmt.Sprintf("the ABIs differ (fingerprints %s, %s), but not in anything diff compares", fo, fn))
+			}
+			r.differs = true
+		}
+	}
 	return r
+}
+
+// compareFile compares what describes the file as a whole.
+func compareFile(old, new *abi.ABI) []Change {
+	var out []Change
+	if old.Arch != "" && new.Arch != "" && old.Arch != new.Arch {
+		out = append(out, Change{Kind: ArchChange, Old: old.Arch, New: new.Arch})
+	}
+	if old.SOName != new.SOName && (old.SOName != "" || new.SOName != "") {
+		out = append(out, Change{Kind: SONameChange, Old: old.SOName, New: new.SOName})
+	}
+	return out
 }
 
 func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *bool) {
@@ -343,7 +494,7 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 	}
 	if o.Type != nil && n.Type != nil && o.Kind == n.Kind && !untyped(o.Type) && !untyped(n.Type) {
 		os, ns := abi.Spell(o.Type), abi.Spell(n.Type)
-		if os != ns {
+		if canonSpell(os) != canonSpell(ns) {
 			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
 			c.Note, c.Compatible = cmp.namesOnly(o.Type, n.Type)
 			out = append(out, c)

@@ -41,6 +41,8 @@ const (
 	secFunction = "suppress_function"
 	secVariable = "suppress_variable"
 	secType     = "suppress_type"
+	secAllow    = "allow_type"
+	secFile     = "suppress_file"
 	ruleSymbol  = "symbol"
 	ruleType    = "type"
 )
@@ -68,6 +70,13 @@ type rule struct {
 	enumeratorsRe            *regexp.Regexp
 	simple                   *regexp.Regexp // the simple format's REGEX
 	hasTypeFilter, hasRanges bool
+	// sizeChange is has_size_change = yes: only a change of size.
+	sizeChange bool
+	// unknowable is set by a property abifloor cannot evaluate from its
+	// ABI model (accessed_through, parameter, source_location_not_in,
+	// source_location_not_regexp): such a rule hides nothing, so a
+	// change is never hidden by a guess. docs/diff.md says so.
+	unknowable bool
 }
 
 // boundary is one end of a has_data_member_inserted_* range: bits, or
@@ -83,14 +92,23 @@ type boundary struct {
 var properties = map[string][]string{
 	secFunction: {"label", "drop", "name", "name_regexp", "name_not_regexp", "symbol_name", "symbol_name_regexp", "symbol_name_not_regexp",
 		"symbol_version", "symbol_version_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp", "file_name_not_regexp",
-		"change_kind", "return_type_name", "return_type_regexp", "allow_other_aliases"},
+		"change_kind", "return_type_name", "return_type_regexp", "allow_other_aliases", "drop_artifact", "parameter"},
 	secVariable: {"label", "drop", "name", "name_regexp", "name_not_regexp", "symbol_name", "symbol_name_regexp", "symbol_name_not_regexp",
 		"symbol_version", "symbol_version_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp", "file_name_not_regexp",
-		"change_kind", "type_name", "type_name_regexp", "allow_other_aliases"},
-	secType: {"label", "drop", "name", "name_regexp", "name_not_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp",
-		"file_name_not_regexp", "type_kind", "has_data_member_inserted_at", "has_data_member_inserted_between",
-		"has_data_members_inserted_between", "changed_enumerators", "changed_enumerators_regexp"},
+		"change_kind", "type_name", "type_name_regexp", "allow_other_aliases", "drop_artifact"},
+	secType: typeProperties,
+	// [allow_type] takes [suppress_type]'s properties: a type change
+	// that matches no [allow_type] section is suppressed.
+	secAllow: typeProperties,
+	// [suppress_file]: an input whose name or SONAME matches is not
+	// compared at all.
+	secFile: {"label", "file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp"},
 }
+
+var typeProperties = []string{"label", "drop", "drop_artifact", "name", "name_regexp", "name_not_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp",
+	"file_name_not_regexp", "type_kind", "has_data_member_inserted_at", "has_data_member_inserted_between",
+	"has_data_members_inserted_between", "changed_enumerators", "changed_enumerators_regexp", "has_size_change", "accessed_through",
+	"source_location_not_in", "source_location_not_regexp"}
 
 // maxRules bounds what one file may declare.
 const maxRules = 1 << 16
@@ -163,7 +181,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 				return nil, fmt.Errorf("%s: section header %q lacks its ]", at, t)
 			}
 			if _, known := properties[sec]; !known {
-				return nil, fmt.Errorf("%s: section [%s] is not supported (supported: [suppress_function], [suppress_variable], [suppress_type])", at, sec)
+				return nil, fmt.Errorf("%s: section [%s] is not supported (supported: [suppress_function], [suppress_variable], [suppress_type], [allow_type], [suppress_file])", at, sec)
 			}
 			if len(s.rules) >= maxRules {
 				return nil, fmt.Errorf("%s: more than %d sections", at, maxRules)
@@ -180,7 +198,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 		if cur == nil {
 			return nil, fmt.Errorf("%s: property outside a section", at)
 		}
-		key, val = strings.TrimSpace(key), unquote(strings.TrimSpace(val))
+		key, val = strings.TrimSpace(key), iniValue(unquote(strings.TrimSpace(val)))
 		if !slices.Contains(properties[cur.section], key) {
 			return nil, fmt.Errorf("%s: [%s]: property %q is not supported (supported: %s)", at, cur.section, key, strings.Join(properties[cur.section], ", "))
 		}
@@ -193,6 +211,30 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 		}
 	}
 	return s, nil
+}
+
+// iniValue reads backslash escapes as libabigail's ini reader does: a
+// backslash takes the next character as it is, so the file's "\\." is
+// the regexp "\.".
+func iniValue(v string) string {
+	if !strings.Contains(v, "\\") {
+		return v
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '\\' && i+1 < len(v) {
+			i++
+			switch c = v[i]; c {
+			case '0', 'a', 'b', 'r':
+				c = ' '
+			case 't':
+				c = '\t'
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 func unquote(v string) string {
@@ -211,7 +253,11 @@ func (r *rule) set(key, val string) error {
 	}
 	switch key {
 	case "label":
-	case "drop", "allow_other_aliases":
+	case "has_size_change":
+		r.sizeChange = val == "yes" || val == "true"
+	case "accessed_through", "parameter", "source_location_not_in", "source_location_not_regexp":
+		r.unknowable = true
+	case "drop", "drop_artifact", "allow_other_aliases":
 		// drop = yes removes the matched artifacts before comparing;
 		// for a report that is the same as suppressing them.
 		// allow_other_aliases = yes is libabigail's default and the
@@ -439,7 +485,7 @@ func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
 	default:
 		return false
 	}
-	if !r.inScope(sc) {
+	if !r.inScope(sc) || r.unknowable {
 		return false
 	}
 	// For C the function's name is the symbol's name; for C++ it is the
@@ -500,8 +546,34 @@ func (s *Suppressions) typ(tc TypeChange, t *abi.Type, sc scope, size func(*abi.
 	if s == nil {
 		return false
 	}
+	allows, allowed := false, false
 	for _, r := range s.rules {
+		if r.section == secAllow {
+			allows = true
+			allowed = allowed || r.matchType(tc, t, sc, size)
+			continue
+		}
 		if r.matchType(tc, t, sc, size) {
+			return true
+		}
+	}
+	return allows && !allowed
+}
+
+// SuppressesFile reports whether a [suppress_file] section matches the
+// input at path whose SONAME is soname: such an input is not compared.
+func (s *Suppressions) SuppressesFile(path, soname string) bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.rules {
+		if r.section != secFile {
+			continue
+		}
+		if r.fileRe == nil && r.fileNotRe == nil && r.sonameRe == nil && r.sonameNotRe == nil {
+			continue
+		}
+		if r.inScope(scope{sonames: []string{soname}, files: []string{path}}) {
 			return true
 		}
 	}
@@ -513,11 +585,14 @@ func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Ty
 	switch r.section {
 	case ruleType:
 		return r.simple.MatchString(key)
-	case secType:
+	case secType, secAllow:
 	default:
 		return false
 	}
-	if !r.inScope(sc) {
+	if !r.inScope(sc) || r.unknowable {
+		return false
+	}
+	if r.sizeChange && !slices.ContainsFunc(tc.Changes, func(c Change) bool { return c.Kind == Size && c.Path == "" }) {
 		return false
 	}
 	name := key

@@ -21,6 +21,12 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			fmt.Fprintf(&b, "  %s %s\n", paint(mark), report.Clean(s))
 		}
 	}
+	if len(r.File) > 0 {
+		fmt.Fprintf(&b, "changed file (%d):\n", len(r.File))
+		for _, c := range r.File {
+			fmt.Fprintf(&b, "  %s %s\n", p.Yellow("~"), report.Clean(c.String()))
+		}
+	}
 	list("removed symbols", r.Symbols.lines(SymbolRemoved), "-", p.Red)
 	list("added symbols", r.Symbols.lines(SymbolAdded), "+", p.Green)
 	list("changed symbols", r.Symbols.lines(""), "~", p.Yellow)
@@ -77,10 +83,14 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 		fmt.Fprintf(&b, "note: %s\n", report.Clean(n))
 	}
 	switch {
+	case !r.Changed() && r.differs:
+		b.WriteString("no reported ABI change, but the ABIs differ (see the note)\n")
 	case !r.Changed():
 		b.WriteString("no ABI change\n")
-	case r.Compatible:
+	case r.Compatible && r.onlyAdditions():
 		b.WriteString(p.Green("compatible") + ": only additions\n")
+	case r.Compatible:
+		b.WriteString(p.Green("compatible") + ": no change breaks binaries built against the old ABI\n")
 	default:
 		b.WriteString(p.Red("incompatible") + ": binaries built against the old ABI may break\n")
 	}
@@ -111,4 +121,36 @@ func (s *SymbolChanges) lines(k Kind) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// onlyAdditions reports whether every public change adds something.
+func (r *Report) onlyAdditions() bool {
+	add := func(k Kind) bool {
+		switch k {
+		case SymbolAdded, VersionAdded, TypeAdded, ConstantAdded, MemberAdded, EnumeratorAdded, StaticAdded, VirtualAdded, BaseAdded:
+			return true
+		}
+		return false
+	}
+	if len(r.File) > 0 {
+		return false
+	}
+	for _, c := range r.Symbols.Changes {
+		if !add(c.Kind) {
+			return false
+		}
+	}
+	for _, t := range r.Types {
+		for _, c := range t.Changes {
+			if !add(c.Kind) {
+				return false
+			}
+		}
+	}
+	for _, c := range r.Constants {
+		if !add(c.Kind) {
+			return false
+		}
+	}
+	return true
 }

@@ -36,6 +36,18 @@ func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered) []TypeCh
 			}
 		}
 	}
+	oldRoots := map[string]bool{}
+	for _, r := range old.Roots {
+		oldRoots[r] = true
+	}
+	for _, r := range new.Roots {
+		if _, ok := old.Types[r]; !ok && !oldRoots[r] {
+			tc := TypeChange{Name: r, Changes: []Change{{Kind: TypeAdded, Type: r, Compatible: true}}}
+			if keep(tc, new.Types[r]) {
+				out = append(out, tc)
+			}
+		}
+	}
 	for _, key := range slices.Sorted(maps.Keys(old.Types)) {
 		n, ok := new.Types[key]
 		if !ok {
@@ -121,7 +133,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		return
 	}
 	if o.Ref != "" || n.Ref != "" || o.Kind != n.Kind {
-		if o.Ref != n.Ref || o.Kind != n.Kind {
+		if canonSpell(o.Ref) != canonSpell(n.Ref) || o.Kind != n.Kind {
 			c.retyped(path, typeKind(path), o, n)
 		}
 		return
@@ -158,7 +170,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.node(path, o.Elem, n.Elem)
 			return
 		}
-		if abi.Spell(o.Elem) != abi.Spell(n.Elem) {
+		if canonSpell(abi.Spell(o.Elem)) != canonSpell(abi.Spell(n.Elem)) {
 			c.retyped(path, TypedefTarget, o.Elem, n.Elem)
 		}
 	case abi.Base:
@@ -167,7 +179,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.add(Change{Kind: Encoding, Path: path, Old: o.Encoding, New: n.Encoding})
 		}
 	default:
-		if abi.Spell(o) != abi.Spell(n) {
+		if canonSpell(abi.Spell(o)) != canonSpell(abi.Spell(n)) {
 			c.retyped(path, typeKind(path), o, n)
 		} else {
 			size()

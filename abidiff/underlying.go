@@ -2,6 +2,7 @@ package abidiff
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 )
@@ -140,9 +141,12 @@ func (c *comparer) scope(sup *Suppressions) scope {
 
 // namesOnly says whether a change of type from o to n is one of names only,
 // which is compatible, and of what names.
+// typedefNote marks a change of spelling through typedefs only.
+const typedefNote = "typedef names only"
+
 func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
 	if c.sameUnderlying(o, n) {
-		return "typedef names only", true
+		return typedefNote, true
 	}
 	if c.sameLayout(o, n) {
 		return sameLayoutNote, true
@@ -363,4 +367,23 @@ func resolve(a *abi.ABI, t *abi.Type) *abi.Type {
 		return t
 	}
 	return a.Types[t.Ref]
+}
+
+// baseSpellings are the other spellings of C's base types that compilers
+// write (gcc "long int", icc and clang "long"): one type, one ABI.
+var baseSpellings = strings.NewReplacer(
+	"long long unsigned int", "unsigned long long",
+	"long long int", "long long",
+	"long unsigned int", "unsigned long",
+	"short unsigned int", "unsigned short",
+	"short int", "short",
+	"long int", "long",
+)
+
+// canonSpell is a spelled type with every base type written one way.
+func canonSpell(s string) string {
+	if !strings.Contains(s, " int") {
+		return s
+	}
+	return baseSpellings.Replace(s)
 }

@@ -16,10 +16,10 @@ import (
 
 // diff exit codes are abidiff's bits, so scripts written for abidiff work.
 const (
-	diffError        = 1
-	diffUsage        = 2
-	diffChange       = 4
-	diffIncompatible = 8
+	diffError        = abidiff.ExitError
+	diffUsage        = abidiff.ExitUsage
+	diffChange       = abidiff.ExitChange
+	diffIncompatible = abidiff.ExitIncompatible
 )
 
 func init() {
@@ -27,7 +27,7 @@ func init() {
 }
 
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
+	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif] [--strict] [--harmless] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
 	format := fs.String("format", "text", "output `format`: text, json, github or sarif")
 	var supFiles multiFlag
 	supUsage := "hide changes matching the rules in `FILE`: libabigail's suppression format ([suppress_function], [suppress_variable], [suppress_type]) or lines \"symbol REGEX\" / \"type REGEX\"; repeatable"
@@ -39,6 +39,8 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&dirs2, "debug-dir2", "separate debug info `DIR` for NEW only; repeatable")
 	fs.Var(&dirs1, "d1", "same as --debug-dir1 `DIR` (abidiff's name)")
 	fs.Var(&dirs2, "d2", "same as --debug-dir2 `DIR` (abidiff's name)")
+	strict := fs.Bool("strict", false, "set exit bit 8 (incompatible) for every break abifloor proves, not only for what abidiff calls incompatible")
+	harmless := fs.Bool("harmless", false, "count the changes abidiff calls harmless (typedef spellings, enumerators added, members renamed in place) in the exit status, as abidiff --harmless does")
 	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
 	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G)")
 	pos, err := parseFlags(fs, args)
@@ -79,8 +81,17 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 			done <- i
 		}()
 	}
-	<-done
-	<-done
+	// The readers of DWARF do not stop halfway: an interrupted diff
+	// leaves them behind and ends now. It is an error (abidiff's bit 1),
+	// never a result.
+	for range 2 {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			fmt.Fprintln(env.stderr, "abifloor diff: incomplete: interrupted while reading the inputs; no result")
+			return diffError
+		}
+	}
 	for i, err := range errs {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor diff:", cleanLines(err.Error()))
@@ -90,7 +101,21 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintf(env.stderr, "abifloor diff: %s: no debug info found: comparing symbols only\n", report.Clean(pos[i]))
 		}
 	}
+	for i, a := range abis {
+		if sup.SuppressesFile(pos[i], a.SOName) {
+			fmt.Fprintf(env.stdout, "%s: not compared: a [suppress_file] section matches it\n", report.Clean(pos[i]))
+			return 0
+		}
+	}
+	if len(abis[0].Symbols) == 0 && len(abis[1].Symbols) == 0 && len(abis[0].Types) == 0 && len(abis[1].Types) == 0 && len(abis[0].Constants)+len(abis[1].Constants) == 0 {
+		fmt.Fprintf(env.stderr, "abifloor diff: nothing to compare: neither %s nor %s defines a symbol or a type\n", report.Clean(pos[0]), report.Clean(pos[1]))
+		return diffError
+	}
 	r := abidiff.Compare(abis[0], abis[1], sup)
+	if ctx.Err() != nil {
+		fmt.Fprintln(env.stderr, "abifloor diff: incomplete: interrupted; no result")
+		return diffError
+	}
 	switch f {
 	case report.JSON:
 		err = report.WriteJSON(env.stdout, &r)
@@ -105,14 +130,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor diff:", err)
 		return diffError
 	}
-	code := 0
-	if r.Changed() {
-		code |= diffChange
-	}
-	if !r.Compatible {
-		code |= diffIncompatible
-	}
-	return code
+	return r.ExitWith(abidiff.ExitRules{Strict: *strict, Harmless: *harmless})
 }
 
 // readSuppressions parses one suppression file; it must be a regular file

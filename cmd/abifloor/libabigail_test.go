@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestLibabigailTables runs abifloor diff on the ELF pairs of libabigail's
+// own test tables (tests/test-abidiff-exit.cc, test-diff-dwarf.cc,
+// test-diff-filter.cc, test-diff-suppr.cc) and prints how often its exit
+// status agrees with the expected one: the table's status where the table
+// has one (test-abidiff-exit), else the status of the abidiff on PATH run
+// with the table's options. It is a measurement, not a gate: it is skipped
+// unless ABIFLOOR_LIBABIGAIL names a checkout of libabigail (its tests/
+// directory is read in place, outside this repository; nothing of it is
+// copied here). It fails only when a case panics, runs over 60 s or uses
+// more than 256 MB. ABIFLOOR_LIBABIGAIL_V=1 lists every disagreement.
+//
+//	ABIFLOOR_LIBABIGAIL=/tmp/libabigail go test ./cmd/abifloor -run TestLibabigailTables -v
+func TestLibabigailTables(t *testing.T) {
+	root := os.Getenv("ABIFLOOR_LIBABIGAIL")
+	if root == "" {
+		t.Skip("ABIFLOOR_LIBABIGAIL is not set (a libabigail checkout whose tests/ to run)")
+	}
+	tests := filepath.Join(root, "tests")
+	self, err := exec.LookPath("abifloor")
+	if err != nil {
+		t.Skip("no abifloor on PATH:", err)
+	}
+	peer, _ := exec.LookPath("abidiff")
+	var cases []libabigailCase
+	for _, table := range []string{"test-abidiff-exit.cc", "test-diff-dwarf.cc", "test-diff-filter.cc", "test-diff-suppr.cc"} {
+		src, err := os.ReadFile(filepath.Join(tests, table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, parseLibabigailTable(table, string(src))...)
+	}
+	var agree, total, agreePeer, withPeer int
+	var selfTime, peerTime time.Duration
+	verbose := os.Getenv("ABIFLOOR_LIBABIGAIL_V") != ""
+	for _, c := range cases {
+		a, b := filepath.Join(tests, c.old), filepath.Join(tests, c.new)
+		if !isELFFile(a) || !isELFFile(b) {
+			continue
+		}
+		args := []string{"diff", a, b}
+		pargs := []string{}
+		if c.suppr != "" {
+			for _, s := range strings.Split(c.suppr, ",") {
+				args = append(args, "--suppressions", filepath.Join(tests, s))
+				pargs = append(pargs, "--suppressions", filepath.Join(tests, s))
+			}
+		}
+		for i, d := range c.debug {
+			if d != "" {
+				args = append(args, fmt.Sprintf("--debug-dir%d", i+1), filepath.Join(tests, d))
+				pargs = append(pargs, fmt.Sprintf("--debug-info-dir%d", i+1), filepath.Join(tests, d))
+			}
+		}
+		for i, d := range c.headers {
+			if d != "" {
+				pargs = append(pargs, fmt.Sprintf("--headers-dir%d", i+1), filepath.Join(tests, d))
+			}
+		}
+		pargs = append(pargs, strings.Fields(c.options)...)
+		if strings.Contains(c.options, "--harmless") {
+			args = append(args, "--harmless")
+		}
+		pargs = append(pargs, a, b)
+		got, dur, rss, out := runMeasured(t, self, args...)
+		selfTime += dur
+		if rss > 256<<20 {
+			t.Errorf("%s: %d MB", c.name(), rss>>20)
+		}
+		if got < 0 || got&^15 != 0 {
+			t.Errorf("%s: abifloor died (%d): %s", c.name(), got, out)
+		}
+		want := c.status
+		peerCode := -1
+		if peer != "" {
+			var pd time.Duration
+			peerCode, pd, _, _ = runMeasured(t, peer, pargs...)
+			peerTime += pd
+			withPeer++
+			if peerCode == got {
+				agreePeer++
+			}
+		}
+		if want < 0 && c.report != "" {
+			want = statusOfReport(filepath.Join(tests, c.report))
+		}
+		if want < 0 {
+			want = peerCode
+		}
+		if want < 0 {
+			continue
+		}
+		total++
+		if got == want {
+			agree++
+		} else if verbose {
+			t.Logf("DIFF %s: abifloor %d, expected %d (abidiff %d)\n%s", c.name(), got, want, peerCode, firstLines(out, 12))
+		}
+	}
+	t.Logf("libabigail tables: %d of %d comparable ELF cases give the expected exit status (%.1f%%); %d of %d agree with the abidiff on PATH", agree, total, 100*float64(agree)/float64(max(total, 1)), agreePeer, withPeer)
+	if peerTime > 0 {
+		t.Logf("time: abifloor %v, abidiff %v, ratio %.2fx", selfTime.Round(time.Millisecond), peerTime.Round(time.Millisecond), float64(peerTime)/float64(selfTime))
+	}
+}
+
+type libabigailCase struct {
+	table, old, new, suppr, options string
+	report                          string // the reference report, for tables without a status
+	debug, headers                  [2]string
+	status                          int // -1: none in the table
+}
+
+func (c libabigailCase) name() string { return c.table + ":" + filepath.Base(c.old) }
+
+var (
+	specRe   = regexp.MustCompile(`(?s)in_out_specs\[\]\s*=\s*\{(.*?)\n\};`)
+	entryRe  = regexp.MustCompile(`(?s)\{(.*?)\}`)
+	fieldRe  = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|\bNULL\b|abigail::tools_utils::(ABIDIFF_\w+)|\bABIDIFF_\w+`)
+	statusOf = map[string]int{"ABIDIFF_OK": 0, "ABIDIFF_ERROR": 1, "ABIDIFF_USAGE_ERROR": 2, "ABIDIFF_ABI_CHANGE": 4, "ABIDIFF_ABI_INCOMPATIBLE_CHANGE": 8}
+)
+
+// parseLibabigailTable reads the in_out_specs array of one test source.
+func parseLibabigailTable(table, src string) []libabigailCase {
+	m := specRe.FindStringSubmatch(src)
+	if m == nil {
+		return nil
+	}
+	var out []libabigailCase
+	for _, e := range entryRe.FindAllStringSubmatch(m[1], -1) {
+		var strs []string
+		status, hasStatus := 0, false
+		for _, f := range fieldRe.FindAllStringSubmatch(e[1], -1) {
+			switch {
+			case strings.HasPrefix(f[0], `"`):
+				s, err := strconv.Unquote(f[0])
+				if err != nil {
+					s = f[1]
+				}
+				strs = append(strs, s)
+			case f[0] == "NULL":
+				strs = append(strs, "")
+			default:
+				name := f[2]
+				if name == "" {
+					name = f[0]
+				}
+				status |= statusOf[name]
+				hasStatus = true
+			}
+		}
+		if len(strs) < 2 || strs[0] == "" {
+			continue
+		}
+		c := libabigailCase{table: table, old: strs[0], new: strs[1], status: -1}
+		switch table {
+		case "test-abidiff-exit.cc":
+			// old, new, suppr, headers1, headers2, debug1, debug2, options, status
+			if len(strs) >= 8 {
+				c.suppr, c.headers, c.debug, c.options = strs[2], [2]string{strs[3], strs[4]}, [2]string{strs[5], strs[6]}, strs[7]
+			}
+			if hasStatus {
+				c.status = status
+			}
+		case "test-diff-dwarf.cc":
+			if len(strs) >= 3 {
+				c.report = strs[2]
+			}
+		case "test-diff-filter.cc":
+			if len(strs) >= 4 {
+				c.options, c.report = strs[2], strs[3]
+			}
+		case "test-diff-suppr.cc":
+			// old, new, headers1, headers2, suppr, options
+			if len(strs) >= 7 {
+				c.headers, c.suppr, c.options, c.report = [2]string{strs[2], strs[3]}, strs[4], strs[5], strs[6]
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+var (
+	removedRe = regexp.MustCompile(`(?m)^(Functions|Variables) changes summary: ([1-9][0-9]*) Removed|^(Function|Variable) symbols changes summary: ([1-9][0-9]*) Removed|SONAME changed|architecture changed|vtable offset|virtual function|the vtable offset`)
+	nonEmpty  = regexp.MustCompile(`\S`)
+)
+
+// statusOfReport is the exit status a reference report implies: 0 when
+// empty, 12 when it removes a function or variable, changes the SONAME,
+// the architecture or a vtable offset, else 4; -1 when it is unreadable.
+// It is a heuristic: a report whose every change was filtered out is
+// still text, and counts as 4.
+func statusOfReport(name string) int {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return -1
+	}
+	switch {
+	case !nonEmpty.Match(b):
+		return 0
+	case removedRe.Match(b):
+		return 12
+	}
+	return 4
+}
+
+func isELFFile(name string) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	_, err = f.Read(b[:])
+	return err == nil && string(b[:]) == "\x7fELF"
+}
+
+// runMeasured runs a program with a 60 s limit and returns its exit code
+// (-1 when killed), wall time, peak RSS and combined output.
+func runMeasured(t *testing.T, prog string, args ...string) (int, time.Duration, int64, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, prog, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if ctx.Err() != nil {
+		t.Errorf("%s %v: over 60 s", filepath.Base(prog), args)
+	}
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && cmd.ProcessState != nil {
+		rss = ru.Maxrss << 10
+	}
+	code := cmd.ProcessState.ExitCode()
+	_ = err
+	return code, d, rss, out.String()
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.SplitN(s, "\n", n+1)
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "\n")
+}
