@@ -15,12 +15,8 @@ import (
 	"github.com/abifloor/abifloor/report"
 )
 
-func init() {
-	register(&command{name: "bind", summary: "how undefined symbols get bound (lazy, eager, never) and whether a binary dies at start", run: runBind})
-}
-
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMG] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
 	var (
 		dlopen  multiFlag
 		format  string

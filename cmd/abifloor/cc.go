@@ -23,19 +23,6 @@ import (
 	"github.com/abifloor/abifloor/targets"
 )
 
-func init() {
-	register(&command{name: "cc", summary: "compile and link C against a glibc floor, then prove it (--glibc 2.17 -- gcc ...)", run: func(ctx context.Context, env *cmdEnv, args []string) int {
-		return runCC(ctx, env, args, false)
-	}})
-	register(&command{name: "c++", summary: "compile and link C++ against a glibc floor, then prove it (--glibc 2.17 -- g++ ...)", run: func(ctx context.Context, env *cmdEnv, args []string) int {
-		return runCC(ctx, env, args, true)
-	}})
-}
-
-func init() {
-	fallback = compilerFallback
-}
-
 // compilerFallback serves tools that run only the first word of $CC: Go's
 // linker probes flags with CC[0] alone ("abifloor -m64 -o a.out -no-pie
 // trivial.c"), so with CC="abifloor cc --glibc 2.17 -- gcc" every probe

@@ -22,10 +22,6 @@ const (
 	diffIncompatible = 8
 )
 
-func init() {
-	register(&command{name: "diff", summary: "compare two ABIs (ELF or ABI JSON), abidiff exit bits", run: runDiff})
-}
-
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
 	format := fs.String("format", "text", "output `format`: text, json, github or sarif")

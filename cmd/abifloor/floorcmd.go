@@ -15,12 +15,6 @@ import (
 	"github.com/abifloor/abifloor/targets"
 )
 
-func init() {
-	register(&command{name: "scan", summary: "list the glibc/GLIBCXX/... floor of every ELF file under the paths", run: runScan})
-	register(&command{name: "check", summary: "fail when a floor is above --max NS=VER or a --target's limits", run: runCheck})
-	register(&command{name: "targets", summary: "print the embedded table of named targets", run: runTargets})
-}
-
 type scanFlags struct {
 	exclude  multiFlag
 	format   string

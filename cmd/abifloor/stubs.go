@@ -8,10 +8,6 @@ import (
 	"github.com/abifloor/abifloor/glibc"
 )
 
-func init() {
-	register(&command{name: "stubs", summary: "write stub libraries of a glibc release to link against (--glibc 2.17 -o DIR)", run: runStubs})
-}
-
 func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "stubs", "--glibc VER [--arch A] [--cc CC] -o DIR")
 	var o glibc.StubOptions

@@ -8,10 +8,6 @@ import (
 	"github.com/abifloor/abifloor/targets"
 )
 
-func init() {
-	register(&command{name: "version", summary: "print the abifloor version (also --version, -V)", run: runVersion})
-}
-
 // buildVersion is the module version the binary was built at ("(devel)"
 // for a build from a checkout).
 func buildVersion() string {
