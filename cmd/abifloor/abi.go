@@ -49,9 +49,9 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil || len(pos) != 1 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor abi dump:", err)
+			return exitError
 		}
-		fs.Usage()
-		return exitError
+		return usageError(fs, "%s", missingArgs([]string{"FILE"}, pos))
 	}
 	show, done := progress(env)
 	a, name, err := loadABI(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))

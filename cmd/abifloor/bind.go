@@ -53,9 +53,9 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil || (len(paths) == 0 && image == "") {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind:", err)
+			return exitError
 		}
-		fs.Usage()
-		return exitError
+		return usageError(fs, "missing PATH...: the programs and libraries to audit (or --image IMAGE)")
 	}
 	var lp []string
 	if libPath != "" {

@@ -48,8 +48,9 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil || len(pos) != 2 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			return diffError | diffUsage
 		}
-		fs.Usage()
+		usageError(fs, "%s", missingArgs([]string{"OLD", "NEW"}, pos))
 		return diffError | diffUsage
 	}
 	var sups []*abidiff.Suppressions

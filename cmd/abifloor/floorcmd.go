@@ -418,8 +418,12 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 func runTargets(_ context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "targets", "[--format text|json]")
 	format := fs.String("format", "text", "output format: text|json")
-	if _, err := parseFlags(fs, args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		return usageError(fs, "unexpected argument %q: targets takes no arguments", pos[0])
 	}
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil {
@@ -459,9 +463,9 @@ func parsePathsTextJSON(env *cmdEnv, fs *flag.FlagSet, args []string, format *st
 	if err != nil || len(paths) == 0 {
 		if err != nil {
 			fmt.Fprintf(env.stderr, "abifloor %s: %v\n", fs.Name(), err)
+			return nil, "", exitError
 		}
-		fs.Usage()
-		return nil, "", exitError
+		return nil, "", usageError(fs, "missing PATH...: the files and directories to read")
 	}
 	return paths, f, -1
 }

@@ -129,6 +129,15 @@ func usageError(fs *flag.FlagSet, format string, args ...any) int {
 	return exitError
 }
 
+// missingArgs says which of the positional arguments want (OLD, NEW)
+// are missing from got, or that got has too many.
+func missingArgs(want, got []string) string {
+	if len(got) > len(want) {
+		return fmt.Sprintf("unexpected argument %q: want %s", got[len(want)], strings.Join(want, " "))
+	}
+	return "missing " + strings.Join(want[len(got):], " and ")
+}
+
 // unknownCommand reports a command name that is none of abifloor's,
 // with the nearest names.
 func unknownCommand(env *cmdEnv, who, name string) {
