@@ -16,7 +16,7 @@ import (
 )
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--format text|json|github|sarif] [--strict] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--format text|json|github|sarif|junit] [--strict] PATH...")
 	var (
 		dlopen  multiFlag
 		format  string
@@ -30,7 +30,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		jobs    int
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
-	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
+	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif|junit")
 	fs.StringVar(&sysroot, "sysroot", "", "an image root: the PATHs, libraries, ld.so.cache and links are all resolved inside it, as under chroot (a relative PATH is relative to the root, unless it already names a file inside the root from the working directory)")
 	fs.StringVar(&image, "image", "", "a container image (an OCI layout directory or a `docker save` tarball), read in place: its layers applied, its programs (those on its PATH, or the PATHs named inside it) audited against its own libraries and ld.so.cache")
 	fs.Int64Var(&maxMem, "max-memory", bind.DefaultImageMemory>>20, "with --image: the MiB of ELF files held in memory at most")
@@ -46,7 +46,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF)
+	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
 	if err == nil && image != "" && sysroot != "" {
 		err = errors.New("--image and --sysroot exclude each other")
 	}
@@ -127,6 +127,8 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		}{res, lazy})
 	case report.SARIF:
 		writeBindSARIF(env.stdout, res, lazy, *strict)
+	case report.JUnit:
+		writeBindJUnit(env.stdout, res, lazy, *strict)
 	case report.GitHub:
 		writeBindGitHub(env, res)
 		for _, w := range lazy {

@@ -217,9 +217,9 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github|sarif] PATH...")
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github|sarif|junit] PATH...")
 	var sf scanFlags
-	sf.add(fs, "text|json|github|sarif")
+	sf.add(fs, "text|json|github|sarif|junit")
 	var maxes, targetNames multiFlag
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
 	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
@@ -229,7 +229,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF)
+	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
@@ -301,6 +301,8 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		writeCheckGitHub(env.stdout, res, warnings, empty && !*allowEmpty)
 	case report.SARIF:
 		writeCheckSARIF(env.stdout, res, warnings, empty && !*allowEmpty)
+	case report.JUnit:
+		writeCheckJUnit(env.stdout, res, warnings, empty && !*allowEmpty)
 	default:
 		writeCheckText(env, res, sf, limits, named, warnings, empty && !*allowEmpty)
 	}

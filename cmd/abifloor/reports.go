@@ -35,6 +35,43 @@ func writeCheckSARIF(w io.Writer, res *floor.Result, warnings []string, empty bo
 	return report.WriteSARIF(w, buildVersion(), report.CheckRules, rs)
 }
 
+// writeCheckJUnit writes a test case per file (and member) checked, a
+// failure per violation, an error per file that could not be read; a
+// run that checked nothing is one failing case.
+func writeCheckJUnit(w io.Writer, res *floor.Result, warnings []string, empty bool) error {
+	const class = "abifloor.check"
+	var cases []report.JUnitCase
+	index := map[string]int{}
+	for _, f := range res.Files {
+		index[f.Path] = len(cases)
+		c := report.JUnitCase{Name: f.Path, ClassName: class}
+		if f.Error != nil {
+			c.Error = f.ErrorMessage()
+		}
+		cases = append(cases, c)
+	}
+	for _, v := range res.Violations {
+		i, ok := index[v.Path]
+		if !ok {
+			i = len(cases)
+			index[v.Path] = i
+			cases = append(cases, report.JUnitCase{Name: v.Path, ClassName: class})
+		}
+		f := report.JUnitFinding{Type: report.CheckRuleID(v.Rule), Message: v.Cause()}
+		if len(v.Symbols) > 0 {
+			f.Text = "needs " + symbolList(v.Symbols, 20)
+		}
+		cases[i].Failures = append(cases[i].Failures, f)
+	}
+	if empty {
+		cases = append(cases, report.JUnitCase{Name: "(no ELF file)", ClassName: class, Failures: []report.JUnitFinding{{Type: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"}}})
+	}
+	for _, warn := range warnings {
+		cases = append(cases, report.JUnitCase{Name: "(limits)", ClassName: class, Failures: []report.JUnitFinding{{Type: "floor/limit-unused", Message: warn}}})
+	}
+	return report.WriteJUnit(w, "abifloor check", cases)
+}
+
 // writeCheckGitHub writes one annotation per cause, not per file: GitHub
 // shows about ten annotations per step, and a tree fails for few causes
 // (540 files of /usr/bin for __libc_start_main@GLIBC_2.34). The last line
@@ -164,6 +201,46 @@ func writeBindSARIF(w io.Writer, res *bind.Result, lazy []bindWarning, strict bo
 	return report.WriteSARIF(w, buildVersion(), report.BindRules, rs)
 }
 
+// writeBindJUnit writes a test case per file audited: a failure when it
+// dies at start or misses a --dlopen symbol, and, with --strict, per
+// lazily bound symbol no library provides; an error when it could not be
+// read.
+func writeBindJUnit(w io.Writer, res *bind.Result, lazy []bindWarning, strict bool) error {
+	const class = "abifloor.bind"
+	var cases []report.JUnitCase
+	index := map[string]int{}
+	for _, fr := range res.Files {
+		index[fr.Path] = len(cases)
+		c := report.JUnitCase{Name: fr.Path, ClassName: class}
+		switch {
+		case fr.Error != nil:
+			c.Error = fr.ErrorMessage()
+		case fr.DiesAtStart:
+			msg := fr.Message
+			if msg == "" {
+				msg = fr.Reason
+			}
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-at-start", Message: msg})
+		}
+		for _, u := range fr.DlopenMissing {
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it"})
+		}
+		cases = append(cases, c)
+	}
+	if strict {
+		for _, l := range lazy {
+			i, ok := index[l.Path]
+			if !ok {
+				i = len(cases)
+				index[l.Path] = i
+				cases = append(cases, report.JUnitCase{Name: l.Path, ClassName: class})
+			}
+			cases[i].Failures = append(cases[i].Failures, report.JUnitFinding{Type: "bind/lazy-unresolved", Message: l.Message})
+		}
+	}
+	return report.WriteJUnit(w, "abifloor bind", cases)
+}
+
 // diffFindings lists the public changes of r with a one-line text each,
 // as SARIF results (error when incompatible, note when not) about file.
 func diffFindings(r *abidiff.Report, file string) []report.SARIFResult {
@@ -228,6 +305,18 @@ var diffKinds = []string{
 	string(abidiff.Offset), string(abidiff.BitSize), string(abidiff.BitOffset), string(abidiff.MemberAdded), string(abidiff.MemberRemoved), string(abidiff.MemberType),
 	string(abidiff.TypedefTarget), string(abidiff.TypeKind), string(abidiff.EnumeratorAdded), string(abidiff.EnumeratorRemoved), string(abidiff.EnumeratorValue),
 	string(abidiff.ConstantAdded), string(abidiff.ConstantRemoved), string(abidiff.ConstantValue),
+}
+
+// writeDiffJUnit writes one test case, the new file, with a failure per
+// incompatible change (compatible changes are listed in its output).
+func writeDiffJUnit(w io.Writer, r *abidiff.Report, file string) error {
+	c := report.JUnitCase{Name: file, ClassName: "abifloor.diff"}
+	for _, f := range diffFindings(r, file) {
+		if f.Level == "error" {
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: f.RuleID, Message: f.Message})
+		}
+	}
+	return report.WriteJUnit(w, "abifloor diff", []report.JUnitCase{c})
 }
 
 func writeDiffSARIF(w io.Writer, r *abidiff.Report, file string) error {
