@@ -132,13 +132,13 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	case report.GitHub:
 		writeBindGitHub(env, res)
 		for _, w := range lazy {
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: w.Path, Title: "lazily bound symbols nothing provides", Message: w.Message})
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: strictLevel(*strict), File: w.Path, Title: "lazily bound symbols nothing provides", Message: w.Message})
 		}
 	default:
 		writeBindText(env, res, *quiet, lazy)
 		p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 		for _, w := range lazy {
-			fmt.Fprintf(env.stdout, "%s %s: %s\n", p.Yellow("warning:"), w.Path, w.Message)
+			fmt.Fprintf(env.stdout, "%s %s: %s\n", strictLabel(p, *strict), w.Path, w.Message)
 		}
 	}
 	code := exitOK
