@@ -101,3 +101,73 @@ printf '  %-22s %8s %8s\n' "one new tag, warm" "$(wall incr)" "$(cpu incr)"
 printf '  %-22s %8s %8s  (CPU: %s x the cold build, %s x the warm rebuild)\n' "peer: clone+compile" "$(wall peer)" "$(cpu peer)" \
 	"$(echo "$(cpu peer) $(cpu cold)" | awk '{printf "%.1f", $1 / $2}')" "$(echo "$(cpu peer) $(cpu warm)" | awk '{printf "%.0f", $1 / $2}')"
 printf '  %-22s %8s ns\n' "lookup" "$lookup"
+
+# nvproxy's whole surface on NVIDIA's repository (issue 20), when given:
+#   ABIFLOOR_NVIDIA_REPO=DIR     open-gpu-kernel-modules (a bare clone is fine)
+#   ABIFLOOR_NVPROXY_SURFACE=F   the surface file, as TestNvproxyAgainstGVisor
+#                                writes it (see docs/ranges.md)
+#   PAIRS=N                      pairs the peer way is timed on (default 3),
+#                                scaled to every consecutive pair of tags
+# Times a cold build of every tag from 535 on, a warm rebuild, one new tag
+# added cold, and the per-pair clone-and-compile way (gVisor's differ: two
+# clones and four compiles of the surface's headers per pair of versions).
+nv=${ABIFLOOR_NVIDIA_REPO:-}
+surf=${ABIFLOOR_NVPROXY_SURFACE:-}
+[ -n "$nv" ] && [ -n "$surf" ] || exit 0
+tags='^(53[5-9]|5[4-9][0-9]|[6-9][0-9][0-9])\.'
+last=$(git -C "$nv" tag -l | grep -E "$tags" | sort -V | tail -1)
+export ABIFLOOR_CACHE=$tmp/nvcache
+timed nvcold "$tmp/abifloor" ranges build --git "$nv" --tags "$tags" --surface "$surf" -o "$tmp/nv.json"
+timed nvwarm "$tmp/abifloor" ranges build --git "$nv" --tags "$tags" --surface "$surf" -o "$tmp/nv2.json"
+cmp -s "$tmp/nv.json" "$tmp/nv2.json" || { echo "warm nvproxy table differs from cold" >&2; exit 1; }
+# One new tag: the table without the last tag, then add it with an empty
+# cache (one export and one compile).
+jq --arg v "$last" '.ranges |= map(.versions -= [$v] | select(.versions | length > 0) | .last = .versions[-1])' "$tmp/nv.json" >"$tmp/nvminus.json"
+ABIFLOOR_CACHE=$tmp/nvcache-new timed nvnew "$tmp/abifloor" ranges add --git "$nv" "$tmp/nvminus.json" "$last"
+ntags=$(git -C "$nv" tag -l | grep -cE "$tags")
+
+# The peer, per pair: two shallow clones, then the surface's headers
+# compiled four times (the differ runs its clang AST tool four times).
+jq -r '.constants[]' "$surf" >"$tmp/consts"
+jq -r '.include[]' "$surf" >"$tmp/incs"
+jq -r '.headers[]' "$surf" >"$tmp/hdrs"
+cat >"$tmp/nvpeer.sh" <<'PEER'
+set -eu
+nv=$1 a=$2 b=$3 tmp=$4
+d=$(mktemp -d "$tmp/nvpeer.XXXX")
+for t in "$a" "$b"; do
+	git clone -q --depth 1 --branch "$t" "file://$nv" "$d/$t" 2>/dev/null
+	: >"$d/$t.c"
+	args=""
+	while read -r inc; do
+		args="$args -I $d/$t/$inc"
+		while read -r h; do
+			for f in "$d/$t/$inc"/$h; do [ -f "$f" ] && echo "#include \"${f#"$d/$t/$inc/"}\"" >>"$d/$t.c"; done
+		done <"$tmp/hdrs"
+	done <"$tmp/incs"
+	while read -r c; do printf '#ifdef %s\nconst unsigned long long GVISOR_%s = %s;\n#endif\n' "$c" "$c" "$c" >>"$d/$t.c"; done <"$tmp/consts"
+	for k in 1 2; do cc -w -g -O0 -fno-eliminate-unused-debug-types -c $args -o "$d/$t.o" "$d/$t.c" || true; done
+done
+rm -rf "$d"
+PEER
+pairs=${PAIRS:-3}
+git -C "$nv" tag -l | grep -E "$tags" | sort -V | tail -$((pairs + 1)) >"$tmp/pairtags"
+cat >"$tmp/nvpeers.sh" <<EOF2
+prev=""
+while read -r t; do
+	[ -n "\$prev" ] && sh "$tmp/nvpeer.sh" "$nv" "\$prev" "\$t" "$tmp"
+	prev=\$t
+done <"$tmp/pairtags"
+EOF2
+timed nvpeer sh "$tmp/nvpeers.sh"
+scale() { echo "$1 $2 $3" | awk '{printf "%.1f", $1 * $3 / $2}'; }
+echo "nvproxy surface ($(jq '.types | length' "$surf") types, $(jq '.opaque | length' "$surf") opaque, $(jq '.constants | length' "$surf") constants) over $ntags tags of $(basename "$(dirname "$nv")")"
+printf '  %-34s %8s %8s\n' "" "wall s" "CPU s"
+printf '  %-34s %8s %8s  (goal <= 60 s)\n' "cold build" "$(wall nvcold)" "$(cpu nvcold)"
+printf '  %-34s %8s %8s  (goal <= 2 s)\n' "warm rebuild" "$(wall nvwarm)" "$(cpu nvwarm)"
+printf '  %-34s %8s %8s  (goal <= 3 s)\n' "one new tag ($last), cold" "$(wall nvnew)" "$(cpu nvnew)"
+printf '  %-34s %8s %8s\n' "peer: $pairs pairs clone+compile" "$(wall nvpeer)" "$(cpu nvpeer)"
+pw=$(scale "$(wall nvpeer)" "$pairs" $((ntags - 1)))
+pc=$(scale "$(cpu nvpeer)" "$pairs" $((ntags - 1)))
+printf '  %-34s %8s %8s  (wall: %s x the cold build, %s x the warm rebuild)\n' "peer: all $((ntags - 1)) pairs (scaled)" "$pw" "$pc" \
+	"$(echo "$pw $(wall nvcold)" | awk '{printf "%.1f", $1 / $2}')" "$(echo "$pw $(wall nvwarm)" | awk '{printf "%.0f", $1 / $2}')"

@@ -82,19 +82,66 @@ func OpenPrivate(dir string) (c *Cache, warning string, err error) {
 		return c, "", err
 	}
 	fallback := filepath.Join(os.TempDir(), fmt.Sprintf("abifloor-cache-%d", os.Geteuid()))
-	c, ferr := Open(fallback)
+	c, ferr := openFallback(fallback)
 	if ferr != nil {
-		// Someone else made the usual fallback: a fresh directory is ours.
+		// Someone else made the usual fallback, or planted a link there:
+		// a fresh directory is ours.
 		tmp, terr := os.MkdirTemp("", "abifloor-cache-")
 		if terr != nil {
 			return nil, "", errors.Join(err, terr)
 		}
 		fallback = tmp
-		if c, ferr = Open(tmp); ferr != nil {
+		if c, ferr = openFallback(tmp); ferr != nil {
 			return nil, "", errors.Join(err, ferr)
 		}
 	}
 	return c, fmt.Sprintf("%v; using the private cache %s instead", err, fallback), nil
+}
+
+// openFallback opens the private fallback cache p, which lies in a
+// directory every user can write (the temporary directory): p must be a
+// real directory, not a link to one (another user may plant
+// /tmp/abifloor-cache-0 as a link to root's ~/.ssh, which root owns and
+// Open would trust), owned by this user and reachable by no one else
+// (mode 0700). It is checked without following links, and again after
+// Open, so a link swapped in between is refused too.
+func openFallback(p string) (*Cache, error) {
+	if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	check := func() error {
+		var st unix.Stat_t
+		if err := unix.Lstat(p, &st); err != nil {
+			return err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			return &UntrustedError{Dir: p, Reason: "not a directory (a symbolic link, or another file)"}
+		}
+		if int(st.Uid) != os.Geteuid() {
+			return &UntrustedError{Dir: p, Reason: fmt.Sprintf("owned by uid %d, not by this user (uid %d)", st.Uid, os.Geteuid())}
+		}
+		if st.Mode&0o077 != 0 {
+			return &UntrustedError{Dir: p, Reason: fmt.Sprintf("reachable by group or others (mode %04o, want 0700)", st.Mode&0o7777)}
+		}
+		return nil
+	}
+	if err := check(); err != nil {
+		return nil, err
+	}
+	c, err := Open(p)
+	if err != nil {
+		return nil, err
+	}
+	// The temporary directory itself may be reached through a link
+	// (TMPDIR=/var/tmp-link); the entry under it may not.
+	parent, err := filepath.EvalSymlinks(filepath.Dir(p))
+	if err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if err := check(); err != nil || c.Dir != filepath.Join(parent, filepath.Base(p)) {
+		return nil, &UntrustedError{Dir: p, Reason: "changed while it was opened"}
+	}
+	return c, nil
 }
 
 // trustedDir: a real directory owned by the user, writable only by them.

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestOpenCreatesPrivateRoot(t *testing.T) {
@@ -230,4 +233,47 @@ func FuzzManifest(f *testing.F) {
 			t.Errorf("manifest %q without libc.so verified", m)
 		}
 	})
+}
+
+// TestFallbackPlantedLink: another user plants the usual fallback
+// ($TMPDIR/abifloor-cache-<uid>) as a symbolic link to a directory of the
+// victim's (~/.ssh: owned by the victim, mode 0700, so Open alone would
+// trust it). The fallback must not follow it: nothing is written there, and
+// a fresh private directory is used instead. Also refused: a fallback that
+// is a real directory of this user but reachable by others (0755).
+func TestFallbackPlantedLink(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	victim := filepath.Join(t.TempDir(), "ssh")
+	if err := os.Mkdir(victim, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	refused := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(refused, 0o755)
+	os.Chmod(refused, 0o1777)
+	fallback := filepath.Join(tmp, fmt.Sprintf("abifloor-cache-%d", os.Geteuid()))
+	for _, plant := range []func() error{
+		func() error { return os.Symlink(victim, fallback) },
+		func() error { return os.Mkdir(fallback, 0o755) },
+	} {
+		os.RemoveAll(fallback)
+		if err := plant(); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(fallback, 0o755) // Mkdir's mode is masked by umask
+		c, warn, err := OpenPrivate(refused)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Dir == fallback || c.Dir == victim || !strings.HasPrefix(c.Dir, tmp) {
+			t.Errorf("OpenPrivate used %s (%s), want a fresh directory under %s", c.Dir, warn, tmp)
+		}
+		if ents, _ := os.ReadDir(victim); len(ents) != 0 {
+			t.Errorf("the victim's directory was written: %v", ents)
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(c.Dir, &st); err != nil || st.Mode&0o777 != 0o700 {
+			t.Errorf("private cache %s: mode %04o, %v; want 0700", c.Dir, st.Mode&0o7777, err)
+		}
+	}
 }

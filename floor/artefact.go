@@ -6,7 +6,6 @@ import (
 	"fmt"
 	pathpkg "path"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -28,22 +27,54 @@ func keep(head []byte) bool { return elfx.IsELF(head) || artefact.Sniff(head) !=
 
 // scanArtefact reads the ELF members of the artefact at path. A file that
 // is no artefact, or compressed text (a changelog.gz), is dropped.
-func scanArtefact(ctx context.Context, path string, head []byte, opt Options) (item, bool) {
+//
+// An artefact met inside a directory (inTree) that turns out malformed,
+// truncated, or with a member name or link leaving it is no error unless opt.Strict: a tree holds archives nobody
+// means to ship (Go's own test archives under $GOROOT/src/archive), so it
+// is reported in Result.Skipped.
+func scanArtefact(ctx context.Context, path string, head []byte, inTree bool, opt Options) (item, bool) {
 	if artefact.Detect(head) == "" {
 		return item{}, false
 	}
-	return readArtefact(ctx, path, opt)
+	it, ok := readArtefact(ctx, path, opt)
+	if inTree && !opt.Strict {
+		kept := it.members[:0]
+		for _, m := range it.members {
+			if m.rep.Error != nil && malformed(m.rep.Error) {
+				it.skipped = append(it.skipped, m.rep)
+				continue
+			}
+			kept = append(kept, m)
+		}
+		it.members = kept
+		if len(kept) == 0 {
+			it.members = nil
+			it.rep = FileReport{}
+		}
+	}
+	return it, ok
+}
+
+// malformed tells the errors of an artefact (or member) that is broken in
+// itself: bad format, cut short, a name or link that leaves it.
+func malformed(err error) bool {
+	for _, e := range []error{artefact.ErrFormat, artefact.ErrTruncated, artefact.ErrLinkOut, artefact.ErrUnsafeName} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	it := item{rep: FileReport{Path: path}}
-	// Claims are checked by check (limits or targets given), not scan.
-	checking := opt.Limits != nil || len(opt.Targets) > 0
+	// Claims are checked by check, not scan or fit.
+	checking := opt.Claims || (!opt.EachTarget && (opt.Limits != nil || len(opt.Targets) > 0))
 	var cl claims
-	cl.resolve(path) // a wheel's tags are in its name
-	fopt := FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets}
-	if checking && len(cl.targets) > 0 {
-		fopt.Targets = append(slices.Clip(opt.Targets), cl.targets...)
+	fopt := opt.fileOptions()
+	if checking {
+		cl.resolve(path, opt.Targets) // a wheel's tags are in its name
+		fopt.Claimed = cl.targets
 	}
 	aopt := artefact.Options{}
 	if opt.ArtefactProgress != nil {
@@ -69,7 +100,12 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 			if err != nil {
 				mi.rep.Error = err
 			} else {
-				mi.rep, mi.viol = Analyze(f, name, fopt)
+				mo := fopt
+				// A package's control comes before its files: a file
+				// held to its libc claim is read with its symbols, so
+				// a broken claim names them.
+				mo.Why = mo.Why || (checking && cl.control != "")
+				mi.rep, mi.viol = Analyze(f, name, mo)
 			}
 			it.members = append(it.members, mi)
 		}
@@ -84,10 +120,16 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		it.members = append(it.members, item{rep: FileReport{Path: path, Error: err}})
 	}
 	if checking {
-		cl.resolve(path)
+		cl.resolve(path, opt.Targets)
 		for i := range it.members {
 			if m := &it.members[i]; m.rep.Error == nil {
 				m.viol = append(m.viol, cl.violations(m.rep)...)
+			}
+		}
+		it.claims = cl.checks(path, it.members)
+		if !opt.Why {
+			for i := range it.members {
+				it.members[i].rep.Why = nil
 			}
 		}
 	}
@@ -95,7 +137,7 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	if len(it.members) == 0 {
 		// An artefact without ELF members counts its files, and shows
 		// nothing.
-		return item{files: it.files}, true
+		return item{files: it.files, claims: it.claims, skipped: it.skipped}, true
 	}
 	return it, true
 }
@@ -150,7 +192,7 @@ func flatten(items []walk.Item[item]) []item {
 			out = append(out, it)
 			continue
 		}
-		out = append(out, item{files: it.files})
+		out = append(out, item{files: it.files, claims: it.claims, skipped: it.skipped})
 		out = append(out, it.members...)
 	}
 	return out

@@ -15,27 +15,48 @@ import (
 // An artefact says where it will run, and check holds its binaries to it:
 //
 //   - a wheel's platform tags (manylinux_2_17_x86_64, from its file name)
-//     are targets, checked like --target with the policy's rules;
-//   - a .deb's Depends: libc6 (>= X) and an rpm's highest
-//     Requires: libc.so.6(GLIBC_X) are GLIBC limits: a binary needing more
-//     crashes on a system the package manager thinks is enough;
+//     are targets, checked like --target with the policy's rules, beside
+//     (never instead of) the targets the caller names;
+//   - a .deb's libc relations in Depends and Pre-Depends (libc6, libc6.1,
+//     libc0.1, and the multilib libc6-i386, libc6-amd64, ... for files of
+//     that architecture) give a GLIBC limit: the lowest glibc the relation
+//     lets the package manager install with (>= X, >> X and = X allow X's
+//     upstream release; << and <= and an unversioned libc6 set no lower
+//     bound, so no GLIBC version is claimed at all); an rpm's highest
+//     Requires: libc.so.6(GLIBC_X) is a GLIBC limit;
 //   - an npm package's "cpu" and "libc" (package.json) must match each
 //     binary's architecture and C library.
 //
 // A broken claim is a violation with Rule RuleClaim whose Target quotes
-// the claim.
+// the claim; Result.Claims says of each claim whether it held.
 
 // RuleClaim marks a violation of what the artefact itself claims.
 const RuleClaim = "claim"
 
+// ClaimCheck is one claim of an artefact and whether its files kept it.
+type ClaimCheck struct {
+	Artefact string `json:"artefact"`
+	Claim    string `json:"claim"`
+	// Files counts the ELF members held to the claim.
+	Files int  `json:"files"`
+	Held  bool `json:"held"`
+}
+
 // claims is what an artefact says of itself.
 type claims struct {
-	control string            // .deb control file or rpm Requires
-	pkgJSON []byte            // npm package.json
-	limits  map[string]string // GLIBC limit from the control, and its source
-	source  string
+	control string // .deb control file or rpm Requires
+	pkgJSON []byte // npm package.json
+	libc    []libcClaim
 	targets []targets.Target // wheel tags
 	npm     *npmClaim
+}
+
+// libcClaim is the GLIBC limit a package's libc relations set for its
+// files of one architecture.
+type libcClaim struct {
+	arch    string // "" for every file no multilib relation names
+	version string // "" when the relations set no lower bound
+	source  string // the relation, quoted
 }
 
 type npmClaim struct {
@@ -49,34 +70,115 @@ func wantClaim(name string) bool {
 }
 
 var (
-	debLibc = regexp.MustCompile(`(?m)^(?:Pre-)?Depends:.*?\blibc6(?:\.1)?\s*\(>=\s*(?:\d+:)?([0-9][0-9.]*)`)
-	rpmLibc = regexp.MustCompile(`(?m)^libc\.so\.6\(GLIBC_([0-9][0-9.]*)\)`)
-	wheelRE = regexp.MustCompile(`^[^-]+-[^-]+(?:-[^-]+)?-[^-]+-[^-]+-([^-]+)\.whl$`)
+	debField  = regexp.MustCompile(`(?m)^((?:Pre-)?Depends):([^\n]*(?:\n[ \t][^\n]*)*)`)
+	debRel    = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?\s*(?:\(\s*(>=|>>|<=|<<|=|>|<)\s*([^)\s]+)\s*\))?`)
+	debLibcRE = regexp.MustCompile(`^libc(?:6|6\.1|0\.1|0\.3)(?:-([a-z0-9]+))?$`)
+	rpmLibc   = regexp.MustCompile(`(?m)^libc\.so\.6\(GLIBC_([0-9][0-9.]*)\)`)
+	wheelRE   = regexp.MustCompile(`^[^-]+-[^-]+(?:-[^-]+)?-[^-]+-[^-]+-([^-]+)\.whl$`)
+	upstream  = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)*`)
 )
 
-// resolve turns what was read into limits and targets.
-func (c *claims) resolve(artefactPath string) {
-	if m := debLibc.FindStringSubmatch(c.control); m != nil {
-		c.limits = map[string]string{"GLIBC": m[1]}
-		c.source = fmt.Sprintf("Depends: libc6 (>= %s)", m[1])
-	} else if ms := rpmLibc.FindAllStringSubmatch(c.control, -1); ms != nil {
-		top := ""
-		for _, m := range ms {
-			if top == "" || symver.Compare(m[1], top) > 0 {
-				top = m[1]
+// multilib maps the architecture suffix of a multilib libc package
+// (libc6-i386) to the ELF architecture of the files it serves.
+var multilib = map[string]string{"i386": "i386", "amd64": "x86_64", "x32": "x86_64", "s390": "s390", "ppc64": "ppc64",
+	"armel": "arm", "armhf": "arm", "sparc64": "sparc64", "mips64": "mips64", "mipsn32": "mips", "mips32": "mips"}
+
+// debLibcClaims reads the libc relations of a .deb's control file. Of
+// alternatives (a | b) the lowest bound holds; of several relations the
+// highest.
+func debLibcClaims(control string) []libcClaim {
+	best := map[string]libcClaim{}
+	var order []string
+	for _, f := range debField.FindAllStringSubmatch(control, -1) {
+		for _, group := range strings.Split(f[2], ",") {
+			c, ok := libcGroup(f[1], group)
+			if !ok {
+				continue
+			}
+			cur, seen := best[c.arch]
+			if !seen {
+				order = append(order, c.arch)
+			}
+			if !seen || (c.version != "" && (cur.version == "" || symver.Compare(c.version, cur.version) > 0)) {
+				best[c.arch] = c
 			}
 		}
-		c.limits = map[string]string{"GLIBC": top}
-		c.source = fmt.Sprintf("Requires: libc.so.6(GLIBC_%s)", top)
+	}
+	var out []libcClaim
+	for _, a := range order {
+		out = append(out, best[a])
+	}
+	return out
+}
+
+// libcGroup reads one group of alternatives; ok when every alternative
+// is a libc of one architecture.
+func libcGroup(field, group string) (c libcClaim, ok bool) {
+	group = strings.Join(strings.Fields(group), " ")
+	c.source = field + ": " + group
+	for i, alt := range strings.Split(group, "|") {
+		m := debRel.FindStringSubmatch(strings.TrimSpace(alt))
+		if m == nil {
+			return c, false
+		}
+		lm := debLibcRE.FindStringSubmatch(m[1])
+		if lm == nil {
+			return c, false
+		}
+		arch := ""
+		if lm[1] != "" {
+			if arch = multilib[lm[1]]; arch == "" {
+				return c, false // libc6-dev, libc6-dbg: not the runtime
+			}
+		}
+		low := ""
+		switch m[2] {
+		case ">=", ">>", "=", ">":
+			// A Debian version: [epoch:]upstream[-revision]; 2.36-9
+			// satisfies >> 2.36, so the bound is the upstream release.
+			v := m[3]
+			if _, rest, ok := strings.Cut(v, ":"); ok {
+				v = rest
+			}
+			low = upstream.FindString(v)
+		}
+		if i == 0 {
+			c.arch, c.version = arch, low
+		} else if c.arch != arch {
+			return c, false
+		} else if low == "" || (c.version != "" && symver.Compare(low, c.version) < 0) {
+			c.version = low
+		}
+	}
+	return c, true
+}
+
+// resolve turns what was read into limits and targets; user are the
+// targets the caller named (a tag among them is not claimed twice).
+func (c *claims) resolve(artefactPath string, user []targets.Target) {
+	c.libc = debLibcClaims(c.control)
+	if c.libc == nil {
+		if ms := rpmLibc.FindAllStringSubmatch(c.control, -1); ms != nil {
+			top := ""
+			for _, m := range ms {
+				if top == "" || symver.Compare(m[1], top) > 0 {
+					top = m[1]
+				}
+			}
+			c.libc = []libcClaim{{version: top, source: fmt.Sprintf("Requires: libc.so.6(GLIBC_%s)", top)}}
+		}
 	}
 	c.targets = nil
 	if m := wheelRE.FindStringSubmatch(path.Base(artefactPath)); m != nil {
 		for _, tag := range strings.Split(m[1], ".") {
 			// The whole tag names a policy of one architecture
 			// (targets.Lookup), so a binary of another breaks it too.
-			if t, err := targets.Lookup(tag); err == nil && t.IsPolicy() {
-				c.targets = append(c.targets, t)
+			// manylinux2014 is manylinux_2_17: claimed once.
+			t, err := targets.Lookup(tag)
+			if err != nil || !t.IsPolicy() || slices.ContainsFunc(append(user, c.targets...), func(u targets.Target) bool { return u.Name == t.Name }) {
+				continue
 			}
+			c.targets = append(c.targets, t)
 		}
 	}
 	if c.pkgJSON != nil {
@@ -90,12 +192,35 @@ func (c *claims) resolve(artefactPath string) {
 // npmCPU is npm's name of an ELF architecture.
 var npmCPU = map[string]string{"x86_64": "x64", "aarch64": "arm64", "i386": "ia32", "arm": "arm", "ppc64le": "ppc64", "ppc64": "ppc64", "s390x": "s390x", "riscv64": "riscv64", "loongarch64": "loong64", "mips64el": "mips64el"}
 
+// libcFor is the libc claim a file of arch is held to.
+func (c *claims) libcFor(arch string) (libcClaim, bool) {
+	var plain *libcClaim
+	for i, l := range c.libc {
+		if l.arch == arch && arch != "" {
+			return l, true
+		}
+		if l.arch == "" {
+			plain = &c.libc[i]
+		}
+	}
+	if plain == nil {
+		return libcClaim{}, false
+	}
+	return *plain, true
+}
+
 // violations checks one member's report against the claims.
 func (c *claims) violations(rep FileReport) []Violation {
 	var out []Violation
-	for ns, allowed := range c.limits {
-		if req, ok := rep.Floors[ns]; ok && symver.Compare(req, allowed) > 0 {
-			out = append(out, Violation{Path: rep.Path, Namespace: ns, Required: req, Allowed: allowed, Symbols: whyOf(rep, ns), Rule: RuleClaim, Target: c.source})
+	if l, ok := c.libcFor(rep.Arch); ok && rep.Libc != Musl {
+		if req, ok := rep.Floors["GLIBC"]; ok && (l.version == "" || symver.Compare(req, l.version) > 0) {
+			v := Violation{Path: rep.Path, Namespace: "GLIBC", Required: req, Allowed: l.version, Symbols: []string{}, Rule: RuleClaim, Target: l.source}
+			for _, s := range rep.Why["GLIBC"] {
+				if _, ver, ok := strings.Cut(s, "@GLIBC_"); !ok || l.version == "" || symver.Compare(ver, l.version) > 0 {
+					v.Symbols = append(v.Symbols, s)
+				}
+			}
+			out = append(out, v)
 		}
 	}
 	if c.npm != nil {
@@ -105,6 +230,40 @@ func (c *claims) violations(rep FileReport) []Violation {
 		if rep.Libc != "" && len(c.npm.Libc) > 0 && !allows(c.npm.Libc, rep.Libc) {
 			out = append(out, Violation{Path: rep.Path, Symbols: []string{}, Rule: RuleClaim, Target: fmt.Sprintf("package.json libc %v: the file is linked against %s", c.npm.Libc, rep.Libc)})
 		}
+	}
+	return out
+}
+
+// checks says of each claim whether the members kept it.
+func (c *claims) checks(artefactPath string, members []item) []ClaimCheck {
+	var out []ClaimCheck
+	add := func(claim string, held func(Violation) bool, applies func(FileReport) bool) {
+		cc := ClaimCheck{Artefact: artefactPath, Claim: claim, Held: true}
+		for _, m := range members {
+			if m.rep.Error != nil || m.rep.Floors == nil || !applies(m.rep) {
+				continue
+			}
+			cc.Files++
+			for _, v := range m.viol {
+				if held(v) {
+					cc.Held = false
+				}
+			}
+		}
+		out = append(out, cc)
+	}
+	for _, l := range c.libc {
+		add(l.source, func(v Violation) bool { return v.Rule == RuleClaim && v.Target == l.source },
+			func(r FileReport) bool { got, ok := c.libcFor(r.Arch); return ok && got.source == l.source })
+	}
+	for _, t := range c.targets {
+		add("platform tag "+t.Name, func(v Violation) bool { return v.Target == t.Name || strings.Contains(v.Target, t.Name) },
+			func(FileReport) bool { return true })
+	}
+	if c.npm != nil {
+		add(fmt.Sprintf("package.json cpu %v libc %v", c.npm.CPU, c.npm.Libc),
+			func(v Violation) bool { return v.Rule == RuleClaim && strings.HasPrefix(v.Target, "package.json ") },
+			func(FileReport) bool { return true })
 	}
 	return out
 }
@@ -120,11 +279,4 @@ func allows(list []string, v string) bool {
 		}
 	}
 	return true
-}
-
-func whyOf(rep FileReport, ns string) []string {
-	if s := rep.Why[ns]; s != nil {
-		return s
-	}
-	return []string{}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/symver"
 )
 
 func TestClaimResolve(t *testing.T) {
@@ -23,15 +24,31 @@ func TestClaimResolve(t *testing.T) {
 		{"p.deb", "Package: p\nPre-Depends: libc6 (>= 2.17)\n", "GLIBC=2.17"},
 		{"p.deb", "Package: p\nDepends: zlib1g\n", ""},
 		{"p.rpm", "libc.so.6(GLIBC_2.2.5)(64bit)\nlibc.so.6(GLIBC_2.14)(64bit)\nlibc.so.6(GLIBC_2.3.4)(64bit)\nrtld(GNU_HASH)\n", "GLIBC=2.14"},
-		{"numpy-2.0.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "", "manylinux_2_17_x86_64 manylinux_2_17_x86_64"},
+		// Two tags naming one policy claim it once (issue 17 item 4:
+		// every violation was reported twice).
+		{"numpy-2.0.0-cp311-cp311-manylinux_2_17_x86_64.manylinux2014_x86_64.whl", "", "manylinux_2_17_x86_64"},
+		// Every libc relation form (issue 17 item 4).
+		{"p.deb", "Package: p\nDepends: libc6 (>> 2.36), libc6 (<< 2.37)\n", "GLIBC=2.36"},
+		{"p.deb", "Package: p\nDepends: libc6 (= 2.36-9+deb12u4)\n", "GLIBC=2.36"},
+		{"p.deb", "Package: p\nDepends: libc6 (<< 2.40)\n", "GLIBC="},
+		{"p.deb", "Package: p\nDepends: libc6\n", "GLIBC="},
+		{"p.deb", "Package: p\nDepends: libc6 (>= 1:2.31-0ubuntu9)\n", "GLIBC=2.31"},
+		{"p.deb", "Package: p\nDepends: libc6-i386 (>= 2.34), libc6 (>= 2.17)\n", "i386:GLIBC=2.34 GLIBC=2.17"},
+		{"p.deb", "Package: p\nDepends: libc6 (>= 2.34) | libc6.1 (>= 2.30)\n", "GLIBC=2.30"},
+		{"p.deb", "Package: p\nDepends: libc6:amd64 (>= 2.28),\n libstdc++6 (>= 12), libc6 (>= 2.34)\n", "GLIBC=2.34"},
+		{"p.deb", "Package: p\nDepends: libc6-dev (>= 2.40)\n", ""},
 		{"x-1.0-py3-none-musllinux_1_2_aarch64.whl", "", "musllinux_1_2_aarch64"},
 		{"x-1.0-py3-none-linux_x86_64.whl", "", ""},
 	} {
 		cl := claims{control: c.control}
-		cl.resolve(c.path)
+		cl.resolve(c.path, nil)
 		var got []string
-		for ns, v := range cl.limits {
-			got = append(got, ns+"="+v)
+		for _, l := range cl.libc {
+			a := ""
+			if l.arch != "" {
+				a = l.arch + ":"
+			}
+			got = append(got, a+"GLIBC="+l.version)
 		}
 		for _, t := range cl.targets {
 			got = append(got, t.Name)
@@ -125,6 +142,26 @@ func TestClaims(t *testing.T) {
 		vs := claimed(t, art)
 		if len(vs) == 0 || vs[0].Target != "manylinux_2_5_x86_64" || vs[0].Required != "2.14" {
 			t.Errorf("%+v", vs)
+		}
+	})
+}
+
+// FuzzDebLibcClaims: any control text parses without panicking, in time
+// linear in its size, and every claim has a source and a valid version.
+func FuzzDebLibcClaims(f *testing.F) {
+	for _, s := range []string{
+		"Depends: libc6 (>= 2.34), libselinux1 (>= 3.1~)\n",
+		"Pre-Depends: libc6 (>> 1:2.36-9+deb12u4) | libc6.1 (= 2.30)\n",
+		"Depends: libc6-i386 (>= 2.34),\n libc6 (<< 2.40), libc6:amd64\n",
+		"Depends: libc6-dev (>= 2.40), libc0.1\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, control string) {
+		for _, c := range debLibcClaims(control) {
+			if c.source == "" || (c.version != "" && !symver.Valid(c.version)) {
+				t.Fatalf("%q: claim %+v", control, c)
+			}
 		}
 	})
 }

@@ -9,4 +9,12 @@
 // small reads per file. The symbols behind a floor (memcpy@GLIBC_2.14) come
 // from the dynamic symbol table and are read only when asked (Why) or when a
 // limit is exceeded. Scan runs this over files and trees in parallel.
+//
+// Check is the gate: it holds every file to Requirements (namespace
+// limits, named targets, an image's glibc) and, inside an artefact, to
+// what the artefact claims of itself; each violation names its source,
+// and the result says which limits checked nothing, whether anything was
+// checked at all, and whether the run was complete. A scan whose context
+// is cancelled is Incomplete (Result.Err wraps ErrIncomplete): it proves
+// nothing, and Check never passes it.
 package floor

@@ -15,6 +15,8 @@ type FitReport struct {
 	// Tree is one row per architecture and libc found.
 	Tree  []TreeFit `json:"tree"`
 	Stats Stats     `json:"stats"`
+	// Incomplete is the scan's: set when it was cut short.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // FileFit is what fits one file.
@@ -79,7 +81,7 @@ func Fit(res *Result, ts []targets.Target) *FitReport {
 		k := key{v.Path, v.Target}
 		byFile[k] = append(byFile[k], v)
 	}
-	out := &FitReport{Files: make([]FileFit, 0, len(res.Files)), Tree: []TreeFit{}, Stats: res.Stats}
+	out := &FitReport{Files: make([]FileFit, 0, len(res.Files)), Tree: []TreeFit{}, Stats: res.Stats, Incomplete: res.Incomplete}
 	type archKey struct{ arch, libc string }
 	var order []archKey
 	groups := map[archKey][]FileReport{}

@@ -2,6 +2,7 @@ package floor
 
 import (
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -10,5 +11,18 @@ func BenchmarkFitUsrBin(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		res := Scan(context.Background(), []string{"/usr/bin"}, Options{Targets: ts, EachTarget: true})
 		Fit(res, ts)
+	}
+}
+
+func TestBlockers(t *testing.T) {
+	vs := []Violation{
+		{Path: "a", Namespace: "GLIBC", Required: "2.34", Allowed: "2.31", Symbols: []string{"f@GLIBC_2.32", "g@GLIBC_2.34"}},
+		{Path: "b", Namespace: "GLIBC", Required: "2.33", Allowed: "2.31", Symbols: []string{"f@GLIBC_2.32"}},
+		{Path: "a", Rule: RuleLibWhitelist, Library: "libfoo.so.1", Symbols: []string{"foo"}},
+	}
+	got := Blockers(vs)
+	if len(got) != 2 || got[0].Cause != "GLIBC 2.34 > 2.31" || got[0].Files != 2 ||
+		strings.Join(got[0].Symbols, " ") != "g@GLIBC_2.34 f@GLIBC_2.32" || got[1].Cause != "libfoo.so.1 (not in lib_whitelist)" {
+		t.Errorf("%+v", got)
 	}
 }

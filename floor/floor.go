@@ -22,6 +22,10 @@ type FileReport struct {
 	Libc string `json:"libc,omitempty"`
 	// Needed is DT_NEEDED, in load order.
 	Needed []string `json:"needed"`
+	// Rpath and Runpath are DT_RPATH and DT_RUNPATH as written: where
+	// the loader looks for Needed besides the system's directories.
+	Rpath   string `json:"rpath,omitempty"`
+	Runpath string `json:"runpath,omitempty"`
 	// Floors maps a namespace to the highest version required; nil when
 	// the file could not be read.
 	Floors map[string]string `json:"floors"`
@@ -90,6 +94,9 @@ type Violation struct {
 	// Target names what set the limit: a target, or "--max".
 	Target  string `json:"target,omitempty"`
 	Library string `json:"library,omitempty"`
+	// Shipped, for lib_whitelist, are the paths where the tree ships
+	// Library on none of the paths the loader searches for this file.
+	Shipped []string `json:"shipped,omitempty"`
 }
 
 // FileOptions say what Analyze reads besides the version tables.
@@ -102,18 +109,52 @@ type FileOptions struct {
 	// Targets are held to their libc, and policies (manylinux,
 	// musllinux) to their rules (policy.go).
 	Targets []targets.Target
-	// EachTarget checks every target's limits separately (fit), not
-	// only the policies'.
+	// EachTarget checks every target's limits separately (fit). Without
+	// it a distro target's limits are folded into Limits (the lowest
+	// wins) and its violations name it.
 	EachTarget bool
+	// Sources name what set each limit of Limits (a namespace, matched
+	// case-insensitively, to Violation.Target).
+	Sources map[string]string
+	// Claimed are the targets an artefact claims (a wheel's tags): held
+	// to their own libc apart from Targets, so the user's targets and the
+	// artefact's both apply.
+	Claimed []targets.Target
+	folded  bool // Limits and Sources already hold the distro targets
+}
+
+// fold returns opt with its distro targets' limits in Limits.
+func (opt FileOptions) fold() FileOptions {
+	if opt.folded || opt.EachTarget {
+		return opt
+	}
+	rq := Requirements{Targets: opt.Targets}
+	for ns, v := range opt.Limits {
+		rq.Limits = append(rq.Limits, Limit{ns, v, lookupFold(opt.Sources, ns)})
+	}
+	l, src := rq.effective()
+	if len(l) > 0 || opt.Limits != nil {
+		opt.Limits, opt.Sources = l, src
+	}
+	opt.folded = true
+	return opt
+}
+
+// lookupFold finds ns in m, case-insensitively.
+func lookupFold(m map[string]string, ns string) string {
+	v, _ := Limits(m).Lookup(ns)
+	return v
 }
 
 // Analyze computes the floors of f, the file at path, and what opt asks
 // for besides.
 func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []Violation) {
+	opt = opt.fold()
 	why, limits := opt.Why, opt.Limits
 	r = FileReport{Path: path, Arch: f.Arch(), Kind: f.Kind(), Libc: LibcOf(f)}
 	if f.Dynamic != nil {
 		r.Soname, r.Needed = f.Dynamic.Soname, f.Dynamic.Needed
+		r.Rpath, r.Runpath = f.Dynamic.Rpath, f.Dynamic.Runpath
 	}
 	needs, err := f.VersionNeeds()
 	if err != nil {
@@ -159,11 +200,14 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 
 	for ns, ver := range r.Floors {
 		if lim, ok := limits.Lookup(ns); ok && symver.Compare(ver, lim) > 0 {
-			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim})
+			viol = append(viol, Violation{Path: path, Namespace: ns, Required: ver, Allowed: lim, Target: lookupFold(opt.Sources, ns)})
 		}
 	}
 	// Whatever path returns below, the targets' rules are checked last.
-	defer func() { viol = append(viol, checkTargets(f, &r, opt.Targets, opt.EachTarget)...) }()
+	defer func() {
+		viol = append(viol, checkTargets(f, &r, opt.Targets, opt.EachTarget)...)
+		viol = append(viol, checkTargets(f, &r, opt.Claimed, false)...)
+	}()
 	if !why && len(viol) == 0 {
 		return r, nil
 	}

@@ -1,12 +1,14 @@
 package floor
 
 import (
+	"debug/elf"
 	"fmt"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
@@ -58,6 +60,9 @@ func LibcOf(f *elfx.File) string {
 func (v Violation) Cause() string {
 	switch v.Rule {
 	case RuleLibWhitelist:
+		if len(v.Shipped) > 0 {
+			return fmt.Sprintf("needs %s, which %s does not allow (lib_whitelist); the tree ships it (%s) but on no RPATH, RUNPATH or $ORIGIN path of this file, so the loader does not find it", v.Library, v.Target, v.Shipped[0])
+		}
 		return fmt.Sprintf("needs %s, which %s does not allow (lib_whitelist) and the tree does not ship", v.Library, v.Target)
 	case RuleBlacklist:
 		return fmt.Sprintf("uses symbols of %s that %s forbids (blacklist)", v.Library, v.Target)
@@ -172,7 +177,13 @@ func indexSymbols(syms []elfx.Symbol) *symIndex {
 			continue
 		}
 		str := s.String()
-		x.byName[s.Name] = append(x.byName[s.Name], str)
+		// A weak reference resolves to 0 where nothing defines it
+		// (__cxa_thread_atexit_impl before glibc 2.18): auditwheel
+		// skips weak references in the blacklist check, and so do we.
+		// A version it names still counts (symbol_versions).
+		if s.Bind != elf.STB_WEAK {
+			x.byName[s.Name] = append(x.byName[s.Name], str)
+		}
 		if s.Library != "" && s.Version != "" {
 			x.byVersion[s.Version] = append(x.byVersion[s.Version], str)
 			x.byLib[s.Library] = append(x.byLib[s.Library], str)
@@ -317,22 +328,64 @@ func isLoader(lib string) bool {
 }
 
 // dropShipped removes lib_whitelist violations for libraries the scanned
-// tree itself ships (by soname or file name): they are bundled, as
-// auditwheel repair would bundle them.
+// tree itself ships (by soname or file name) where the loader finds them:
+// in a directory of the needing file's DT_RUNPATH, or, when it has none,
+// of its DT_RPATH or that of a file of the tree that needs it ($ORIGIN
+// expanded, bind.SearchDirs). They are bundled, as auditwheel repair would
+// bundle them. A library that lies in the tree but on no such path does
+// not load (ldd says "not found"), so it is no excuse.
 func dropShipped(files []FileReport, viol []Violation) []Violation {
-	shipped := map[string]bool{}
-	for _, f := range files {
-		if f.Error == nil {
-			shipped[path.Base(f.Path)] = true
-			if f.Soname != "" {
-				shipped[f.Soname] = true
+	shipped := map[string][]string{} // name → the directories it lies in
+	where := map[string][]string{}   // name → the paths that ship it
+	needers := map[string][]*FileReport{}
+	byPath := map[string]*FileReport{}
+	for i := range files {
+		f := &files[i]
+		if f.Error != nil {
+			continue
+		}
+		byPath[f.Path] = f
+		dir := path.Dir(f.Path)
+		shipped[path.Base(f.Path)] = append(shipped[path.Base(f.Path)], dir)
+		where[path.Base(f.Path)] = append(where[path.Base(f.Path)], f.Path)
+		if f.Soname != "" && f.Soname != path.Base(f.Path) {
+			shipped[f.Soname] = append(shipped[f.Soname], dir)
+			where[f.Soname] = append(where[f.Soname], f.Path)
+		}
+		for _, n := range f.Needed {
+			needers[n] = append(needers[n], f)
+		}
+	}
+	reachable := func(p, lib string) bool {
+		f := byPath[p]
+		if f == nil || len(shipped[lib]) == 0 {
+			return false
+		}
+		dirs, run := bind.SearchDirs(path.Dir(f.Path), f.Rpath, f.Runpath)
+		if !run {
+			for _, name := range []string{path.Base(f.Path), f.Soname} {
+				for _, g := range needers[name] {
+					if g.Runpath == "" && g != f {
+						d, _ := bind.SearchDirs(path.Dir(g.Path), g.Rpath, "")
+						dirs = append(dirs, d...)
+					}
+				}
 			}
 		}
+		for _, d := range dirs {
+			if slices.Contains(shipped[lib], path.Clean(d)) {
+				return true
+			}
+		}
+		return false
 	}
 	out := viol[:0]
 	for _, v := range viol {
-		if v.Rule == RuleLibWhitelist && shipped[v.Library] {
-			continue
+		if v.Rule == RuleLibWhitelist {
+			if reachable(v.Path, v.Library) {
+				continue
+			}
+			v.Shipped = where[v.Library]
 		}
 		out = append(out, v)
 	}

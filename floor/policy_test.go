@@ -50,7 +50,10 @@ func TestApplicable(t *testing.T) {
 }
 
 func TestDropShipped(t *testing.T) {
+	// A shipped library counts where the loader finds it (issue 17 item
+	// 5): m.so's RUNPATH names both directories.
 	files := []FileReport{
+		{Path: "w/m.so", Runpath: "$ORIGIN/libs:$ORIGIN", Floors: map[string]string{}},
 		{Path: "w/libs/libfoo-1a2b.so.1", Soname: "libfoo.so.1", Floors: map[string]string{}},
 		{Path: "w/libbar.so.2", Floors: map[string]string{}},
 		{Path: "w/broken.so", Error: errTest},
@@ -69,6 +72,36 @@ func TestDropShipped(t *testing.T) {
 	}
 	if strings.Join(kept, " ") != "broken.so libssl.so.3 GLIBC" {
 		t.Errorf("kept %v: a library shipped by soname or name is bundled; an unreadable file ships nothing", kept)
+	}
+}
+
+// A library in the tree but on no RPATH, RUNPATH or $ORIGIN path of the
+// file that needs it does not load: it is no excuse. A loader's RPATH
+// counts for a file without RUNPATH, as ld.so searches.
+func TestDropShippedReach(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files []FileReport
+		kept  int
+	}{
+		{"no rpath", []FileReport{{Path: "w/pkg/m.so"}, {Path: "w/pkg/libyaml.so.0"}}, 1},
+		{"rpath elsewhere", []FileReport{{Path: "w/pkg/m.so", Rpath: "$ORIGIN/../other"}, {Path: "w/sharp.libs/libyaml.so.0"}}, 1},
+		{"rpath", []FileReport{{Path: "w/pkg/m.so", Rpath: "$ORIGIN/../sharp.libs"}, {Path: "w/sharp.libs/libyaml.so.0"}}, 0},
+		{"runpath hides rpath", []FileReport{{Path: "w/pkg/m.so", Rpath: "$ORIGIN", Runpath: "/usr/lib"}, {Path: "w/pkg/libyaml.so.0"}}, 1},
+		{"loader rpath", []FileReport{{Path: "w/m.so", Rpath: "$ORIGIN/libs", Needed: []string{"libmid.so"}}, {Path: "w/libs/libmid.so"}, {Path: "w/libs/libyaml.so.0"}}, 0},
+		{"in an artefact", []FileReport{{Path: "x.whl!/pkg/m.so", Runpath: "$ORIGIN/../x.libs"}, {Path: "x.whl!/x.libs/libyaml.so.0"}}, 0},
+	} {
+		needer := c.files[0].Path
+		if c.name == "loader rpath" {
+			needer = "w/libs/libmid.so"
+		}
+		for i := range c.files {
+			c.files[i].Floors = map[string]string{}
+		}
+		got := dropShipped(c.files, []Violation{{Path: needer, Rule: RuleLibWhitelist, Library: "libyaml.so.0"}})
+		if len(got) != c.kept {
+			t.Errorf("%s: kept %v, want %d", c.name, got, c.kept)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package floor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -19,11 +20,20 @@ type Options struct {
 	Exclude []string // patterns of names or paths to skip inside trees
 	Why     bool     // name the symbols behind every floor
 	Limits  Limits   // when set, report violations (check)
-	// Targets, when set, are checked too: libc, and a policy's rules.
+	// Targets, when set, are checked too: libc, a policy's rules, and a
+	// distro's limits (folded into Limits, naming the distro).
 	Targets []targets.Target
 	// EachTarget checks each target separately (fit).
 	EachTarget bool
-	Workers    int // parallel file readers (default 2×GOMAXPROCS)
+	// Claims holds an artefact's members to what it claims (Check sets
+	// it); so do Limits or Targets without EachTarget.
+	Claims bool
+	// Strict makes a malformed artefact met inside a directory an error
+	// (by default it is in Result.Skipped).
+	Strict  bool
+	sources map[string]string // what set each limit (Check)
+	folded  bool              // Limits hold the distro targets' limits
+	Workers int               // parallel file readers (default 2×GOMAXPROCS)
 	// NoTreeArtefacts leaves closed the artefacts met inside
 	// directories (a tree of jars costs seconds); named ones are read.
 	NoTreeArtefacts bool
@@ -43,7 +53,19 @@ type Result struct {
 	// Floors is the tree-wide floor: the highest of every file's.
 	Floors     map[string]string `json:"floors"`
 	Violations []Violation       `json:"violations,omitempty"`
-	Stats      Stats             `json:"stats"`
+	// Claims are the claims of the artefacts read, each with whether it
+	// held (checked only when claims are, see Options.Claims).
+	Claims []ClaimCheck `json:"claims,omitempty"`
+	// Skipped are the artefacts met inside directories that turned out
+	// malformed or truncated (and their members that did): warnings, not
+	// errors, unless Options.Strict.
+	Skipped []FileReport `json:"skipped,omitempty"`
+	Stats   Stats        `json:"stats"`
+	// Incomplete is set when the scan was cut short (its context was
+	// cancelled): the files, floors and violations are only those read
+	// before, so the result proves nothing. Err says how far it got.
+	Incomplete bool  `json:"incomplete,omitempty"`
+	Err        error `json:"-"`
 }
 
 // Stats counts what a scan looked at.
@@ -65,6 +87,8 @@ type item struct {
 	// counts every regular file in it.
 	members []item
 	files   int64
+	claims  []ClaimCheck
+	skipped []FileReport
 }
 
 type hardLink struct{ dev, ino uint64 }
@@ -90,6 +114,8 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			}
 		}
 	}
+	fo := opt.fileOptions()
+	opt.Limits, opt.sources, opt.folded = fo.Limits, fo.Sources, true
 	paths, layouts := splitLayouts(ctx, paths, opt)
 	kept := keep
 	if opt.NoTreeArtefacts {
@@ -114,8 +140,14 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	// A file with several names is reported under the first in output
 	// order, whichever worker happened to read it first.
 	links := map[hardLink]bool{}
+	cut := ctx.Err()
 	for _, it := range flatten(items) {
 		res.Stats.Files += it.files
+		res.Claims = append(res.Claims, it.claims...)
+		res.Skipped = append(res.Skipped, it.skipped...)
+		if cut != nil && it.rep.Error != nil && errors.Is(it.rep.Error, cut) {
+			continue // not an error of the file: the scan was stopped
+		}
 		if it.rep.Path == "" {
 			continue // an artefact's count of files, or one without ELF members
 		}
@@ -144,7 +176,16 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	res.Stats.Special = ws.Special.Load()
 	res.Stats.HardDups += ws.Dups.Load()
 	res.Stats.Excluded = ws.Excluded.Load()
+	if cut != nil {
+		res.Incomplete, res.Err = true, incomplete(ctx, res.Stats.Files)
+	}
 	return res
+}
+
+// fileOptions are the options of Analyze for a file of the scan, the
+// distro targets folded once.
+func (opt Options) fileOptions() FileOptions {
+	return FileOptions{Why: opt.Why, Limits: opt.Limits, Sources: opt.sources, Targets: opt.Targets, EachTarget: opt.EachTarget, folded: opt.folded}.fold()
 }
 
 // scanOne reads one file. Walk errors and read errors of files that might
@@ -165,7 +206,8 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 	}
 	defer in.Close()
 	if !elfx.IsELF(in.Head) {
-		return scanArtefact(ctx, wf.Path, in.Head, opt)
+		// The walker read the head of a file met in a tree.
+		return scanArtefact(ctx, wf.Path, in.Head, wf.Head != nil, opt)
 	}
 	if in.Links > 1 {
 		it.link = hardLink{in.Dev, in.Ino}
@@ -175,6 +217,6 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true
 	}
-	it.rep, it.viol = Analyze(f, wf.Path, FileOptions{Why: opt.Why, Limits: opt.Limits, Targets: opt.Targets, EachTarget: opt.EachTarget})
+	it.rep, it.viol = Analyze(f, wf.Path, opt.fileOptions())
 	return it, true
 }

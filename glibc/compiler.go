@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/run"
 )
 
 // Compiler is what the stubs depend on of the C compiler that builds them:
@@ -24,6 +24,20 @@ type Compiler struct {
 	// ID identifies this compiler binary, as ccache's default
 	// compiler_check does: its path, size and modification time.
 	ID string
+	// Answer, when set, answers a query (-dumpmachine,
+	// -print-file-name=X) in place of running the compiler: the compiler
+	// wrapper sets it to answers remembered in its cache, so that every
+	// query glibc makes of a compiler goes through one mechanism.
+	Answer func(ctx context.Context, args ...string) ([]byte, error)
+}
+
+// Query runs the compiler with a query's arguments and returns what it
+// printed (through Answer when set).
+func (c *Compiler) Query(ctx context.Context, args ...string) ([]byte, error) {
+	if c.Answer != nil {
+		return c.Answer(ctx, args...)
+	}
+	return run.Output(ctx, c.Path, args...)
 }
 
 // ProbeCompiler finds cc on PATH and asks it for its target (one fast
@@ -40,9 +54,9 @@ func ProbeCompiler(ctx context.Context, cc string) (*Compiler, error) {
 // Triple and Arch are left for AskTarget or SetTriple, so a caller can
 // remember a compiler's target by its ID.
 func FindCompiler(cc string) (*Compiler, error) {
-	p, err := exec.LookPath(cc)
+	p, err := run.LookPath(cc)
 	if err != nil {
-		return nil, fmt.Errorf("glibc: C compiler %q not found on PATH: %w", cc, err)
+		return nil, &CompilerError{Name: cc, Err: err}
 	}
 	if p, err = filepath.Abs(p); err != nil {
 		return nil, err
@@ -59,12 +73,24 @@ func FindCompiler(cc string) (*Compiler, error) {
 
 // AskTarget runs the compiler with -dumpmachine and sets Triple and Arch.
 func (c *Compiler) AskTarget(ctx context.Context) error {
-	out, err := exec.CommandContext(ctx, c.Path, "-dumpmachine").Output()
+	out, err := c.Query(ctx, "-dumpmachine")
 	if err != nil {
 		return fmt.Errorf("glibc: %s -dumpmachine: %w", c.Name, err)
 	}
 	return c.SetTriple(string(out))
 }
+
+// CompilerError is a C compiler that is not on PATH.
+type CompilerError struct {
+	Name string
+	Err  error
+}
+
+func (e *CompilerError) Error() string {
+	return fmt.Sprintf("glibc: C compiler %q not found on PATH: %v", e.Name, e.Err)
+}
+
+func (e *CompilerError) Unwrap() error { return e.Err }
 
 // SetTriple sets Triple (as -dumpmachine prints it) and Arch.
 func (c *Compiler) SetTriple(out string) error {
@@ -94,6 +120,16 @@ func (c *Compiler) Targets(arch string) error {
 	if c.Arch == arch {
 		return nil
 	}
-	triple := elfx.ArchTriple(arch)
-	return fmt.Errorf("glibc: %s targets %s, not %s: use %s-gcc, or --arch %s", c.Name, c.Triple, arch, triple, c.Arch)
+	return &ArchError{Compiler: c.Name, Triple: c.Triple, Want: arch, Have: c.Arch}
+}
+
+// ArchError is a compiler that builds code for another architecture than
+// the one asked for.
+type ArchError struct {
+	Compiler, Triple string
+	Want, Have       string // architectures: asked for, and the compiler's
+}
+
+func (e *ArchError) Error() string {
+	return fmt.Sprintf("glibc: %s targets %s, not %s: use %s-gcc", e.Compiler, e.Triple, e.Want, elfx.ArchTriple(e.Want))
 }

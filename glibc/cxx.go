@@ -6,10 +6,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
+
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/abifloor/abifloor/internal/run"
 )
 
 // A C++ program for an old glibc links the host's C++ runtime statically
@@ -191,11 +193,17 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	if o.Compiler != nil {
 		cc = o.Compiler.Path
 	}
+	comp := o.Compiler
+	if comp == nil {
+		if comp, err = FindCompiler(cc); err != nil {
+			return "", nil, nil, err
+		}
+	}
 	nm := "nm"
-	if out, err := exec.CommandContext(ctx, cc, "-print-prog-name=nm").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+	if out, err := comp.Query(ctx, "-print-prog-name=nm"); err == nil && strings.TrimSpace(string(out)) != "" {
 		nm = strings.TrimSpace(string(out))
 	}
-	nmPath, err := exec.LookPath(nm)
+	nmPath, err := run.LookPath(nm)
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("glibc: nm (from %s -print-prog-name=nm) not found: %w", cc, err)
 	}
@@ -203,7 +211,7 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	// field, which the loop skips. (With no archive, nm would read a.out.)
 	var out []byte
 	if len(archives) > 0 {
-		if out, err = exec.CommandContext(ctx, nmPath, append([]string{"-u", "-P"}, archives...)...).Output(); err != nil {
+		if out, err = run.Output(ctx, nmPath, append([]string{"-u", "-P"}, archives...)...); err != nil {
 			return "", nil, nil, fmt.Errorf("glibc: %s -u -P %s: %w", nm, strings.Join(archives, " "), err)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"debug/elf"
 	"fmt"
 	"os"
-	"os/exec"
+
 	"path/filepath"
 	"sort"
 	"strings"
@@ -24,8 +24,8 @@ import (
 
 // gccStub returns the stub of the compiler's libgcc_s.so.1, or ok false
 // when the compiler has none.
-func gccStub(ctx context.Context, cc string) (lib StubLib, ok bool, err error) {
-	out, err := exec.CommandContext(ctx, cc, "-print-file-name=libgcc_s.so.1").Output()
+func gccStub(ctx context.Context, comp *Compiler) (lib StubLib, ok bool, err error) {
+	out, err := comp.Query(ctx, "-print-file-name=libgcc_s.so.1")
 	if err != nil {
 		return lib, false, nil
 	}

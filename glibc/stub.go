@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
+	"time"
+
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -14,12 +15,13 @@ import (
 	"sync"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/run"
 	"github.com/abifloor/abifloor/symver"
 )
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "7"
+const StubFormat = "8"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -120,7 +122,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 		}
 	}
 	// Every compiler run is independent: run them all at once, a few per CPU.
-	b := &builder{ctx: ctx, cc: cc, sem: make(chan struct{}, 2*runtime.NumCPU())}
+	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2*runtime.NumCPU())}
 	var (
 		wg                 sync.WaitGroup
 		compat, ns         string
@@ -140,7 +142,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 		defer wg.Done()
 		var gs StubLib
 		var ok bool
-		if gs, ok, gccErr = gccStub(ctx, cc); ok && gccErr == nil {
+		if gs, ok, gccErr = gccStub(ctx, comp); ok && gccErr == nil {
 			if gccErr = b.lib(work, dir, &gs); gccErr == nil {
 				// As the host's: libgcc_s.so is a script adding libgcc.a.
 				gccErr = os.WriteFile(filepath.Join(dir, "libgcc_s.so"),
@@ -148,14 +150,14 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			}
 		}
 	}()
-	go func() { defer wg.Done(); compat, compatErr = b.compat(a, work, dir, libc) }()
+	go func() { defer wg.Done(); compat, compatErr = b.compat(a, o.Target, work, dir, libc) }()
 	go func() {
 		defer wg.Done()
 		if symver.Compare(o.Target, "2.34") < 0 {
 			initErr = b.initObject(work, dir)
 		}
 	}()
-	go func() { defer wg.Done(); ns = nonshared(ctx, cc) }()
+	go func() { defer wg.Done(); ns = nonshared(ctx, comp) }()
 	wg.Wait()
 	if err := errors.Join(append(errs, compatErr, initErr, gccErr)...); err != nil {
 		return err
@@ -196,15 +198,57 @@ func libcScript(target string, a *Arch, dir, compat string, nonshared bool) (str
 	if nonshared {
 		group = append(group, "-lc_nonshared")
 	}
+	needed := []string{q(a.Loader)}
+	for _, l := range asNeeded(a, target) {
+		needed = append(needed, q(l))
+	}
 	return fmt.Sprintf("/* GNU ld script written by abifloor: glibc %s stubs for %s. */\nGROUP ( %s AS_NEEDED ( %s ) )\n",
-		target, a.Name, strings.Join(group, " "), q(a.Loader)), nil
+		target, a.Name, strings.Join(group, " "), strings.Join(needed, " ")), nil
+}
+
+// mergedLibs are the libraries glibc 2.34 merged into libc: a program
+// written for 2.34 or later calls pthread_create, dlopen or timer_create
+// without -lpthread, -ldl or -lrt, and the host's build system may not add
+// them. Before 2.34 the stub libc script names them AS_NEEDED, so a
+// program that calls them gets them (and needs them) and one that does not
+// stays as it was.
+var mergedLibs = []string{"libpthread.so.0", "libdl.so.2", "librt.so.1"}
+
+// asNeeded are the stub libraries the libc script names AS_NEEDED beside
+// the loader: before 2.34 the merged ones, and the libraries that
+// redirects jump into (libresolv for __res_search).
+func asNeeded(a *Arch, target string) []string {
+	have := map[string]bool{}
+	for _, l := range a.Select(target) {
+		have[l.Soname] = true
+	}
+	seen := map[string]bool{"libc.so.6": true}
+	var out []string
+	add := func(so string) {
+		if have[so] && !seen[so] {
+			seen[so] = true
+			out = append(out, so)
+		}
+	}
+	if symver.Compare(target, "2.34") < 0 {
+		for _, so := range mergedLibs {
+			add(so)
+		}
+	}
+	for _, r := range a.Redirects(target) {
+		if _, ok := thunk(a.Name, r.From, r.To); ok {
+			add(r.Soname)
+		}
+	}
+	return out
 }
 
 // builder runs the C compiler, at most cap(sem) at a time.
 type builder struct {
-	ctx context.Context
-	cc  string
-	sem chan struct{}
+	ctx  context.Context
+	cc   string
+	comp *Compiler
+	sem  chan struct{}
 }
 
 func (b *builder) run(tool string, args ...string) error {
@@ -307,20 +351,34 @@ var statWrappers = []statWrapper{
 	{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
 }
 
-// buildCompat builds an archive with what the host's libc_nonshared.a no
+// compat builds an archive with what the host's libc_nonshared.a no
 // longer has but an old target needs: before glibc 2.33, stat, fstat, lstat
-// and fstatat were static wrappers around __xstat and friends. One member per
-// wrapper, so a program pulls in (and needs the versions of) only the ones it
-// calls. The wrappers are hidden, so nothing leaks into the dynamic symbol
+// and fstatat were static wrappers around __xstat and friends; and the
+// names the host's headers bind that the target has under another name
+// (Redirects). One member per function, so a program pulls in (and needs
+// the versions of) only the ones it calls. The wrappers are hidden, so nothing leaks into the dynamic symbol
 // table. It returns the archive's name, or "" when the target needs none.
-func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error) {
+func (b *builder) compat(a *Arch, target, work, dir string, libc StubLib) (string, error) {
 	have := map[string]bool{}
 	for _, s := range libc.Syms {
 		have[s.Name] = true
 	}
-	ver, ok := statVer[a.Name]
-	if !ok {
-		return "", nil
+	// One C file per member: a stat wrapper, or a redirect's thunk.
+	members := map[string]string{}
+	if ver, ok := statVer[a.Name]; ok {
+		for _, w := range statWrappers {
+			callee, _, _ := strings.Cut(w.call, "(")
+			if have[w.name] || !have[callee] {
+				continue
+			}
+			members[w.name] = fmt.Sprintf("extern int %s(int, %s);\n", callee, w.proto) +
+				fmt.Sprintf("__attribute__((visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
+		}
+	}
+	for _, r := range a.Redirects(target) {
+		if src, ok := thunk(a.Name, r.From, r.To); ok {
+			members[r.From] = src
+		}
 	}
 	var (
 		objs []string
@@ -328,14 +386,14 @@ func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 	)
-	for _, w := range statWrappers {
-		callee, _, _ := strings.Cut(w.call, "(")
-		if have[w.name] || !have[callee] {
-			continue
-		}
-		src := fmt.Sprintf("extern int %s(int, %s);\n", callee, w.proto) +
-			fmt.Sprintf("__attribute__((visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
-		c := filepath.Join(work, "compat-"+w.name+".c")
+	names := make([]string, 0, len(members))
+	for n := range members {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		src := members[name]
+		c := filepath.Join(work, "compat-"+name+".c")
 		obj := strings.TrimSuffix(c, ".c") + ".o"
 		objs = append(objs, obj)
 		wg.Add(1)
@@ -358,10 +416,10 @@ func (b *builder) compat(a *Arch, work, dir string, libc StubLib) (string, error
 		return "", nil
 	}
 	ar := "ar"
-	if out, err := exec.CommandContext(b.ctx, b.cc, "-print-prog-name=ar").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+	if out, err := b.comp.Query(b.ctx, "-print-prog-name=ar"); err == nil && strings.TrimSpace(string(out)) != "" {
 		ar = strings.TrimSpace(string(out))
 	}
-	if p, err := exec.LookPath(ar); err != nil {
+	if p, err := run.LookPath(ar); err != nil {
 		return "", fmt.Errorf("glibc: archiver %q (from %s -print-prog-name=ar) not found: %w", ar, b.cc, err)
 	} else {
 		ar = p
@@ -419,8 +477,8 @@ func (b *builder) initObject(work, dir string) error {
 }
 
 // nonshared returns the compiler's libc_nonshared.a, or "" when it has none.
-func nonshared(ctx context.Context, cc string) string {
-	out, err := exec.CommandContext(ctx, cc, "-print-file-name=libc_nonshared.a").Output()
+func nonshared(ctx context.Context, comp *Compiler) string {
+	out, err := comp.Query(ctx, "-print-file-name=libc_nonshared.a")
 	if err != nil {
 		return ""
 	}
@@ -435,10 +493,16 @@ func nonshared(ctx context.Context, cc string) string {
 }
 
 func runCC(ctx context.Context, cc string, args ...string) error {
-	cmd := exec.CommandContext(ctx, cc, args...)
-	out, err := cmd.CombinedOutput()
+	// The compiler's diagnostics are on stderr; its stdout (nothing, for
+	// -c and -o) is kept with them.
+	res, err := run.Cmd{Path: cc, Args: args, Timeout: 5 * time.Minute}.Run(ctx)
 	if err != nil {
-		return fmt.Errorf("glibc: %s %s: %v\n%s", cc, strings.Join(args, " "), err, bytes.TrimSpace(out))
+		var e *run.Error
+		msg := ""
+		if errors.As(err, &e) {
+			err, msg = e.Err, strings.TrimSpace(string(res.Stdout)+"\n"+e.Stderr)
+		}
+		return fmt.Errorf("glibc: %s %s: %v\n%s", cc, strings.Join(args, " "), err, msg)
 	}
 	return nil
 }

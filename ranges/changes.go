@@ -23,6 +23,39 @@ func changesBetween(old, new *abi.ABI) []Change {
 	for _, c := range r.Symbols.Changes {
 		out = append(out, fromDiff(c))
 	}
+	return append(out, rootChanges(old, new, out)...)
+}
+
+// rootChanges are the root types (what the surface asked for) that
+// appeared or disappeared: a type absent at one version and present at the
+// next is a change like any other (issue "trust", item 6), even when
+// abidiff, comparing layouts, has nothing to say about it.
+func rootChanges(old, new *abi.ABI, have []Change) []Change {
+	removed := map[string]bool{}
+	for _, c := range have {
+		if c.Kind == string(abidiff.TypeRemoved) {
+			removed[c.Type] = true
+		}
+	}
+	in := func(roots []string) map[string]bool {
+		m := map[string]bool{}
+		for _, r := range roots {
+			m[r] = true
+		}
+		return m
+	}
+	o, n := in(old.Roots), in(new.Roots)
+	var out []Change
+	for _, r := range old.Roots {
+		if !n[r] && !removed[r] {
+			out = append(out, Change{Kind: string(abidiff.TypeRemoved), Type: r, Compatible: false, Text: r + ": removed"})
+		}
+	}
+	for _, r := range new.Roots {
+		if !o[r] {
+			out = append(out, Change{Kind: "type-added", Type: r, Compatible: true, Text: r + ": added"})
+		}
+	}
 	return out
 }
 

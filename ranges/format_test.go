@@ -1,6 +1,7 @@
 package ranges
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,7 +44,7 @@ func TestWriteTextCleansFingerprint(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := tab.WriteText(&b); err != nil {
+	if err := WriteText(&b, tab); err != nil {
 		t.Fatal(err)
 	}
 	if strings.ContainsAny(b.String(), "\x1b\x07") || strings.Count(b.String(), "\n") != 2 {
@@ -53,7 +54,7 @@ func TestWriteTextCleansFingerprint(t *testing.T) {
 
 func TestWriteText(t *testing.T) {
 	var b strings.Builder
-	if err := sampleTable(t).WriteText(&b); err != nil {
+	if err := WriteText(&b, sampleTable(t)); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
@@ -85,7 +86,7 @@ func TestWriteGo(t *testing.T) {
 	needTools(t, "go")
 	dir := t.TempDir()
 	var b strings.Builder
-	if err := sampleTable(t).WriteGo(&b, "nvranges"); err != nil {
+	if err := WriteGo(&b, sampleTable(t), "nvranges"); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string]string{
@@ -123,14 +124,14 @@ func TestTable(t *testing.T) {
 	if out, err := exec.Command("gofmt", "-l", dir).CombinedOutput(); err == nil && len(out) > 0 {
 		t.Errorf("generated Go is not gofmt'ed: %s", out)
 	}
-	if err := sampleTable(t).WriteGo(&b, "not a name"); err == nil {
+	if err := WriteGo(&b, sampleTable(t), "not a name"); err == nil {
 		t.Error("a package name with spaces was accepted")
 	}
 }
 
 func TestWriteHTML(t *testing.T) {
 	var b strings.Builder
-	if err := sampleTable(t).WriteHTML(&b, "ranges of <struct s> & co"); err != nil {
+	if err := WriteHTML(&b, sampleTable(t), "ranges of <struct s> & co"); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
@@ -143,6 +144,77 @@ func TestWriteHTML(t *testing.T) {
 	for _, bad := range []string{"src=", "href=", "http://", "https://", "@import", "url("} {
 		if strings.Contains(strings.ReplaceAll(page, `"http://www.w3.org/2000/svg"`, ""), bad) {
 			t.Errorf("page refers outside itself: %q", bad)
+		}
+	}
+}
+
+// Names from a table are data: a type name holding U+FEFF, a change text
+// with a newline and "*/", a fingerprint with a quote must not stop the Go
+// file compiling (issue 19, item 17), and the file's Lookup answers as
+// package table's does.
+func TestWriteGoHostileNames(t *testing.T) {
+	needTools(t, "go")
+	tab, err := ReadJSON("t.json", []byte(`{"types":["\ufeffNVOS\u202e","x\ny"],"ranges":[
+		{"first":"1.0","last":"1.4","versions":["1.0","1.2","1.4"],"fingerprint":"a\"b\\c","changes":[]},
+		{"first":"2.0","last":"3.0","versions":["2.0","3.0"],"fingerprint":"\ufeff","changes":[{"type":"struct \ufeffs","path":"*/ x\n::error::","old":"1","new":"2","compatible":false}]},
+		{"first":"4.0-rc1","last":"v4.1","versions":["4.0-rc1","v4.1"],"fingerprint":"c","changes":[]}],"failed":["2.5"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteGo(&b, tab, "nvranges"); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range b.String() {
+		if r > 0x7e || r < ' ' && r != '\n' && r != '\t' {
+			t.Fatalf("generated file holds %U", r)
+		}
+	}
+	probes := []string{"0.9", "1.0", "1.1", "1.4", "1.5", "2.0", "2.4", "2.5", "2.7", "3.0", "4.0-rc0", "4.0-rc1", "4.0", "v4.1", "4.1.0", "5"}
+	var cases strings.Builder
+	for _, v := range probes {
+		a, _ := tab.Lookup(v)
+		want := ""
+		if a.Covered {
+			want = a.Range.First
+		}
+		fmt.Fprintf(&cases, "\t\t{%q, %q},\n", v, want)
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":            "module example.com/m\n\ngo 1.21\n",
+		"nvranges/table.go": b.String(),
+		"nvranges/table_test.go": `package nvranges
+
+import "testing"
+
+func TestLookup(t *testing.T) {
+	for _, c := range []struct{ v, first string }{
+` + cases.String() + `	} {
+		r, ok := Lookup(c.v)
+		if ok != (c.first != "") || ok && r.First != c.first {
+			t.Errorf("Lookup(%s) = %v, %v; want %q", c.v, r.First, ok, c.first)
+		}
+	}
+	if ABITypes[0] != "\ufeffNVOS\u202e" || ABIRanges[1].Changes[0] != "struct \ufeffs: */ x\n::error:: 1 -> 2" {
+		t.Errorf("%q %q", ABITypes, ABIRanges[1].Changes)
+	}
+}
+`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"vet", "./..."}, {"test", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOTOOLCHAIN=local", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %v: %v\n%s\n%s", args, err, out, b.String())
 		}
 	}
 }

@@ -59,7 +59,7 @@ func TestHTMLInChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tab.WriteHTML(f, "ABI ranges ("+name+")"); err != nil {
+		if err := WriteHTML(f, tab, "ABI ranges ("+name+")"); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

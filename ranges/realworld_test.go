@@ -47,7 +47,7 @@ func buildModules(t *testing.T, path string, versions []string, opt Options) *Ta
 			t.Fatalf("%s@%s: %v", path, r.Version, r.Err)
 		}
 	}
-	tab, err := opt.Table(res)
+	tab, err := NewTable(opt, res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestSQLiteHistory(t *testing.T) {
 			t.Errorf("%s: %+v, want covered and inferred", v, a)
 		}
 	}
-	if a, _ := tab.Lookup("v1.12.0"); a.Covered || a.Before != 0 || a.After != 1 {
+	if a, _ := tab.Lookup("v1.12.0"); a.Covered || before(a) != 0 || after(a) != 1 {
 		t.Errorf("v1.12.0: %+v, want the gap between ranges 0 and 1", a)
 	}
 }

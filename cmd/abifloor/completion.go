@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/abifloor/abifloor/report"
 )
 
 func runCompletion(ctx context.Context, env *cmdEnv, args []string) int {
@@ -97,13 +99,13 @@ _abifloor() {
 		return
 	fi
 	case $key in
-`, shellQuote(cmdNames(cmds)+" --version -V --help --color"))
+`, report.ShellQuote(cmdNames(cmds)+" --version -V --help --color"))
 	for _, c := range cmds {
 		if len(c.subs) == 0 {
 			continue
 		}
 		fmt.Fprintf(w, "\t%s)\n\t\tif [ \"$COMP_CWORD\" -eq 2 ]; then\n\t\t\tCOMPREPLY=($(compgen -W %s -- \"$cur\"))\n\t\t\treturn\n\t\tfi\n\t\tkey=\"$key ${COMP_WORDS[2]}\" first=3;;\n",
-			c.name, shellQuote(cmdNames(c.subs)))
+			c.name, report.ShellQuote(cmdNames(c.subs)))
 	}
 	fmt.Fprint(w, `	esac
 	# The value of a flag: a fixed few, or a file.
@@ -114,13 +116,13 @@ _abifloor() {
 		for _, s := range c.subs {
 			for _, f := range s.flags {
 				if len(f.values) > 0 {
-					fmt.Fprintf(w, "\t\t%s) values=%s;;\n", shellQuote(c.name+" "+s.name+" "+flagName(f.name)), shellQuote(strings.Join(f.values, " ")))
+					fmt.Fprintf(w, "\t\t%s) values=%s;;\n", report.ShellQuote(c.name+" "+s.name+" "+flagName(f.name)), report.ShellQuote(strings.Join(f.values, " ")))
 				}
 			}
 		}
 		for _, f := range c.flags {
 			if len(f.values) > 0 {
-				fmt.Fprintf(w, "\t\t%s) values=%s;;\n", shellQuote(c.name+" "+flagName(f.name)), shellQuote(strings.Join(f.values, " ")))
+				fmt.Fprintf(w, "\t\t%s) values=%s;;\n", report.ShellQuote(c.name+" "+flagName(f.name)), report.ShellQuote(strings.Join(f.values, " ")))
 			}
 		}
 	}
@@ -134,14 +136,14 @@ _abifloor() {
 `)
 	for _, c := range cmds {
 		for _, s := range c.subs {
-			fmt.Fprintf(w, "\t%s) flags=%s;;\n", shellQuote(c.name+" "+s.name), shellQuote(dashed(s.flags)+" --color"))
+			fmt.Fprintf(w, "\t%s) flags=%s;;\n", report.ShellQuote(c.name+" "+s.name), report.ShellQuote(dashed(s.flags)+" --color"))
 		}
 		if len(c.subs) > 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\t%s) flags=%s", shellQuote(c.name), shellQuote(dashed(c.flags)+" --color"))
+		fmt.Fprintf(w, "\t%s) flags=%s", report.ShellQuote(c.name), report.ShellQuote(dashed(c.flags)+" --color"))
 		if c.args != nil {
-			fmt.Fprintf(w, "; words=%s", shellQuote(strings.Join(c.args, " ")))
+			fmt.Fprintf(w, "; words=%s", report.ShellQuote(strings.Join(c.args, " ")))
 		}
 		fmt.Fprintln(w, ";;")
 	}
@@ -170,12 +172,12 @@ func zshSpecs(c completionCmd) string {
 		case f.value != "":
 			spec += ":" + strings.ToLower(f.value) + ":_files"
 		}
-		specs = append(specs, shellQuote(spec))
+		specs = append(specs, report.ShellQuote(spec))
 	}
 	if c.args != nil {
-		specs = append(specs, shellQuote("*:argument:("+strings.Join(c.args, " ")+")"))
+		specs = append(specs, report.ShellQuote("*:argument:("+strings.Join(c.args, " ")+")"))
 	} else {
-		specs = append(specs, shellQuote("*:path:_files"))
+		specs = append(specs, report.ShellQuote("*:path:_files"))
 	}
 	return strings.Join(specs, " ")
 }
@@ -188,7 +190,7 @@ _abifloor() {
 	cmds=(
 `)
 	for _, c := range cmds {
-		fmt.Fprintf(w, "\t\t%s\n", shellQuote(c.name+":"+strings.ReplaceAll(c.summary, ":", `\:`)))
+		fmt.Fprintf(w, "\t\t%s\n", report.ShellQuote(c.name+":"+strings.ReplaceAll(c.summary, ":", `\:`)))
 	}
 	fmt.Fprint(w, `	)
 	if (( CURRENT == 2 )); then
@@ -202,13 +204,13 @@ _abifloor() {
 		case c.name == "help":
 			fmt.Fprintln(w, "\thelp) _describe 'command' cmds;;")
 		case len(c.subs) > 0:
-			fmt.Fprintf(w, "\t%s)\n\t\tif (( CURRENT == 3 )); then\n\t\t\tcompadd %s\n\t\t\treturn\n\t\tfi\n\t\tcase $words[3] in\n", shellQuote(c.name), cmdNames(c.subs))
+			fmt.Fprintf(w, "\t%s)\n\t\tif (( CURRENT == 3 )); then\n\t\t\tcompadd %s\n\t\t\treturn\n\t\tfi\n\t\tcase $words[3] in\n", report.ShellQuote(c.name), cmdNames(c.subs))
 			for _, s := range c.subs {
-				fmt.Fprintf(w, "\t\t%s) _arguments %s;;\n", shellQuote(s.name), zshSpecs(s))
+				fmt.Fprintf(w, "\t\t%s) _arguments %s;;\n", report.ShellQuote(s.name), zshSpecs(s))
 			}
 			fmt.Fprintln(w, "\t\tesac;;")
 		default:
-			fmt.Fprintf(w, "\t%s) _arguments %s;;\n", shellQuote(c.name), zshSpecs(c))
+			fmt.Fprintf(w, "\t%s) _arguments %s;;\n", report.ShellQuote(c.name), zshSpecs(c))
 		}
 	}
 	fmt.Fprint(w, `	esac

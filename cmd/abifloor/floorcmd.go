@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ type scanFlags struct {
 	demangle bool
 	jobs     int
 	noArt    bool
+	strict   bool
 }
 
 func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
@@ -36,6 +38,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
 	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
 	fs.BoolVar(&sf.demangle, "demangle", false, "write C++ symbol names demangled (with --why and in violations)")
+	fs.BoolVar(&sf.strict, "strict", false, "a malformed artefact met inside a directory is an error (by default a warning)")
 	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
 
@@ -47,11 +50,18 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	res := doScan(ctx, env, paths, sf, nil, nil)
+	opt, done := scanOptions(env, sf)
+	res := floor.Scan(ctx, paths, opt)
+	done()
+	demangleResult(res, sf)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
 	} else {
 		writeScanText(env, res, sf)
+	}
+	if res.Incomplete {
+		fmt.Fprintf(env.stderr, "abifloor scan: %v\n", res.Err)
+		return exitError
 	}
 	if res.Stats.Errors > 0 {
 		return exitError
@@ -59,13 +69,17 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	return exitOK
 }
 
-func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limits floor.Limits, ts []targets.Target) *floor.Result {
-	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Limits: limits, Targets: ts, Workers: sf.jobs, NoTreeArtefacts: sf.noArt}
+// scanOptions are the options of a scan with sf, its progress shown
+// until done.
+func scanOptions(env *cmdEnv, sf scanFlags) (floor.Options, func()) {
+	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Workers: sf.jobs, NoTreeArtefacts: sf.noArt, Strict: sf.strict}
 	show, done := progress(env)
-	defer done()
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
 	opt.ArtefactProgress = showArtefacts(show)
-	res := floor.Scan(ctx, paths, opt)
+	return opt, done
+}
+
+func demangleResult(res *floor.Result, sf scanFlags) {
 	if sf.demangle {
 		for i := range res.Violations {
 			demangleAll(res.Violations[i].Symbols)
@@ -76,7 +90,6 @@ func doScan(ctx context.Context, env *cmdEnv, paths []string, sf scanFlags, limi
 			}
 		}
 	}
-	return res
 }
 
 // floorList writes floors as "GLIBC 2.34, GLIBCXX 3.4.30", GLIBC first,
@@ -113,6 +126,10 @@ func sortNamespaces(names []string) {
 	})
 }
 
+// maxPathColumn caps scan's path column: a longer path goes on its own
+// line rather than padding every line to its width.
+const maxPathColumn = 64
+
 func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
@@ -130,12 +147,20 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 			archW = max(archW, utf8.RuneCountInString(f.Arch))
 		}
 	}
+	pathW = min(pathW, maxPathColumn)
 	for _, f := range res.Files {
 		if f.Error == nil && sf.quiet {
 			continue
 		}
 		path := report.Clean(f.Path)
-		pad := strings.Repeat(" ", pathW-utf8.RuneCountInString(path)+2)
+		n := utf8.RuneCountInString(path)
+		if n > pathW && f.Error == nil {
+			// A path longer than the column goes on its own line, its
+			// columns on the next (issue 22 item 6).
+			fmt.Fprintln(w, path)
+			path, n = "", 0
+		}
+		pad := strings.Repeat(" ", max(pathW-n, 0)+2)
 		if f.Error != nil {
 			fmt.Fprintf(w, "%s%s%s\n", path, pad, p.Red("error: "+report.Clean(f.ErrorMessage())))
 			continue
@@ -143,8 +168,16 @@ func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
 		fmt.Fprintf(w, "%s%s%-*s  %s\n", path, pad, archW, f.Arch, floorList(f.Floors))
 		writeDetails(w, f, sf)
 	}
+	writeSkipped(w, res, p)
 	if !sf.quiet {
 		writeSummary(w, res, p, sf.verbose)
+	}
+}
+
+// writeSkipped warns of the malformed artefacts met in the trees.
+func writeSkipped(w io.Writer, res *floor.Result, p report.Painter) {
+	for _, f := range res.Skipped {
+		fmt.Fprintf(w, "%s: %s: %s (met inside a directory; --strict makes it an error)\n", p.Yellow("warning"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
 	}
 }
 
@@ -217,7 +250,7 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--format text|json|github|sarif|junit] PATH...")
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit] PATH...")
 	var sf scanFlags
 	sf.add(fs, "text|json|github|sarif|junit")
 	var maxes, targetNames multiFlag
@@ -234,37 +267,27 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
 	}
-	if len(paths) == 0 || (len(maxes)+len(targetNames) == 0 && *image == "") {
-		fmt.Fprintln(env.stderr, "abifloor check: need PATH... and at least one --max, --target or --image")
+	if len(paths) == 0 {
+		fmt.Fprintln(env.stderr, "abifloor check: need PATH... (with --max, --target or --image, or packages that claim where they run)")
 		fs.Usage()
 		return exitError
 	}
-	limits := floor.Limits{}
-	from := map[string]string{} // namespace → what set its limit, for text
-	var maxNS []string          // namespaces limited by --max, to warn of limits that checked nothing
+	var rq floor.Requirements
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor check:", err)
 			return exitError
 		}
-		tighten(limits, from, ns, ver, "--max")
-		maxNS = append(maxNS, ns+"="+ver)
+		rq.Add(ns, ver, "--max")
 	}
-	var named []targets.Target
 	for _, name := range targetNames {
 		t, err := targets.Lookup(name)
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor check:", err, "(abifloor targets lists all)")
 			return exitError
 		}
-		named = append(named, t)
-		if t.IsPolicy() {
-			continue // checked by its per-architecture rules (floor/policy.go)
-		}
-		for ns, ver := range t.Limits {
-			tighten(limits, from, ns, ver, t.Name)
-		}
+		rq.Targets = append(rq.Targets, t)
 	}
 	if *image != "" {
 		// The image's glibc (docs/artefacts.md): a binary copied into
@@ -274,16 +297,21 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintln(env.stderr, "abifloor check: --image:", report.Clean(err.Error()))
 			return exitError
 		}
-		tighten(limits, from, "GLIBC", ver, "image "+*image)
+		rq.Add("GLIBC", ver, "image "+*image)
 	}
-	res := doScan(ctx, env, paths, sf, limits, named)
-	for i := range res.Violations {
-		if v := &res.Violations[i]; v.Target == "" {
-			v.Target = lookupFold(from, v.Namespace)
-		}
+	opt, done := scanOptions(env, sf)
+	res, err := floor.Check(ctx, paths, rq, opt)
+	done()
+	if errors.Is(err, floor.ErrNothing) {
+		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), err)
+		return exitError
 	}
-	warnings := unusedLimits(res, maxNS)
-	empty := res.Stats.ELF == 0 && res.Stats.Errors == 0
+	demangleResult(res.Result, sf)
+	warnings := []string{}
+	for _, l := range res.Unused {
+		warnings = append(warnings, report.Clean(fmt.Sprintf("%s %s=%s: no file needs a %s version, so this limit checked nothing", l.Source, l.Namespace, l.Version, l.Namespace)))
+	}
+	empty := res.Empty && !*allowEmpty
 	switch format {
 	case report.JSON:
 		// check always has "violations", [] when there are none, so tools
@@ -296,67 +324,37 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			*floor.Result
 			Violations []floor.Violation `json:"violations"`
 			Warnings   []string          `json:"warnings"`
-		}{res, viol, warnings})
+		}{res.Result, viol, warnings})
 	case report.GitHub:
-		writeCheckGitHub(env.stdout, res, warnings, empty && !*allowEmpty)
+		if res.Incomplete {
+			// Never the OK summary: one error saying how far it got.
+			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
+			break
+		}
+		writeCheckGitHub(env.stdout, res.Result, warnings, empty)
 	case report.SARIF:
-		writeCheckSARIF(env.stdout, res, warnings, empty && !*allowEmpty)
+		writeCheckSARIF(env.stdout, res.Result, warnings, empty)
 	case report.JUnit:
-		writeCheckJUnit(env.stdout, res, warnings, empty && !*allowEmpty)
+		writeCheckJUnit(env.stdout, res.Result, warnings, empty)
 	default:
-		writeCheckText(env, res, sf, limits, named, warnings, empty && !*allowEmpty)
+		writeCheckText(env, res, sf, rq, warnings, empty)
 	}
 	switch {
+	case res.Incomplete:
+		fmt.Fprintf(env.stderr, "abifloor check: %v\n", res.Err)
+		return exitError
 	case res.Stats.Errors > 0:
 		return exitError
 	case len(res.Violations) > 0:
 		return exitViolation
-	case empty && !*allowEmpty:
-		fmt.Fprintf(env.stderr, "abifloor check: no ELF file under %s: nothing was checked (--allow-empty accepts this)\n", strings.Join(paths, " "))
+	case empty:
+		fmt.Fprintf(env.stderr, "abifloor check: no ELF file under %s: nothing was checked (--allow-empty accepts this)\n", report.Clean(strings.Join(paths, " ")))
 		return exitError
 	}
 	return exitOK
 }
 
-// lookupFold finds ns in m, case-insensitively (--max glibc=2.28 limits
-// GLIBC).
-func lookupFold(m map[string]string, ns string) string {
-	if v, ok := m[ns]; ok {
-		return v
-	}
-	for k, v := range m {
-		if strings.EqualFold(k, ns) {
-			return v
-		}
-	}
-	return ""
-}
-
-// unusedLimits warns of each --max whose namespace no scanned file needs
-// a version of: such a limit checked nothing (a typo, or the wrong tree).
-func unusedLimits(res *floor.Result, maxes []string) []string {
-	out := []string{}
-	if res.Stats.ELF == 0 {
-		return out // nothing was checked at all: that is the error to report
-	}
-	for _, m := range maxes {
-		ns, _, _ := strings.Cut(m, "=")
-		if _, used := floor.Limits(res.Floors).Lookup(ns); !used {
-			out = append(out, fmt.Sprintf("--max %s: no file needs a %s version, so this limit checked nothing", m, ns))
-		}
-	}
-	return out
-}
-
-func tighten(l floor.Limits, from map[string]string, ns, ver, src string) {
-	before, had := l[ns]
-	l.Tighten(ns, ver)
-	if !had || l[ns] != before {
-		from[ns] = src
-	}
-}
-
-func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.Limits, named []targets.Target, warnings []string, empty bool) {
+func writeCheckText(env *cmdEnv, res *floor.CheckResult, sf scanFlags, rq floor.Requirements, warnings []string, empty bool) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
 	w := env.stdout
 	for _, v := range res.Violations {
@@ -382,20 +380,32 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	for _, warn := range warnings {
 		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
 	}
+	writeSkipped(w, res.Result, p)
 	if sf.quiet {
 		if len(res.Violations) > 0 {
 			fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
 		} else if empty {
 			fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
+		} else if res.Incomplete {
+			fmt.Fprintln(w, p.Red("ERROR")+": "+res.Err.Error())
 		}
 		return
 	}
-	writeSummary(w, res, p, sf.verbose)
-	if len(limits) > 0 {
+	writeSummary(w, res.Result, p, sf.verbose)
+	if limits := rq.Effective(); len(limits) > 0 {
 		fmt.Fprintf(w, "limits: %s\n", floorList(limits))
 	}
+	for _, c := range res.Claims {
+		state := "holds"
+		if !c.Held {
+			state = p.Red("broken")
+		} else if c.Files == 0 {
+			state = "no file is held to it"
+		}
+		fmt.Fprintf(w, "claim %s: %s: %s\n", report.Clean(c.Artefact), report.Clean(c.Claim), state)
+	}
 	var policies []string
-	for _, t := range named {
+	for _, t := range rq.Targets {
 		if t.IsPolicy() {
 			policies = append(policies, t.Name)
 		}
@@ -406,6 +416,8 @@ func writeCheckText(env *cmdEnv, res *floor.Result, sf scanFlags, limits floor.L
 	// OK only when something was checked and nothing went wrong: an
 	// empty tree or an unreadable file is never OK.
 	switch {
+	case res.Incomplete:
+		fmt.Fprintln(w, p.Red("ERROR")+": "+res.Err.Error())
 	case empty:
 		fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
 	case len(res.Violations) == 0 && res.Stats.Errors == 0 && res.Stats.ELF == 0:

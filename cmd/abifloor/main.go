@@ -182,15 +182,16 @@ func notifyInterrupt(parent context.Context, again func(os.Signal)) (context.Con
 
 // interruptedExit is the backstop of the interruption convention: a
 // command whose ctx a signal cancelled never exits 0 or 1, whatever it
-// returned; it exits 2 (other codes, such as diff's error bits, stand),
-// and stderr says the run is incomplete, unless the command said so
-// itself (sayIncomplete).
+// returned: it exits 2, and stderr says the run is incomplete (unless
+// the command said so with sayIncomplete). Other codes (2, diff's error
+// bits) stand: such a command has reported the interruption itself.
 func interruptedExit(ctx context.Context, env *cmdEnv, args []string, code int) int {
 	var ie *errInterrupted
 	if !errors.As(context.Cause(ctx), &ie) {
 		return code
 	}
-	if !env.saidIncomplete {
+	// A command that failed (2, diff's error bits) has said why.
+	if !env.saidIncomplete && (code == exitOK || code == exitViolation) {
 		name := ""
 		if len(args) > 0 && lookupCommand(args[0]) != nil {
 			name = args[0]
@@ -226,7 +227,7 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 	c := lookupCommand(args[0])
 	if c == nil {
 		// A tool that runs only the first word of $CC (cc.go).
-		if code, ok := compilerFallback(ctx, env, args); ok {
+		if code, ok := ccFallback(ctx, env, args); ok {
 			return code
 		}
 		unknownCommand(env, "abifloor", args[0])

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,10 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/abifloor/abifloor/internal/input"
-
 	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/ranges"
+	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/symver"
 )
@@ -47,13 +47,17 @@ func runRanges(ctx context.Context, env *cmdEnv, args []string) int {
 
 // headerFlags are the abi headers options, shared by build and add.
 type headerFlags struct {
-	inc, hdr, typ, cst, def multiFlag
-	cc, arch                string
+	inc, hdr, typ, opq, cst, def multiFlag
+	cc, arch, surface            string
+	strict                       bool
 }
 
 func (h *headerFlags) register(fs *flag.FlagSet) {
 	fs.Var(&h.inc, "I", "include `DIR`, relative to each version's tree; repeatable")
-	fs.Var(&h.hdr, "header", "include `FILE`; repeatable, in order")
+	fs.Var(&h.hdr, "header", "include `FILE` or glob, relative to the include dirs and expanded per version; repeatable, in order")
+	fs.Var(&h.opq, "opaque", "keep the type `NAME` or glob by size and alignment only; repeatable")
+	fs.StringVar(&h.surface, "surface", "", "read include dirs, headers, types, opaque types and constants from the JSON `FILE` (combines with the flags)")
+	fs.BoolVar(&h.strict, "strict", false, "fail a version that lacks a type, constant or header, naming every one")
 	fs.Var(&h.typ, "type", "keep the type `NAME` or glob; repeatable")
 	fs.Var(&h.cst, "const", "evaluate the integer macro or constant `NAME`; repeatable")
 	fs.Var(&h.def, "D", "define a macro (`NAME[=VALUE]`); repeatable")
@@ -61,12 +65,20 @@ func (h *headerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.arch, "target-arch", "", "target `ARCH` for a cross compiler")
 }
 
-func (h *headerFlags) options() ranges.Options {
-	return ranges.Options{Includes: h.inc, Headers: h.hdr, Types: h.typ, Consts: h.cst, Defines: h.def, CC: h.cc, Arch: h.arch}
+func (h *headerFlags) options() (ranges.Options, error) {
+	o := ranges.Options{Includes: h.inc, Headers: h.hdr, Types: h.typ, Opaque: h.opq, Consts: h.cst, Defines: h.def, CC: h.cc, Arch: h.arch, Strict: h.strict}
+	if h.surface != "" {
+		s, err := ranges.ReadSurface(h.surface)
+		if err != nil {
+			return o, fmt.Errorf("--surface: %w", err)
+		}
+		o.Merge(s)
+	}
+	return o, nil
 }
 
 func (h *headerFlags) set() bool {
-	return len(h.inc)+len(h.hdr)+len(h.typ)+len(h.cst)+len(h.def) > 0 || h.cc != "" || h.arch != ""
+	return len(h.inc)+len(h.hdr)+len(h.typ)+len(h.opq)+len(h.cst)+len(h.def) > 0 || h.surface != ""
 }
 
 // outputFormat is --format, or, when it was not given, the format -o's
@@ -111,7 +123,14 @@ func rangesBuilder(env *cmdEnv, opt ranges.Options, noCache bool) *ranges.Builde
 			if warning != "" {
 				fmt.Fprintln(env.stderr, "abifloor ranges: warning:", warning)
 			}
-			b.CacheDir = filepath.Join(c.Dir, "ranges")
+			// The ABIs live in a cache of their own under the root, with
+			// package cache's locks, manifests and checks.
+			rc, err := cache.Open(filepath.Join(c.Dir, "ranges"))
+			if err != nil {
+				fmt.Fprintln(env.stderr, "abifloor ranges: no cache:", err)
+				break
+			}
+			b.Cache = rc
 		}
 	}
 	return b
@@ -142,6 +161,11 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 		fs.Usage()
 		return exitError
 	}
+	opt, oerr := hf.options()
+	if oerr != nil {
+		fmt.Fprintln(env.stderr, "abifloor ranges build:", oerr)
+		return exitError
+	}
 	switch {
 	case ferr != nil:
 		return usageErr(ferr.Error())
@@ -151,8 +175,8 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 		return usageErr("--git and --tags go together")
 	case len(abis)+len(dirs) == 0 && *repo == "":
 		return usageErr("nothing to build: give --abi, --dir or --git with --tags")
-	case (len(dirs) > 0 || *repo != "") && (len(hf.hdr) == 0 || len(hf.typ)+len(hf.cst) == 0):
-		return usageErr("header trees need --header and at least one --type or --const")
+	case (len(dirs) > 0 || *repo != "") && (len(opt.Headers) == 0 || len(opt.Types)+len(opt.Opaque)+len(opt.Consts) == 0):
+		return usageErr("header trees need --header and at least one --type, --opaque or --const (or a --surface file)")
 	}
 	var ins []ranges.Input
 	for _, kv := range abis {
@@ -176,7 +200,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	if *repo != "" {
 		g, err := ranges.GitTags(ctx, *repo, *tags)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
+			fmt.Fprintln(env.stderr, "abifloor ranges build:", tagsMessage(err))
 			return exitError
 		}
 		ins = append(ins, g...)
@@ -186,7 +210,6 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitError
 	}
 	ranges.SortInputs(ins)
-	opt := hf.options()
 	b := rangesBuilder(env, opt, *noCache)
 	b.Jobs = *jobs
 	show, done := progress(env)
@@ -197,6 +220,9 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	res := b.Build(ctx, ins)
 	done()
+	if ctx.Err() != nil {
+		return rangesInterrupted(env, "build", res, opt, f)
+	}
 	code := exitOK
 	for _, r := range res {
 		if r.Note != "" {
@@ -211,10 +237,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 			code = exitError
 		}
 	}
-	if ctx.Err() != nil {
-		return exitError
-	}
-	t, err := opt.Table(res)
+	t, err := ranges.NewTable(opt, res)
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
 		return exitError
@@ -239,11 +262,11 @@ func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, titl
 		case report.JSON:
 			return t.WriteJSON(w)
 		case "go":
-			return t.WriteGo(w, goPkg)
+			return ranges.WriteGo(w, t, goPkg)
 		case "html":
-			return t.WriteHTML(w, title)
+			return ranges.WriteHTML(w, t, title)
 		}
-		return t.WriteText(w)
+		return ranges.WriteText(w, t)
 	}
 	var err error
 	if path == "" {
@@ -280,27 +303,16 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 }
 
 func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
-	fail := func(err error) (*ranges.Table, bool) {
+	t, err := table.Read(path)
+	if err == nil {
+		_, err = ranges.ABIs(t)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(env.stderr, "abifloor ranges %s: %v\n", cmd, err)
 		return nil, false
-	}
-	// One open that refuses a FIFO or device, whatever was there when
-	// the path was looked at; what is read is bounded by what is there.
-	in, err := input.Open(path, nil, nil)
-	if err != nil {
-		return fail(err)
-	}
-	defer in.Close()
-	if in.Size > ranges.MaxTableSize {
-		return fail(fmt.Errorf("%s: table larger than %d bytes", path, ranges.MaxTableSize))
-	}
-	b, err := io.ReadAll(io.NewSectionReader(in.FD, 0, ranges.MaxTableSize+1))
-	if err != nil {
-		return fail(&os.PathError{Op: "read", Path: path, Err: err})
-	}
-	t, err := ranges.ReadJSON(path, b)
-	if err != nil {
-		return fail(err)
 	}
 	return t, true
 }
@@ -329,17 +341,9 @@ func runRangesLookup(env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor ranges lookup:", err)
 		return exitError
 	}
-	msg := t.Describe(a)
+	msg := a.Message
 	if f == report.JSON {
-		out := struct {
-			ranges.Answer
-			Message string        `json:"message"`
-			R       *ranges.Range `json:"covered_by,omitempty"`
-		}{Answer: a, Message: msg}
-		if a.Covered {
-			out.R = &t.Ranges[a.Range]
-		}
-		if err := report.WriteJSON(env.stdout, out); err != nil {
+		if err := report.WriteJSON(env.stdout, a); err != nil {
 			return exitError
 		}
 	} else if a.Covered {
@@ -398,20 +402,40 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 	if in.File == "" {
 		switch {
 		case hf.set():
-			opt = hf.options()
+			var err error
+			if opt, err = hf.options(); err != nil {
+				fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
+				return exitError
+			}
 		case t.Options != nil:
-			opt = *t.Options
+			opt = ranges.Options(*t.Options)
 		default:
 			fmt.Fprintf(env.stderr, "abifloor ranges add: %s holds headers, and neither the table nor the flags say which headers and types to read\n", in)
 			return exitError
 		}
+		// A data file never chooses the program to run: the compiler
+		// and target come from the command line, as for build. One the
+		// table recorded that differs is said, not obeyed.
+		recorded := ranges.Options{}
+		if t.Options != nil {
+			recorded = ranges.Options(*t.Options)
+		}
+		opt.CC, opt.Arch = hf.cc, hf.arch
+		if recorded.CC != opt.CC || recorded.Arch != opt.Arch {
+			fmt.Fprintf(env.stderr, "abifloor ranges add: note: the table was built with compiler %s; this version is built with %s (a table never chooses the program to run; give --cc or --target-arch to choose)\n",
+				ccName(recorded), ccName(opt))
+		}
 	}
 	res := rangesBuilder(env, opt, *noCache).Build(ctx, []ranges.Input{in})[0]
+	if ctx.Err() != nil {
+		fmt.Fprintf(env.stderr, "abifloor ranges add: incomplete: interrupted before version %s was built; the table is unchanged\n", version)
+		return exitError
+	}
 	if res.Err != nil {
 		fmt.Fprintf(env.stderr, "abifloor ranges add: version %s: %s\n", version, strings.TrimSpace(res.Err.Error()))
 		return exitError
 	}
-	if err := t.Add(ranges.Version{Name: version, ABI: res.ABI}); err != nil {
+	if err := ranges.Add(t, ranges.Version{Name: version, ABI: res.ABI}); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
 		return exitError
 	}
@@ -450,4 +474,55 @@ func runRangesShow(env *cmdEnv, args []string) int {
 		return exitError
 	}
 	return writeTable(env, t, f, *out, *goPkg, *title)
+}
+
+// tagsMessage says a ranges.TagsError with the flag that gave the
+// pattern.
+func tagsMessage(err error) string {
+	var te *ranges.TagsError
+	if !errors.As(err, &te) {
+		return err.Error()
+	}
+	switch {
+	case te.Repo == "":
+		return fmt.Sprintf("--tags '%s': %v", te.Pattern, te.Err)
+	case te.Tag != "":
+		return fmt.Sprintf("%s: tag %s matches --tags '%s' but is not a version: %v", te.Repo, te.Tag, te.Pattern, te.Err)
+	}
+	return fmt.Sprintf("%s: no tag matches --tags '%s'", te.Repo, te.Pattern)
+}
+
+// ccName says which compiler options choose, for messages.
+func ccName(o ranges.Options) string {
+	name := o.CC
+	if name == "" {
+		name = "cc (the default)"
+	}
+	if o.Arch != "" {
+		name += " for " + o.Arch
+	}
+	return report.Clean(name)
+}
+
+// rangesInterrupted ends a build that was cut short: it says how far it
+// got, never writes the table file, and in JSON writes what was built
+// with "incomplete": true.
+func rangesInterrupted(env *cmdEnv, cmd string, res []ranges.Result, opt ranges.Options, f report.Format) int {
+	done := 0
+	var kept []ranges.Result
+	for _, r := range res {
+		if r.Err == nil || !errors.Is(r.Err, context.Canceled) && !errors.Is(r.Err, context.DeadlineExceeded) {
+			done++
+			kept = append(kept, r)
+		}
+	}
+	fmt.Fprintf(env.stderr, "abifloor ranges %s: incomplete: interrupted after %d of the %d versions found; no table written\n", cmd, done, len(res))
+	if f == report.JSON {
+		t, err := ranges.NewTable(opt, kept)
+		if err == nil {
+			t.Incomplete = true
+			t.WriteJSON(env.stdout)
+		}
+	}
+	return exitError
 }

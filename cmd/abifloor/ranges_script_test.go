@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -35,6 +38,37 @@ func init() {
 		}
 		if n == 0 {
 			ts.Fatalf("corrupt: no .json file under %s", args[0])
+		}
+	}
+}
+
+// An interrupted build exits 2, says incomplete and how far it got, writes
+// no table file, and its JSON says "incomplete": true (issue 17, item 1).
+func TestRangesInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range []string{"v1", "v2"} {
+		os.MkdirAll(filepath.Join(dir, v), 0o755)
+		os.WriteFile(filepath.Join(dir, v, "s.h"), []byte("struct s { int a; };\n"), 0o644)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, format := range []string{"text", "json"} {
+		var stdout, stderr bytes.Buffer
+		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		out := filepath.Join(dir, "t-"+format)
+		code := run(ctx, env, []string{"ranges", "build", "--no-cache", "--dir", "1.0=" + filepath.Join(dir, "v1"), "--dir", "2.0=" + filepath.Join(dir, "v2"),
+			"--header", "s.h", "--type", "struct s", "--format", format, "-o", out})
+		if code != exitError || !strings.Contains(stderr.String(), "abifloor ranges build: incomplete: interrupted after 0 of the 2 versions found") {
+			t.Errorf("%s: exit %d, stderr %q", format, code, stderr.String())
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: an interrupted build wrote %s", format, out)
+		}
+		if format == "json" && !strings.Contains(stdout.String(), `"incomplete": true`) {
+			t.Errorf("json: %q", stdout.String())
+		}
+		if strings.Contains(stdout.String()+stderr.String(), "OK") {
+			t.Errorf("%s: says OK", format)
 		}
 	}
 }

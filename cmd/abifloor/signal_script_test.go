@@ -156,7 +156,9 @@ func TestInterruptedExit(t *testing.T) {
 			t.Errorf("stderr %q", stderr.String())
 		}
 	}
-	if got := interruptedExit(ctx, env, []string{"diff"}, 5); got != 5 {
-		t.Errorf("diff's error bits: exit %d, want 5", got)
+	stderr.Reset()
+	env.saidIncomplete = false
+	if got := interruptedExit(ctx, env, []string{"diff"}, 5); got != 5 || stderr.Len() > 0 {
+		t.Errorf("diff's error bits: exit %d, want 5, and no second line: %q", got, stderr.String())
 	}
 }

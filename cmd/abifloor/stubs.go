@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/abifloor/abifloor/glibc"
 	"github.com/abifloor/abifloor/report"
@@ -20,6 +21,11 @@ func stubsMissing(target, dir string, extra []string) string {
 		return "missing --glibc VER: the glibc release to write stubs for"
 	}
 	return "missing -o DIR: the directory to write the stubs in"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
@@ -61,10 +67,16 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}
+	recipe := "-L " + report.ShellQuote(dir)
+	if init := filepath.Join(dir, glibc.InitObject); fileExists(init) {
+		// Before 2.34, an executable's constructors run only through the
+		// wrapper (docs/stubs.md).
+		recipe += " and, for executables, -Wl,--wrap=main " + report.ShellQuote(init)
+	}
 	if f == report.JSON {
-		report.WriteJSON(env.stdout, map[string]string{"dir": dir, "glibc": o.Target, "arch": o.Arch})
+		report.WriteJSON(env.stdout, map[string]string{"dir": dir, "glibc": o.Target, "arch": o.Arch, "link": recipe})
 		return exitOK
 	}
-	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with -L %s\n", dir, o.Target, o.Arch, dir)
+	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with %s\n", dir, o.Target, o.Arch, recipe)
 	return exitOK
 }

@@ -126,14 +126,9 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// LookPath finds a program on PATH; its error names the program.
-func LookPath(name string) (string, error) {
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s not found on PATH: %w", name, err)
-	}
-	return p, nil
-}
+// LookPath finds a program on PATH, as exec.LookPath does (its error is
+// exec's, which names the program).
+func LookPath(name string) (string, error) { return exec.LookPath(name) }
 
 // Output runs path with args under the defaults and returns its stdout.
 func Output(ctx context.Context, path string, args ...string) ([]byte, error) {

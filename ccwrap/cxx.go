@@ -1,4 +1,4 @@
-package main
+package ccwrap
 
 import (
 	"bufio"
@@ -25,15 +25,16 @@ var cxxRuntimeFiles = []string{"libstdc++.so", "libgcc_s.so.1", "libstdc++.a", "
 // cxxRuntime decides how c++ links the C++ runtime for the target and
 // returns the arguments that do it: none when the host's libstdc++.so.6
 // and libgcc_s.so.1 load there, else -static-libstdc++ -static-libgcc and
-// the polyfill object for what the static runtime needs of a newer glibc.
+// the polyfill object for what the static runtime needs of a newer glibc,
+// with why the shared runtime would not do.
 // The decision and the object are cached, keyed by the compiler and by the
 // runtime files themselves (a libstdc++6 upgrade changes them, not g++).
-func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.StubOptions, a *glibc.Arch) ([]string, error) {
+func (w *Wrapper) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.StubOptions, a *glibc.Arch) (args []string, why string, err error) {
 	files, err := findRuntimeFiles(ctx, c, so.Compiler)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	key := []string{"cxx-runtime", cxxRuntimeFormat, so.Key(a), o.limits["GLIBCXX"]}
+	key := []string{"cxx-runtime", cxxRuntimeFormat, so.Key(a), w.limits["GLIBCXX"]}
 	for _, n := range cxxRuntimeFiles {
 		p := files[n]
 		if fi, err := os.Stat(p); err == nil {
@@ -43,7 +44,7 @@ func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.Stu
 		}
 	}
 	dir, err := c.Get(ctx, strings.Join(key, "\x00"), func(tmp, final string) error {
-		static, why := o.needStaticRuntime(ctx, files, so.Target)
+		static, why := w.needStaticRuntime(ctx, files, so.Target)
 		rt := "shared\n"
 		if static {
 			var ars []string
@@ -63,21 +64,24 @@ func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.Stu
 		return os.WriteFile(filepath.Join(tmp, "runtime"), []byte(rt), 0o644)
 	})
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "runtime"))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	lines := strings.Split(string(b), "\n")
 	if lines[0] != "static" {
-		return nil, nil
+		return nil, "", nil
 	}
-	args := []string{"-static-libstdc++", "-static-libgcc"}
+	args = []string{"-static-libstdc++", "-static-libgcc"}
 	if obj := filepath.Join(dir, glibc.CXXPolyfillObject); exists(obj) {
 		args = append(args, obj)
 	}
 	for _, l := range lines {
+		if r, ok := strings.CutPrefix(l, "why "); ok {
+			why = r
+		}
 		if libs, ok := strings.CutPrefix(l, "libs "); ok {
 			// Shared libraries serve references that come after them, so
 			// these may precede the runtime the driver adds last.
@@ -88,14 +92,14 @@ func (o *ccOptions) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.Stu
 			}
 		}
 	}
-	return args, nil
+	return args, why, nil
 }
 
 // needStaticRuntime: does the host's shared C++ runtime need more than the
 // target has? Its own GLIBC floor decides, and, with a target that limits
 // GLIBCXX, the version of libstdc++.so.6 (libstdc++.so.6.0.30 provides
 // GLIBCXX_3.4.30).
-func (o *ccOptions) needStaticRuntime(ctx context.Context, files map[string]string, target string) (bool, string) {
+func (w *Wrapper) needStaticRuntime(ctx context.Context, files map[string]string, target string) (bool, string) {
 	var paths []string
 	for _, n := range []string{"libstdc++.so", "libgcc_s.so.1"} {
 		if p, err := filepath.EvalSymlinks(files[n]); err == nil && files[n] != "" {
@@ -106,7 +110,7 @@ func (o *ccOptions) needStaticRuntime(ctx context.Context, files map[string]stri
 	for _, v := range res.Violations {
 		return true, fmt.Sprintf("%s needs GLIBC %s", filepath.Base(v.Path), v.Required)
 	}
-	if lim := o.limits["GLIBCXX"]; lim != "" && len(paths) > 0 {
+	if lim := w.limits["GLIBCXX"]; lim != "" && len(paths) > 0 {
 		if n, ok := strings.CutPrefix(filepath.Base(paths[0]), "libstdc++.so.6.0."); ok {
 			if have := "3.4." + n; symver.Compare(have, lim) > 0 {
 				return true, fmt.Sprintf("libstdc++.so.6 provides GLIBCXX %s, above %s", have, lim)

@@ -1,0 +1,740 @@
+// Package ccwrap is the compiler wrapper behind abifloor cc and c++: it
+// reads a gcc or clang command line as the driver does, and when the line
+// links, it links against stub libraries of an older glibc release (built
+// once into a cache shared by concurrent builds), with the C++ runtime the
+// target can load, then proves the output twice: its floor per namespace,
+// and the loader's view (every undefined symbol defined, with its version,
+// by a library the output loads). A command line that does not link (a
+// probe, -c, -E) runs untouched.
+//
+// A command line goes in (Wrapper.Run); the compiler's exit code, the
+// explanations of a failed link and the Proof come out. Nothing here
+// prints: the command does.
+package ccwrap
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/abifloor/abifloor/bind"
+	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/internal/run"
+	"github.com/abifloor/abifloor/report"
+	"github.com/abifloor/abifloor/symver"
+	"github.com/abifloor/abifloor/targets"
+)
+
+// Options say what to link for.
+type Options struct {
+	// Name is how messages call the command: "cc" or "c++".
+	Name string
+	// CXX links the C++ runtime the target can load (c++).
+	CXX bool
+	// Glibc is the release to link against (2.17), or Target a named
+	// target whose GLIBC limit (and GLIBCXX, GCC, CXXABI limits) hold.
+	// Exactly one is set.
+	Glibc, Target string
+	// Arch is the architecture (default: the compiler's).
+	Arch string
+	// CacheDir is the stub cache (default cache.DefaultDir).
+	CacheDir string
+	// Getenv reads the environment (default os.Getenv).
+	Getenv func(string) string
+	// The compiler's standard streams.
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Warn receives warnings (a refused cache root, a repaired entry).
+	Warn func(string)
+	// Verbose makes Run report what it decided (Result.Notes).
+	Verbose bool
+}
+
+// ErrNoRelease is returned by New when neither a release nor a target was
+// named.
+var ErrNoRelease = errors.New("no glibc release or target named")
+
+// ReleaseError is a release that is not one the database knows.
+type ReleaseError struct {
+	Release string
+	Reason  string
+}
+
+func (e *ReleaseError) Error() string {
+	return fmt.Sprintf("%q is not a glibc release: %s", e.Release, e.Reason)
+}
+
+// Wrapper links for one floor.
+type Wrapper struct {
+	o      Options
+	limits floor.Limits
+}
+
+// New checks the options and resolves the target into the limits the
+// proof checks.
+func New(o Options) (*Wrapper, error) {
+	if o.Name == "" {
+		o.Name = "cc"
+		if o.CXX {
+			o.Name = "c++"
+		}
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	w := &Wrapper{o: o}
+	switch {
+	case o.Glibc != "" && o.Target != "":
+		return nil, errors.New("a glibc release and a target both given: use one")
+	case o.Glibc != "":
+		if err := checkRelease(o.Glibc); err != nil {
+			return nil, err
+		}
+		w.limits = floor.Limits{"GLIBC": o.Glibc}
+	case o.Target != "":
+		t, err := targets.Lookup(o.Target)
+		if err != nil {
+			return nil, err
+		}
+		if t.Limits["GLIBC"] == "" {
+			return nil, fmt.Errorf("target %s (%s) has no GLIBC limit: name a glibc-based target or a glibc release", t.Name, t.Kind)
+		}
+		w.limits = floor.Limits(t.Limits)
+	default:
+		return nil, ErrNoRelease
+	}
+	return w, nil
+}
+
+// checkRelease accepts a release written as numbers and dots (2.17,
+// 2.41): it is written into wrapper scripts and cache keys, so nothing
+// else may pass. Whether the database knows it is checked against the
+// architecture at link time.
+func checkRelease(r string) error {
+	parts := strings.Split(r, ".")
+	if len(parts) < 2 || len(parts) > 3 || len(r) > 16 {
+		return &ReleaseError{Release: r, Reason: "want numbers and dots, e.g. 2.17"}
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return &ReleaseError{Release: r, Reason: "want numbers and dots, e.g. 2.17"}
+		}
+	}
+	if _, _, ok := symver.Split("GLIBC_" + r); !ok {
+		return &ReleaseError{Release: r, Reason: "want numbers and dots, e.g. 2.17"}
+	}
+	return nil
+}
+
+// Limits are what the proof checks: GLIBC, and the target's other
+// namespaces.
+func (w *Wrapper) Limits() floor.Limits { return w.limits }
+
+// Result is what one compiler command line did.
+type Result struct {
+	// Code is the compiler's exit code (0: it succeeded).
+	Code int
+	// Explained are one-line explanations of a link that failed for lack
+	// of a symbol ("gai_cancel is in libanl.so.1 in glibc 2.31: add -lanl").
+	Explained []string
+	// Proof is the proof of the linked output; nil when nothing was linked
+	// or there was nothing to prove (-c, -r, -o /dev/null).
+	Proof *Proof
+	// Notes say what was decided, when Options.Verbose.
+	Notes []string
+}
+
+// Proof is what the output was proven against and what failed.
+type Proof struct {
+	Output string
+	Glibc  string // the release linked against
+	// Violations are the output's floors above the limits.
+	Violations []floor.Violation
+	// Loader are the loader's objections: symbols no library the output
+	// loads defines on the target.
+	Loader []string
+}
+
+// OK reports whether the proof holds.
+func (p *Proof) OK() bool { return len(p.Violations) == 0 && len(p.Loader) == 0 }
+
+// Problems are the proof's failures, one line each, for a person.
+func (p *Proof) Problems() []string {
+	var out []string
+	for _, v := range p.Violations {
+		syms := make([]string, len(v.Symbols))
+		copy(syms, v.Symbols)
+		out = append(out, fmt.Sprintf("%s: needs %s %s, above the floor %s: %s", v.Path, v.Namespace, v.Required, v.Allowed, strings.Join(syms, " ")))
+	}
+	for _, m := range p.Loader {
+		out = append(out, p.Output+": "+m)
+	}
+	return out
+}
+
+// Run runs the compiler command line argv (argv[0] is the compiler), with
+// the stubs when it links, and proves what it linked. An error is
+// abifloor's own failure (no compiler, an unreadable cache); a compiler
+// that fails is Result.Code.
+func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
+	if len(argv) == 0 {
+		return Result{}, errors.New("no compiler command")
+	}
+	line := parseCCLine(argv[1:])
+	if line.err != nil {
+		return Result{}, fmt.Errorf("cannot tell which file this command links (%v): refusing to run a link it could not prove", line.err)
+	}
+	if !line.link {
+		// A probe, a compile or a preprocess: nothing of glibc's is
+		// involved, so the compiler runs untouched (and abifloor reads
+		// neither the database nor the cache).
+		code, err := w.runCompiler(ctx, w.o.Stderr, argv)
+		return Result{Code: code}, err
+	}
+	so := glibc.StubOptions{Arch: w.o.Arch, Target: w.limits["GLIBC"], CC: argv[0]}
+	comp, err := glibc.FindCompiler(so.CC)
+	if err != nil {
+		return Result{}, err // before the cache is made
+	}
+	c, err := w.openCache()
+	if err != nil {
+		return Result{}, err
+	}
+	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
+		return compilerAnswer(ctx, c, comp, args...)
+	}
+	if err := comp.AskTarget(ctx); err != nil {
+		return Result{}, err
+	}
+	so.Compiler = comp
+	if so.Arch == "" {
+		so.Arch = so.Compiler.Arch
+	}
+	if err := so.Compiler.Targets(so.Arch); err != nil {
+		return Result{}, err
+	}
+	a, err := archHeader(ctx, c, so.Arch)
+	if err != nil {
+		return Result{}, err
+	}
+	if so, err = so.ResolveWith(a); err != nil {
+		return Result{}, err
+	}
+	w.limits["GLIBC"] = so.Target
+	stubs, err := c.Get(ctx, so.Key(a), func(tmp, final string) error {
+		so.FinalDir = final
+		return glibc.WriteStubs(ctx, tmp, so)
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	var res Result
+	if line.static {
+		res.Notes = append(res.Notes, "-static links this host's libc.a, not the glibc "+so.Target+" stubs: the output needs no glibc to load, but its NSS, iconv and dlopen calls need this host's release at run time")
+	}
+	pre := []string{"-L" + stubs}
+	if init := filepath.Join(stubs, glibc.InitObject); line.executable() && exists(init) {
+		pre = append(pre, "-Wl,--wrap=main", init)
+	}
+	if w.o.CXX && !line.relocatable && !line.static {
+		rt, why, err := w.cxxRuntime(ctx, c, so, a)
+		if err != nil {
+			return Result{}, err
+		}
+		if why != "" {
+			res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
+		}
+		pre = append(pre, rt...)
+	}
+	before, _ := os.Lstat(line.output)
+	// The link's messages are held back (up to a bound) so that a symbol
+	// missing from the target can be explained in one line instead of the
+	// link editor's cascade.
+	held := &heldWriter{w: w.o.Stderr, limit: 1 << 20}
+	args := append([]string{argv[0]}, append(pre, argv[1:]...)...)
+	code, err := w.runCompiler(ctx, held, args)
+	if err != nil {
+		held.Flush()
+		return Result{}, err
+	}
+	if code != 0 {
+		explained, all := explainUndefined(held.Bytes(), a.Name, so.Target)
+		if !all || held.passed {
+			held.Flush()
+		}
+		res.Code, res.Explained = code, explained
+		return res, nil
+	}
+	held.Flush()
+	after, err := os.Lstat(line.output)
+	switch {
+	case err != nil:
+		return Result{}, fmt.Errorf("the compiler succeeded but %s is not there: %v", line.output, err)
+	case !after.Mode().IsRegular():
+		return res, nil // -o /dev/null: a probe, nothing to prove
+	case before != nil && sameFile(before, after):
+		return Result{}, fmt.Errorf("%s was not rewritten by the link: refusing to prove a stale file", line.output)
+	case line.relocatable:
+		return res, nil
+	}
+	p, err := w.prove(ctx, line, stubs, a)
+	res.Proof = p
+	return res, err
+}
+
+// runCompiler runs the user's compiler with the caller's standard streams
+// (stderr may be held back) and returns its exit code. It is not bounded
+// in time: a build takes what it takes; an interrupt kills its process
+// group.
+func (w *Wrapper) runCompiler(ctx context.Context, stderr io.Writer, argv []string) (int, error) {
+	if f, ok := w.o.Stdout.(interface{ Flush() error }); ok {
+		f.Flush()
+	}
+	_, err := run.Cmd{Path: argv[0], Args: argv[1:], Stdin: w.o.Stdin, Stdout: w.o.Stdout, Stderr: stderr, Timeout: -1, MaxStderr: 1}.Run(ctx)
+	var e *run.Error
+	if errors.As(err, &e) && e.ExitCode > 0 {
+		return e.ExitCode, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return 0, nil
+}
+
+// openCache opens the stub cache, or a private one with a warning.
+func (w *Wrapper) openCache() (*cache.Cache, error) {
+	dir := w.o.CacheDir
+	if dir == "" {
+		var err error
+		if dir, err = cache.DefaultDir(w.o.Getenv); err != nil {
+			return nil, err
+		}
+	}
+	c, warn, err := cache.OpenPrivate(dir)
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" && w.o.Warn != nil {
+		w.o.Warn(warn)
+	}
+	c.Warn = w.o.Warn
+	return c, nil
+}
+
+// prove checks the linked file's floors against the limits, then the
+// loader's view.
+func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc.Arch) (*Proof, error) {
+	p := &Proof{Output: line.output, Glibc: w.limits["GLIBC"]}
+	res := floor.Scan(ctx, []string{line.output}, floor.Options{Limits: w.limits})
+	for _, f := range res.Files {
+		if f.Error != nil {
+			return nil, fmt.Errorf("%s: %s", f.Path, f.ErrorMessage())
+		}
+	}
+	if len(res.Files) == 0 {
+		return nil, fmt.Errorf("%s: nothing was proven (interrupted?)", line.output)
+	}
+	p.Violations = res.Violations
+	if len(p.Violations) == 0 {
+		p.Loader = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"])
+	}
+	return p, nil
+}
+
+// Install writes DIR/cc and DIR/c++: shell scripts that run this abifloor
+// (self) with these options, for tools that take one compiler path (CC,
+// CMAKE_C_COMPILER, cargo's linker, meson cross files). compiler is the C
+// or C++ compiler named (default cc); the other of the pair is derived
+// from it (gcc → g++, g++ → gcc, clang → clang++).
+func (w *Wrapper) Install(self, dir, compiler string) error {
+	cc, cxx := "cc", "c++"
+	if compiler != "" {
+		cc, cxx = pairOf(compiler)
+	}
+	flags := []string{}
+	if w.o.Glibc != "" {
+		flags = append(flags, "--glibc", w.o.Glibc)
+	} else {
+		flags = append(flags, "--target", w.o.Target)
+	}
+	if w.o.Arch != "" {
+		flags = append(flags, "--arch", w.o.Arch)
+	}
+	if w.o.CacheDir != "" {
+		d, err := filepath.Abs(w.o.CacheDir)
+		if err != nil {
+			return err
+		}
+		flags = append(flags, "--cache-dir", d)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, s := range []struct{ name, compiler string }{{"cc", cc}, {"c++", cxx}} {
+		words := append([]string{self, s.name}, flags...)
+		words = append(words, "--", s.compiler)
+		var q []string
+		for _, x := range words {
+			q = append(q, report.ShellQuote(x))
+		}
+		// The comment names the release as validated; nothing of the
+		// user's is written outside quotes.
+		script := fmt.Sprintf("#!/bin/sh\n# Written by abifloor %s --install: compile and link for glibc %s, then prove it.\nexec %s \"$@\"\n",
+			w.o.Name, report.ShellQuote(w.limits["GLIBC"]), strings.Join(q, " "))
+		if err := atomicWrite(filepath.Join(dir, s.name), []byte(script), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// atomicWrite writes data to p through a temporary file in p's directory
+// and a rename, so a concurrent reader sees the old file or the new one.
+func atomicWrite(p string, data []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, mode)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, p)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+	}
+	return werr
+}
+
+// SelfPath is the path of this program as it was started (arg0: not
+// with symbolic links resolved, since a multi-call binary dispatches on
+// its name), for the wrapper scripts to run.
+func SelfPath(arg0 string) (string, error) {
+	if !strings.Contains(arg0, "/") {
+		return run.LookPath(arg0)
+	}
+	return filepath.Abs(arg0)
+}
+
+// FromEnv serves tools that run only the first word of $CC: Go's linker
+// probes flags with CC[0] alone ("abifloor -m64 -o a.out -no-pie
+// trivial.c"), so with CC="abifloor cc --glibc 2.17 -- gcc" every probe
+// failed and Go linked a PIE with text relocations. A command line (args,
+// after the program's name self) that starts with a compiler flag, run
+// while $CC (or $CXX) is "self cc ...", is taken as that compiler's: FromEnv
+// returns the command ("cc" or "c++") and its arguments.
+func FromEnv(self string, args []string, getenv func(string) string) (cmd string, cmdArgs []string, ok bool) {
+	if len(args) == 0 || !strings.HasPrefix(args[0], "-") || args[0] == "-h" || args[0] == "--help" {
+		return "", nil, false
+	}
+	for _, v := range []string{"CC", "CXX"} {
+		w := strings.Fields(getenv(v))
+		if len(w) > 2 && filepath.Base(w[0]) == filepath.Base(self) && (w[1] == "cc" || w[1] == "c++") {
+			return w[1], append(w[2:len(w):len(w)], args...), true
+		}
+	}
+	return "", nil, false
+}
+
+// archHeader is the database's header of arch (its releases, triple and
+// loader), kept in the cache: unpacking the embedded database to read it
+// would cost a warm run more than everything else it does.
+func archHeader(ctx context.Context, c *cache.Cache, arch string) (*glibc.Arch, error) {
+	dir, err := c.Get(ctx, strings.Join([]string{"glibc-arch", "1", glibc.Digest(), arch}, "\x00"), func(tmp, final string) error {
+		a, err := glibc.LoadArch(arch, false)
+		if err != nil {
+			return err
+		}
+		h := a.Header()
+		return os.WriteFile(filepath.Join(tmp, "arch"), []byte(strings.Join([]string{h.Name, h.Triple, h.Loader, h.First, h.Newest}, "\t")+"\n"), 0o644)
+	})
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "arch"))
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(strings.TrimSpace(string(b)), "\t")
+	if len(f) != 5 {
+		return nil, fmt.Errorf("cache: %s: malformed architecture header", dir)
+	}
+	return &glibc.Arch{Name: f[0], Triple: f[1], Loader: f[2], First: f[3], Newest: f[4], Digest: glibc.Digest()}, nil
+}
+
+// loaderProof audits the output as ld.so would load it on the target: the
+// stubs stand for the target's glibc, then the link's -L directories, then
+// this machine's libraries. Every symbol the output itself leaves undefined
+// must be defined, with its version, by a library it loads. A shared
+// library may leave symbols to its host, so there only glibc's count. What
+// other libraries of this machine lack (the host's libgcc_s needs the
+// host's glibc) is not the output's to answer for.
+func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) []string {
+	path := []string{stubs}
+	for _, d := range line.libDirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			path = append(path, abs)
+		}
+	}
+	res := bind.New(bind.Options{LibraryPath: path, Workers: 1}).Audit(ctx, []string{line.output})
+	var msgs []string
+	var db *glibc.Index
+	for _, f := range res.Files {
+		if f.Error != nil {
+			return []string{f.ErrorMessage()}
+		}
+		if f.PLTNone > 0 {
+			msgs = append(msgs, fmt.Sprintf("%d PLT relocations of symbols ignored at link time: %s", f.PLTNone, f.Reason))
+		}
+		for _, u := range f.Unresolved {
+			if u.Object != "" {
+				continue
+			}
+			if db == nil {
+				a, err := glibc.LoadArch(arch, true)
+				if err != nil {
+					return []string{err.Error()}
+				}
+				db = a.Index(target)
+			}
+			_, known := db.Lookup(u.Name)
+			isGlibc := strings.HasPrefix(u.Version, "GLIBC_")
+			if l, ok := glibcHint(db, u.Name, target); ok {
+				msgs = append(msgs, l)
+				continue
+			}
+			if known || isGlibc || !line.shared {
+				v := ""
+				if u.Version != "" {
+					v = ", version " + u.Version
+				}
+				msgs = append(msgs, fmt.Sprintf("undefined symbol: %s%s: no library it loads defines it on glibc %s", u.Name, v, target))
+			}
+		}
+	}
+	return msgs
+}
+
+// heldWriter keeps what is written, up to limit bytes; past that it passes
+// everything through.
+type heldWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	buf    bytes.Buffer
+	limit  int
+	passed bool
+}
+
+func (h *heldWriter) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.passed {
+		return h.w.Write(p)
+	}
+	if h.buf.Len()+len(p) > h.limit {
+		h.passed = true
+		h.w.Write(h.buf.Bytes())
+		return h.w.Write(p)
+	}
+	return h.buf.Write(p)
+}
+
+func (h *heldWriter) Bytes() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.buf.Bytes()
+}
+
+// Flush writes what was held.
+func (h *heldWriter) Flush() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.passed {
+		h.w.Write(h.buf.Bytes())
+		h.buf.Reset()
+	}
+}
+
+// Undefined symbols, as GNU ld (quoted `x' or ‘x’) and lld name them; and
+// a shared library's versioned references, which GNU ld reports with the
+// library's name.
+var (
+	undefinedRE    = regexp.MustCompile("undefined reference to [`\u2018]([^'\u2019\n]+)['\u2019]|undefined symbol: ([^\\s(]+)")
+	libUndefinedRE = regexp.MustCompile("([^\\s:]+\\.so(?:\\.[0-9]+)*): undefined reference to [`\u2018]([^'\u2019@\n]+@[^'\u2019\n]+)['\u2019]")
+)
+
+// explainUndefined reads the link editor's messages for symbols it could
+// not find and says, for each one glibc knows, what to do: the library
+// that has it at the target, or the release that added it. A shared
+// library of the host that needs a newer glibc gets one line naming it.
+// all is true when every undefined symbol was explained.
+func explainUndefined(msgs []byte, arch, target string) (lines []string, all bool) {
+	ms := undefinedRE.FindAllSubmatch(msgs, -1)
+	if len(ms) == 0 {
+		return nil, false
+	}
+	a, err := glibc.LoadArch(arch, true)
+	if err != nil {
+		return nil, false
+	}
+	ix := a.Index(target)
+	all = true
+	fromLib := map[string]bool{}
+	var libs []string
+	needs := map[string][]string{}
+	for _, m := range libUndefinedRE.FindAllSubmatch(msgs, -1) {
+		lib, ref := string(m[1]), string(m[2])
+		if !fromLib[ref] {
+			fromLib[ref] = true
+			if len(needs[lib]) == 0 {
+				libs = append(libs, lib)
+			}
+			needs[lib] = append(needs[lib], ref)
+		}
+	}
+	for _, lib := range libs {
+		refs := needs[lib]
+		more := ""
+		if len(refs) > 3 {
+			more = fmt.Sprintf(" and %d more", len(refs)-3)
+			refs = refs[:3]
+		}
+		lines = append(lines, fmt.Sprintf("%s was built for a newer glibc than %s: it needs %s%s; link one built for %s, or statically",
+			lib, target, strings.Join(refs, ", "), more, target))
+	}
+	seen := map[string]bool{}
+	for _, m := range ms {
+		full := string(m[1]) + string(m[2])
+		if fromLib[full] {
+			continue
+		}
+		name, _, _ := strings.Cut(full, "@")
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		if l, ok := glibcHint(ix, name, target); ok {
+			lines = append(lines, l)
+		} else {
+			all = false
+		}
+	}
+	return lines, all
+}
+
+// glibcHint says what to do about a glibc symbol a link lacks: the library
+// that has it at the target, or the release that added it (and, when the
+// target's headers called it by a __ name, where that one is:
+// res_query was __res_query in libresolv before 2.34).
+func glibcHint(ix *glibc.Index, name, target string) (string, bool) {
+	w, ok := ix.Lookup(name)
+	switch {
+	case ok && w.Soname != "" && glibc.LinkFlag(w.Soname) != "":
+		return fmt.Sprintf("%s is in %s in glibc %s: add %s", name, w.Soname, target, glibc.LinkFlag(w.Soname)), true
+	case ok && w.Newer != "":
+		l := fmt.Sprintf("%s: %s > %s", name, w.Newer, target)
+		if old, ok := ix.Lookup("__" + name); ok && old.Soname != "" {
+			l += fmt.Sprintf(" (glibc %s's headers call __%s, in %s", target, name, old.Soname)
+			if f := glibc.LinkFlag(old.Soname); f != "" {
+				l += ": build with those headers and " + f
+			}
+			l += ")"
+		}
+		return l, true
+	}
+	return "", false
+}
+
+func sameFile(a, b os.FileInfo) bool {
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino && sa.Mtim == sb.Mtim && sa.Ctim == sb.Ctim && sa.Size == sb.Size
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// pairOf is the C and C++ drivers of one toolchain, from either of them:
+// gcc or g++ → gcc, g++; clang++ → clang, clang++.
+func pairOf(compiler string) (cc, cxx string) {
+	dir, base := filepath.Split(compiler)
+	if !strings.Contains(base, "++") {
+		return compiler, cxxOf(compiler)
+	}
+	for _, r := range []struct{ c, cxx string }{{"clang", "clang++"}, {"gcc", "g++"}, {"cc", "c++"}} {
+		if i := strings.LastIndex(base, r.cxx); i >= 0 {
+			return dir + base[:i] + r.c + base[i+len(r.cxx):], compiler
+		}
+	}
+	return "cc", compiler
+}
+
+// cxxOf is the C++ driver beside a C compiler: gcc → g++, clang → clang++,
+// aarch64-linux-gnu-gcc-12 → aarch64-linux-gnu-g++-12.
+func cxxOf(cc string) string {
+	dir, base := filepath.Split(cc)
+	for _, r := range []struct{ c, cxx string }{{"clang", "clang++"}, {"gcc", "g++"}, {"cc", "c++"}} {
+		if i := strings.LastIndex(base, r.c); i >= 0 && !strings.Contains(base, "++") {
+			return dir + base[:i] + r.cxx + base[i+len(r.c):]
+		}
+	}
+	return "c++"
+}
+
+// compilerAnswerEnv are the variables that change what a gcc driver
+// answers to a -print or -dump query.
+var compilerAnswerEnv = []string{"GCC_EXEC_PREFIX", "COMPILER_PATH", "LIBRARY_PATH"}
+
+// compilerAnswer runs the compiler with a query (-dumpmachine,
+// -print-search-dirs) once per compiler binary and remembers its output in
+// the cache, keyed by the compiler's identity (path, size and mtime, as
+// ccache identifies a compiler), the query and the environment that
+// changes the answer.
+func compilerAnswer(ctx context.Context, c *cache.Cache, comp *glibc.Compiler, args ...string) ([]byte, error) {
+	key := []string{"compiler answer", comp.ID}
+	key = append(key, args...)
+	for _, v := range compilerAnswerEnv {
+		key = append(key, v+"="+os.Getenv(v))
+	}
+	dir, err := c.Get(ctx, strings.Join(key, "\x00"), func(tmp, _ string) error {
+		out, err := run.Output(ctx, comp.Path, args...)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, "answer"), out, 0o644)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(dir, "answer"))
+}
