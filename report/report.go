@@ -19,6 +19,7 @@ const (
 	JSON   Format = "json"
 	GitHub Format = "github"
 	SARIF  Format = "sarif"
+	JUnit  Format = "junit"
 )
 
 // ParseFormat checks s against the formats a command supports.

@@ -3,8 +3,16 @@ package report
 import (
 	"io"
 	"net/url"
+	"path"
 	"path/filepath"
+	"strings"
 )
+
+// SARIFSchema is the $schema of every log: the OASIS SARIF 2.1.0 schema.
+const SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+// InformationURI is where a reader of a log learns about abifloor.
+const InformationURI = "https://github.com/abifloor/abifloor"
 
 // SARIF 2.1.0 (OASIS), the format GitHub code scanning reads: one run of
 // one tool, its rules, and results that point at files. Only what
@@ -16,6 +24,10 @@ type SARIFRule struct {
 	ID    string // "floor/symbol-versions"
 	Name  string // PascalCase, "SymbolVersionNotAllowed"
 	Short string // one sentence
+	// Full says more: what the finding means ("" repeats Short).
+	Full string
+	// Help says what to do about it ("" repeats Full).
+	Help string
 	// Level is the default: "error", "warning" or "note".
 	Level string
 }
@@ -26,11 +38,18 @@ type SARIFResult struct {
 	Level   string // "error", "warning" or "note"; "" is the rule's
 	Message string
 	// URI is the file, a relative or absolute path ("" for a finding
-	// about the run, such as a limit that checked nothing).
+	// about the run, such as a limit that checked nothing: its location
+	// is the working directory). A member of an artefact
+	// ("debs/x.deb!/lib64/libz.so.1") is located at the artefact, and
+	// named in a logical location and at the start of the message.
 	URI string
+	// Size is the file's size in bytes, when known: the region is then
+	// the whole file by byte offset; otherwise it is line 1.
+	Size int64
 }
 
 type sarifLog struct {
+	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
 	Runs    []sarifRun `json:"runs"`
 }
@@ -48,6 +67,7 @@ type sarifDriver struct {
 	Name            string      `json:"name"`
 	Version         string      `json:"version,omitempty"`
 	SemanticVersion string      `json:"semanticVersion,omitempty"`
+	InformationURI  string      `json:"informationUri"`
 	Rules           []sarifRule `json:"rules"`
 }
 
@@ -55,10 +75,17 @@ type sarifText struct {
 	Text string `json:"text"`
 }
 
+type sarifHelp struct {
+	Text     string `json:"text"`
+	Markdown string `json:"markdown,omitempty"`
+}
+
 type sarifRule struct {
 	ID                   string      `json:"id"`
 	Name                 string      `json:"name,omitempty"`
 	ShortDescription     sarifText   `json:"shortDescription"`
+	FullDescription      sarifText   `json:"fullDescription"`
+	Help                 sarifHelp   `json:"help"`
 	DefaultConfiguration sarifConfig `json:"defaultConfiguration"`
 }
 
@@ -71,15 +98,30 @@ type sarifResult struct {
 	RuleIndex int             `json:"ruleIndex"`
 	Level     string          `json:"level"`
 	Message   sarifText       `json:"message"`
-	Locations []sarifLocation `json:"locations,omitempty"`
+	Locations []sarifLocation `json:"locations"`
 }
 
 type sarifLocation struct {
-	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+	Message          *sarifText     `json:"message,omitempty"`
+}
+
+type sarifLogical struct {
+	Name               string `json:"name"`
+	FullyQualifiedName string `json:"fullyQualifiedName"`
+	Kind               string `json:"kind"`
 }
 
 type sarifPhysical struct {
 	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           sarifRegion   `json:"region"`
+}
+
+type sarifRegion struct {
+	StartLine  int   `json:"startLine,omitempty"`
+	ByteOffset *int  `json:"byteOffset,omitempty"`
+	ByteLength int64 `json:"byteLength,omitempty"`
 }
 
 type sarifArtifact struct {
@@ -96,12 +138,12 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 	for _, r := range results {
 		used[r.RuleID] = true
 	}
-	d := sarifDriver{Name: "abifloor", Rules: []sarifRule{}}
-	if version != "" && version != "(devel)" {
-		d.Version = version
-		if len(version) > 1 && version[0] == 'v' {
-			d.SemanticVersion = version[1:]
-		}
+	d := sarifDriver{Name: "abifloor", Rules: []sarifRule{}, InformationURI: InformationURI, Version: version}
+	if version == "" {
+		d.Version = "(devel)"
+	}
+	if len(version) > 1 && version[0] == 'v' {
+		d.SemanticVersion = version[1:]
 	}
 	for _, r := range rules {
 		if !used[r.ID] {
@@ -111,7 +153,16 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 			continue
 		}
 		index[r.ID] = len(d.Rules)
-		d.Rules = append(d.Rules, sarifRule{ID: r.ID, Name: r.Name, ShortDescription: sarifText{r.Short}, DefaultConfiguration: sarifConfig{levelOr(r.Level, "warning")}})
+		full := r.Full
+		if full == "" {
+			full = r.Short
+		}
+		help := r.Help
+		if help == "" {
+			help = full
+		}
+		d.Rules = append(d.Rules, sarifRule{ID: r.ID, Name: r.Name, ShortDescription: sarifText{r.Short}, FullDescription: sarifText{full},
+			Help: sarifHelp{Text: help, Markdown: help}, DefaultConfiguration: sarifConfig{levelOr(r.Level, "warning")}})
 	}
 	run := sarifRun{Tool: sarifTool{d}, Results: []sarifResult{}}
 	for _, r := range results {
@@ -120,12 +171,35 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 			continue
 		}
 		sr := sarifResult{RuleID: r.RuleID, RuleIndex: i, Level: levelOr(r.Level, d.Rules[i].DefaultConfiguration.Level), Message: sarifText{r.Message}}
-		if r.URI != "" {
-			sr.Locations = []sarifLocation{{sarifPhysical{sarifArtifact{fileURI(r.URI)}}}}
+		sr.Locations = []sarifLocation{location(r)}
+		if len(sr.Locations[0].LogicalLocations) > 0 {
+			sr.Message.Text = sr.Locations[0].Message.Text + ": " + r.Message
 		}
 		run.Results = append(run.Results, sr)
 	}
-	return WriteJSON(w, sarifLog{Version: "2.1.0", Runs: []sarifRun{run}})
+	return WriteJSON(w, sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// location is where r is: its file (the artefact, for a member), the
+// whole file as the region, and a member as a logical location.
+func location(r SARIFResult) sarifLocation {
+	file, member, isMember := strings.Cut(r.URI, "!/")
+	if file == "" {
+		file, isMember = ".", false
+	}
+	l := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{fileURI(file)}}}
+	if r.Size > 0 && !isMember {
+		zero := 0
+		l.PhysicalLocation.Region = sarifRegion{ByteOffset: &zero, ByteLength: r.Size}
+	} else {
+		l.PhysicalLocation.Region = sarifRegion{StartLine: 1}
+	}
+	if isMember {
+		member = "/" + member
+		l.LogicalLocations = []sarifLogical{{Name: path.Base(member), FullyQualifiedName: r.URI, Kind: "module"}}
+		l.Message = &sarifText{"member " + member + " of " + file}
+	}
+	return l
 }
 
 // fileURI writes a path as SARIF wants a URI: a relative path as a

@@ -11,16 +11,15 @@ import (
 	"github.com/abifloor/abifloor/report"
 )
 
-func init() {
-	register(&command{name: "abi", summary: "the ABI of an ELF file or a C header tree (dump, headers)", run: runABI})
-}
-
 func runABI(ctx context.Context, env *cmdEnv, args []string) int {
 	if len(args) == 0 || (args[0] != "dump" && args[0] != "headers") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			abiUsage(env.stderr)
-			return exitOK
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return helpCommand(ctx, env, []string{"abi"})
 		}
+		if len(args) == 0 {
+			return missingSub(env, "abi")
+		}
+		fmt.Fprintf(env.stderr, "abifloor abi: unknown sub-command %q%s\n", args[0], didYouMean(args[0], subcommands["abi"], ""))
 		abiUsage(env.stderr)
 		return exitError
 	}
@@ -50,9 +49,9 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil || len(pos) != 1 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor abi dump:", err)
+			return exitError
 		}
-		fs.Usage()
-		return exitError
+		return usageError(fs, "%s", missingArgs([]string{"FILE"}, pos))
 	}
 	show, done := progress(env)
 	a, name, err := loadABI(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))

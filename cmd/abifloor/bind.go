@@ -16,15 +16,11 @@ import (
 	"github.com/abifloor/abifloor/report"
 )
 
-func init() {
-	register(&command{name: "bind", summary: "how undefined symbols get bound (lazy, eager, never) and whether a binary dies at start", run: runBind})
-}
-
 // screenful is how many symbols the text lists per file without -v.
 const screenful = 20
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--tree] [-v] [--format text|json|github|sarif] [--strict] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--tree] [-v] [--format text|json|github|sarif|junit] [--strict] PATH...")
 	var (
 		dlopen          multiFlag
 		format, sysroot string
@@ -34,7 +30,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		jobs            int
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
-	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif")
+	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif|junit")
 	fs.StringVar(&sysroot, "sysroot", "", "an image root: the PATHs, libraries, ld.so.cache and links are all resolved inside it, as under chroot (a relative PATH is relative to the root, unless it already names a file inside the root from the working directory)")
 	fs.StringVar(&image, "image", "", "a container image (an OCI layout directory or a `docker save` tarball), read in place: its layers applied, its programs (those on its PATH, or the PATHs named inside it) audited against its own libraries and ld.so.cache")
 	fs.Int64Var(&maxMem, "max-memory", bind.DefaultImageMemory>>20, "with --image: the MiB of ELF files held in memory at most")
@@ -52,18 +48,16 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF)
-	switch {
-	case err != nil:
-	case image != "" && sysroot != "":
+	f, err := report.ParseFormat(format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
+	if err == nil && image != "" && sysroot != "" {
 		err = errors.New("--image and --sysroot exclude each other")
-	case len(paths) == 0 && image == "":
-		err = errors.New("no PATH to audit (name files or directories, or an --image)")
 	}
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor bind:", err)
-		fs.Usage()
 		return exitError
+	}
+	if len(paths) == 0 && image == "" {
+		return usageError(fs, "missing PATH...: the programs and libraries to audit (or --image IMAGE)")
 	}
 	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree}
 	if libPath != "" {
@@ -102,10 +96,12 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		report.WriteJSON(env.stdout, res)
 	case report.SARIF:
 		writeBindSARIF(env.stdout, res, res.Warnings, *strict)
+	case report.JUnit:
+		writeBindJUnit(env.stdout, res, res.Warnings, *strict)
 	case report.GitHub:
-		writeBindGitHub(env.stdout, res)
+		writeBindGitHub(env.stdout, res, *strict)
 	default:
-		writeBindText(env, res, bindText{quiet: *quiet, all: *verbose, tree: *tree})
+		writeBindText(env, res, bindText{quiet: *quiet, all: *verbose, tree: *tree, strict: *strict})
 	}
 	switch {
 	case res.Incomplete:
@@ -158,7 +154,7 @@ func bindWhere(image string, paths []string, img *bind.Image) string {
 }
 
 // bindText are the choices of the text report.
-type bindText struct{ quiet, all, tree bool }
+type bindText struct{ quiet, all, tree, strict bool }
 
 func writeBindText(env *cmdEnv, res *bind.Result, opt bindText) {
 	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
@@ -246,7 +242,7 @@ func writeBindText(env *cmdEnv, res *bind.Result, opt bindText) {
 		}
 	}
 	for _, l := range res.Warnings {
-		fmt.Fprintf(w, "%s %s: %s\n", p.Yellow("warning:"), report.Clean(l.Path), report.Clean(l.Message))
+		fmt.Fprintf(w, "%s %s: %s\n", strictLabel(p, opt.strict), report.Clean(l.Path), report.Clean(l.Message))
 	}
 }
 
@@ -307,7 +303,7 @@ func refDetail(u bind.Unresolved) string {
 	return " (" + report.Clean(strings.Join(parts, ", ")) + ")"
 }
 
-func writeBindGitHub(w io.Writer, res *bind.Result) {
+func writeBindGitHub(w io.Writer, res *bind.Result, strict bool) {
 	for _, fr := range res.Files {
 		switch {
 		case fr.Error != nil:
@@ -326,6 +322,6 @@ func writeBindGitHub(w io.Writer, res *bind.Result) {
 		}
 	}
 	for _, l := range res.Warnings {
-		report.WriteAnnotation(w, report.Annotation{Level: "warning", File: l.Path, Title: "lazily bound symbols nothing provides", Message: l.Message})
+		report.WriteAnnotation(w, report.Annotation{Level: strictLevel(strict), File: l.Path, Title: "lazily bound symbols nothing provides", Message: l.Message})
 	}
 }

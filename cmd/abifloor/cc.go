@@ -11,15 +11,6 @@ import (
 	"github.com/abifloor/abifloor/glibc"
 )
 
-func init() {
-	register(&command{name: "cc", summary: "compile and link C against a glibc floor, then prove it (--glibc 2.17 -- gcc ...)", run: func(ctx context.Context, env *cmdEnv, args []string) int {
-		return runCC(ctx, env, args, false)
-	}})
-	register(&command{name: "c++", summary: "compile and link C++ against a glibc floor, then prove it (--glibc 2.17 -- g++ ...)", run: func(ctx context.Context, env *cmdEnv, args []string) int {
-		return runCC(ctx, env, args, true)
-	}})
-}
-
 // ccFallback runs a command line that names no command as the compiler's
 // when $CC or $CXX is "abifloor cc ..." (ccwrap.FromEnv says why).
 func ccFallback(ctx context.Context, env *cmdEnv, args []string) (int, bool) {

@@ -22,13 +22,9 @@ const (
 	diffIncompatible = abidiff.ExitIncompatible
 )
 
-func init() {
-	register(&command{name: "diff", summary: "compare two ABIs (ELF or ABI JSON), abidiff exit bits", run: runDiff})
-}
-
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif] [--strict] [--harmless] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
-	format := fs.String("format", "text", "output `format`: text, json, github or sarif")
+	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif|junit] [--strict] [--harmless] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
+	format := fs.String("format", "text", "output `format`: text, json, github, sarif or junit")
 	var supFiles multiFlag
 	supUsage := "hide changes matching the rules in `FILE`: libabigail's suppression format ([suppress_function], [suppress_variable], [suppress_type]) or lines \"symbol REGEX\" / \"type REGEX\"; repeatable"
 	fs.Var(&supFiles, "suppressions", supUsage)
@@ -50,12 +46,13 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		}
 		return diffError | diffUsage
 	}
-	f, err := report.ParseFormat(*format, report.Text, report.JSON, report.GitHub, report.SARIF)
+	f, err := report.ParseFormat(*format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
 	if err != nil || len(pos) != 2 {
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			return diffError | diffUsage
 		}
-		fs.Usage()
+		usageError(fs, "%s", missingArgs([]string{"OLD", "NEW"}, pos))
 		return diffError | diffUsage
 	}
 	var sups []*abidiff.Suppressions
@@ -121,6 +118,8 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		err = report.WriteJSON(env.stdout, &r)
 	case report.SARIF:
 		err = writeDiffSARIF(env.stdout, &r, pos[1])
+	case report.JUnit:
+		err = writeDiffJUnit(env.stdout, &r, pos[1])
 	case report.GitHub:
 		writeDiffGitHub(env.stdout, &r, pos[1])
 	default:

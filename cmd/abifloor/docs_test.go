@@ -170,3 +170,52 @@ func looseJSON(s string) string {
 	s = looseFingerprintRE.ReplaceAllString(s, "sha256:FINGERPRINT")
 	return looseFuncSizeRE.ReplaceAllString(s, "${1}0")
 }
+
+// TestPreCommitHook runs the hook of .pre-commit-hooks.yaml as pre-commit
+// does: its entry, then the hook's args, then the staged files. A staged
+// ELF file over the limit fails; a commit of non-ELF files passes.
+func TestPreCommitHook(t *testing.T) {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("gcc not installed")
+	}
+	b, err := os.ReadFile("../../.pre-commit-hooks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entry []string
+	for _, line := range strings.Split(string(b), "\n") {
+		if e, ok := strings.CutPrefix(strings.TrimSpace(line), "entry: "); ok {
+			entry = strings.Fields(e)
+		}
+	}
+	if len(entry) < 2 || entry[0] != "abifloor" {
+		t.Fatalf("entry %q: want abifloor ...", entry)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "new.c")
+	if err := os.WriteFile(src, []byte("#include <string.h>\nvoid copy(char *d, const char *s, size_t n) { memcpy(d, s, n); }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(dir, "libnew.so")
+	if out, err := exec.Command("gcc", "-shared", "-fPIC", "-o", lib, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	png := filepath.Join(dir, "logo.png")
+	if err := os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		files []string
+		want  int
+	}{
+		{[]string{lib, png}, exitViolation},
+		{[]string{png}, exitOK},
+	} {
+		var stdout, stderr bytes.Buffer
+		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		args := append(append(append([]string{}, entry[1:]...), "--max", "GLIBC=2.12"), tc.files...)
+		if got := run(context.Background(), env, args); got != tc.want {
+			t.Errorf("abifloor %v: exit %d, want %d\n%s%s", args, got, tc.want, stdout.String(), stderr.String())
+		}
+	}
+}

@@ -13,10 +13,6 @@ import (
 	"github.com/abifloor/abifloor/report"
 )
 
-func init() {
-	register(&command{name: "fit", summary: "the oldest manylinux/musllinux tag and distro release each file and the tree fit", run: runFit})
-}
-
 func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "fit", "[--format text|json] [--demangle] [--follow] [--exclude PATTERN]... PATH...")
 	var sf scanFlags

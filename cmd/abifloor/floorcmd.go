@@ -16,12 +16,6 @@ import (
 	"github.com/abifloor/abifloor/targets"
 )
 
-func init() {
-	register(&command{name: "scan", summary: "list the glibc/GLIBCXX/... floor of every ELF file under the paths", run: runScan})
-	register(&command{name: "check", summary: "fail when a floor is above --max NS=VER or a --target's limits", run: runCheck})
-	register(&command{name: "targets", summary: "print the embedded table of named targets", run: runTargets})
-}
-
 type scanFlags struct {
 	exclude  multiFlag
 	format   string
@@ -256,9 +250,9 @@ func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif] PATH...")
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit] PATH...")
 	var sf scanFlags
-	sf.add(fs, "text|json|github|sarif")
+	sf.add(fs, "text|json|github|sarif|junit")
 	var maxes, targetNames multiFlag
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
 	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
@@ -268,7 +262,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF)
+	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor check:", err)
 		return exitError
@@ -340,6 +334,8 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		writeCheckGitHub(env.stdout, res.Result, warnings, empty)
 	case report.SARIF:
 		writeCheckSARIF(env.stdout, res.Result, warnings, empty)
+	case report.JUnit:
+		writeCheckJUnit(env.stdout, res.Result, warnings, empty)
 	default:
 		writeCheckText(env, res, sf, rq, warnings, empty)
 	}
@@ -436,8 +432,12 @@ func writeCheckText(env *cmdEnv, res *floor.CheckResult, sf scanFlags, rq floor.
 func runTargets(_ context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "targets", "[--format text|json]")
 	format := fs.String("format", "text", "output format: text|json")
-	if _, err := parseFlags(fs, args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return flagExit(err)
+	}
+	if len(pos) > 0 {
+		return usageError(fs, "unexpected argument %q: targets takes no arguments", pos[0])
 	}
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil {
@@ -477,9 +477,9 @@ func parsePathsTextJSON(env *cmdEnv, fs *flag.FlagSet, args []string, format *st
 	if err != nil || len(paths) == 0 {
 		if err != nil {
 			fmt.Fprintf(env.stderr, "abifloor %s: %v\n", fs.Name(), err)
+			return nil, "", exitError
 		}
-		fs.Usage()
-		return nil, "", exitError
+		return nil, "", usageError(fs, "missing PATH...: the files and directories to read")
 	}
 	return paths, f, -1
 }

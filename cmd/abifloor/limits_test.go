@@ -44,7 +44,7 @@ func TestInterrupted(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-		code := commands[args[0]].run(ctx, env, args[1:])
+		code := lookupCommand(args[0]).run(ctx, env, args[1:])
 		if code != exitError {
 			t.Errorf("%v: exit %d, want %d", args, code, exitError)
 		}
@@ -79,7 +79,7 @@ func TestRealDebs(t *testing.T) {
 	run := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-		code := commands[args[0]].run(context.Background(), env, args[1:])
+		code := lookupCommand(args[0]).run(context.Background(), env, args[1:])
 		return code, stdout.String() + stderr.String()
 	}
 	deb := func(name string) string {

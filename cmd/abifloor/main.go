@@ -10,11 +10,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"syscall"
 )
@@ -26,8 +24,8 @@ const (
 	exitError     = 2
 )
 
-// command is one sub-command. Each lives in its own file and registers itself
-// from init, so sub-commands can be added without touching this file.
+// command is one sub-command. The list of them is commands, in main.go:
+// adding a sub-command adds a line there, as cmd/go lists its commands.
 type command struct {
 	name    string
 	summary string
@@ -42,15 +40,56 @@ type cmdEnv struct {
 	// tty reports whether stdout is a terminal (colour); errTTY whether
 	// stderr is (progress).
 	tty, errTTY bool
+	// saidIncomplete is set by sayIncomplete: the command has said that
+	// its run was cut short, so Main need not.
+	saidIncomplete bool
 }
 
-var commands = map[string]*command{}
+// sayIncomplete writes the line of the interruption convention on
+// stderr, "abifloor CMD: incomplete: HOW" (HOW: "interrupted after 1016
+// of the files found"). A command whose ctx was cancelled calls it, then
+// exits 2 and prints no OK.
+func sayIncomplete(env *cmdEnv, cmd, how string) {
+	fmt.Fprintf(env.stderr, "%s: incomplete: %s\n", strings.TrimSpace("abifloor "+cmd), how)
+	env.saidIncomplete = true
+}
 
-func register(c *command) {
-	if _, dup := commands[c.name]; dup {
-		panic("abifloor: command registered twice: " + c.name)
+// commands are abifloor's sub-commands in the order of the usage, the
+// completion scripts and the manual page. It is set in init, not in its
+// declaration, because completion, help and man read it.
+var commands []*command
+
+func init() {
+	commands = []*command{
+		{name: "scan", summary: "list the glibc/GLIBCXX/... floor of every ELF file under the paths", run: runScan},
+		{name: "check", summary: "fail when a floor is above --max NS=VER or a --target's limits", run: runCheck},
+		{name: "fit", summary: "the oldest manylinux/musllinux tag and distro release each file and the tree fit", run: runFit},
+		{name: "bind", summary: "how undefined symbols get bound (lazy, eager, never) and whether a binary dies at start", run: runBind},
+		{name: "abi", summary: "the ABI of an ELF file or a C header tree (dump, headers)", run: runABI},
+		{name: "diff", summary: "compare two ABIs (ELF or ABI JSON), abidiff exit bits", run: runDiff},
+		{name: "ranges", summary: "version→ABI range tables (build, lookup, add, show)", run: runRanges},
+		{name: "cc", summary: "compile and link C against a glibc floor, then prove it (--glibc 2.17 -- gcc ...)", run: func(ctx context.Context, env *cmdEnv, args []string) int {
+			return runCC(ctx, env, args, false)
+		}},
+		{name: "c++", summary: "compile and link C++ against a glibc floor, then prove it (--glibc 2.17 -- g++ ...)", run: func(ctx context.Context, env *cmdEnv, args []string) int {
+			return runCC(ctx, env, args, true)
+		}},
+		{name: "stubs", summary: "write stub libraries of a glibc release to link against (--glibc 2.17 -o DIR)", run: runStubs},
+		{name: "targets", summary: "print the embedded table of named targets", run: runTargets},
+		{name: "completion", summary: "print a shell completion script: completion bash|zsh|fish", run: runCompletion},
+		{name: "man", summary: "print the manual page (roff): abifloor man | man -l -", run: runMan},
+		{name: "version", summary: "print the abifloor version (also --version, -V)", run: runVersion},
 	}
-	commands[c.name] = c
+}
+
+// lookupCommand returns the sub-command called name, or nil.
+func lookupCommand(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
 }
 
 func main() { os.Exit(Main()) }
@@ -63,18 +102,103 @@ func Main() int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(48 << 20)
 	}
-	// SIGTERM and SIGHUP end the run like ^C does: what a command started
-	// (a compiler's process group) is killed and its temporary files go.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	// SIGINT, SIGTERM and SIGHUP cancel the command's ctx: what it
+	// started (a compiler's process group) is killed, its temporary files
+	// go, and it reports how far it got and exits 2. A second signal
+	// ends abifloor at once.
+	ctx, stop := notifyInterrupt(context.Background(), func(sig os.Signal) {
+		fmt.Fprintf(os.Stderr, "abifloor: %v again: stopping now\n", sig)
+		os.Exit(signalExit(sig))
+	})
 	defer stop()
-	// A second signal ends abifloor at once, as it would without handlers.
-	go func() { <-ctx.Done(); stop() }()
 	// Output is buffered: text tables are written a cell at a time.
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
 	env := &cmdEnv{stdout: out, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr)}
 	code := run(ctx, env, os.Args[1:])
 	if err := out.Flush(); err != nil {
 		fmt.Fprintln(os.Stderr, "abifloor: writing output:", err)
+		return exitError
+	}
+	code = interruptedExit(ctx, env, os.Args[1:], code)
+	return code
+}
+
+// errInterrupted is the cause of a command's ctx when a signal cancelled
+// it (context.Cause).
+type errInterrupted struct{ sig os.Signal }
+
+func (e *errInterrupted) Error() string { return "interrupted by " + signalName(e.sig) }
+
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		switch s {
+		case syscall.SIGINT:
+			return "SIGINT"
+		case syscall.SIGTERM:
+			return "SIGTERM"
+		case syscall.SIGHUP:
+			return "SIGHUP"
+		}
+	}
+	return sig.String()
+}
+
+// signalExit is the exit code of a process the signal ended: 128+N, as
+// a shell reports it (130 for SIGINT, 143 for SIGTERM).
+func signalExit(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitError
+}
+
+// notifyInterrupt returns a context that the first SIGINT, SIGTERM or
+// SIGHUP cancels, with an *errInterrupted cause; on the second, again
+// is called (Main exits from it). stop ends the watching.
+func notifyInterrupt(parent context.Context, again func(os.Signal)) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(&errInterrupted{sig})
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigs:
+			again(sig)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel(nil)
+	}
+}
+
+// interruptedExit is the backstop of the interruption convention: a
+// command whose ctx a signal cancelled never exits 0 or 1, whatever it
+// returned: it exits 2, and stderr says the run is incomplete (unless
+// the command said so with sayIncomplete). Other codes (2, diff's error
+// bits) stand: such a command has reported the interruption itself.
+func interruptedExit(ctx context.Context, env *cmdEnv, args []string, code int) int {
+	var ie *errInterrupted
+	if !errors.As(context.Cause(ctx), &ie) {
+		return code
+	}
+	// A command that failed (2, diff's error bits) has said why.
+	if !env.saidIncomplete && (code == exitOK || code == exitViolation) {
+		name := ""
+		if len(args) > 0 && lookupCommand(args[0]) != nil {
+			name = args[0]
+		}
+		sayIncomplete(env, name, ie.Error()+" before the run finished")
+	}
+	if code == exitOK || code == exitViolation {
 		return exitError
 	}
 	return code
@@ -89,24 +213,24 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		return runVersion(ctx, env, nil)
 	}
 	if len(args) > 1 && args[0] == "help" {
-		return helpCommand(ctx, env, args[1])
+		return helpCommand(ctx, env, args[1:])
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		fmt.Fprintln(env.stderr, "abifloor: missing command")
 		usage(env.stderr)
-		if len(args) == 0 {
-			return exitError
-		}
+		return exitError
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(env.stdout)
 		return exitOK
 	}
-	c, ok := commands[args[0]]
-	if !ok {
+	c := lookupCommand(args[0])
+	if c == nil {
+		// A tool that runs only the first word of $CC (cc.go).
 		if code, ok := ccFallback(ctx, env, args); ok {
 			return code
 		}
-	}
-	if !ok {
-		fmt.Fprintf(env.stderr, "abifloor: unknown command %q\n", args[0])
-		usage(env.stderr)
+		unknownCommand(env, "abifloor", args[0])
 		return exitError
 	}
 	return c.run(ctx, env, args[1:])
@@ -115,41 +239,61 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor COMMAND [flags] ARGS...")
 	fmt.Fprintln(w, "\ncommands:")
-	names := commandNames()
 	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
+	for _, c := range commands {
+		width = max(width, len(c.name))
 	}
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nRun 'abifloor COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'abifloor help COMMAND' (or 'abifloor COMMAND -h') for a command's flags.")
 }
 
-// commandNames returns the registered commands' names, sorted: the order
-// of the usage, the completion scripts and the manual page.
-func commandNames() []string { return slices.Sorted(maps.Keys(commands)) }
+// commandNames returns the commands' names in the order of the usage.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for _, c := range commands {
+		names = append(names, c.name)
+	}
+	return names
+}
 
-// newFlags returns a FlagSet that reports errors on env.stderr.
+// newFlags returns a FlagSet for command name ("check", "abi dump").
+// parseFlags and parseOnly report its errors; fs.Usage, which a command
+// calls when its arguments are wrong, writes the usage and flags on
+// env.stderr.
 func newFlags(env *cmdEnv, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.stderr)
+	info := &flagInfo{env: env, name: name, synopsis: synopsis}
 	fs.Usage = func() {
+		if info.parsing {
+			return // parseFlags reports it
+		}
 		fmt.Fprintf(env.stderr, "usage: abifloor %s %s\n", name, synopsis)
 		printFlags(env.stderr, fs)
 	}
-	noteFlags(name, synopsis, fs)
+	noteFlags(fs, info)
 	return fs
+}
+
+// flagInfo is what parsing needs to know of a flag set newFlags made.
+type flagInfo struct {
+	env            *cmdEnv
+	name, synopsis string
+	parsing        bool
 }
 
 // parseFlags parses flags that may appear before, between or after the
 // positional arguments (abifloor check /usr --max GLIBC=2.35). Everything
 // after a literal "--" is positional. It returns the positional arguments,
-// or errHelp/another error (already printed) when parsing failed.
+// or errHelp/another error (already printed) when parsing failed: -h and
+// --help write the usage and flags on stdout, a wrong flag gets a reason
+// and the nearest flag names on stderr.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseOnly(fs, args); err != nil {
 			return nil, err
 		}
 		rest := fs.Args()
@@ -163,6 +307,31 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// parseOnly is fs.Parse (flags stop at the first positional argument)
+// reporting errors as parseFlags does.
+func parseOnly(fs *flag.FlagSet, args []string) error {
+	info := lookupFlagInfo(fs)
+	if info == nil {
+		return fs.Parse(args)
+	}
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	info.parsing = true
+	err := fs.Parse(args)
+	info.parsing = false
+	fs.SetOutput(out)
+	if err == nil {
+		return checkFlagValues(info, fs)
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintf(info.env.stdout, "usage: abifloor %s %s\n", info.name, info.synopsis)
+		printFlags(info.env.stdout, fs)
+		return err
+	}
+	flagError(info, fs, err)
+	return err
 }
 
 // flagExit maps a flag parse error to an exit code: -h is success.

@@ -17,10 +17,6 @@ import (
 	"github.com/abifloor/abifloor/symver"
 )
 
-func init() {
-	register(&command{name: "ranges", summary: "version→ABI range tables (build, lookup, add, show)", run: runRanges})
-}
-
 func rangesUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: abifloor ranges build [--abi VER=FILE]... [--dir VER=DIR]... [--git REPO --tags REGEX] [-I DIR]... [--header FILE]... [--type NAME]... [--format text|json|go|html] [-o FILE]")
 	fmt.Fprintln(w, "       abifloor ranges lookup TABLE VERSION")
@@ -30,8 +26,7 @@ func rangesUsage(w io.Writer) {
 
 func runRanges(ctx context.Context, env *cmdEnv, args []string) int {
 	if len(args) == 0 {
-		rangesUsage(env.stderr)
-		return exitError
+		return missingSub(env, "ranges")
 	}
 	switch args[0] {
 	case "build":
@@ -43,10 +38,9 @@ func runRanges(ctx context.Context, env *cmdEnv, args []string) int {
 	case "show":
 		return runRangesShow(env, args[1:])
 	case "-h", "--help", "help":
-		rangesUsage(env.stderr)
-		return exitOK
+		return helpCommand(ctx, env, []string{"ranges"})
 	}
-	fmt.Fprintf(env.stderr, "abifloor ranges: unknown sub-command %q\n", args[0])
+	fmt.Fprintf(env.stderr, "abifloor ranges: unknown sub-command %q%s\n", args[0], didYouMean(args[0], subcommands["ranges"], ""))
 	rangesUsage(env.stderr)
 	return exitError
 }

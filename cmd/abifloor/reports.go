@@ -12,37 +12,6 @@ import (
 	"github.com/abifloor/abifloor/report"
 )
 
-// Rule ids of SARIF output. They are stable: code scanning tracks an
-// alert by rule id and file, so renaming one reopens every alert.
-var checkRules = []report.SARIFRule{
-	{ID: "floor/limit", Name: "VersionAboveLimit", Short: "A symbol version is above the limit of a --max or a target.", Level: "error"},
-	{ID: "floor/symbol-versions", Name: "SymbolVersionNotAllowed", Short: "A symbol version is not in the policy's allowed set for the architecture.", Level: "error"},
-	{ID: "floor/lib-whitelist", Name: "LibraryNotAllowed", Short: "A needed library is outside the policy's lib_whitelist and not shipped.", Level: "error"},
-	{ID: "floor/blacklist", Name: "SymbolForbidden", Short: "A symbol the policy forbids is used from a library.", Level: "error"},
-	{ID: "floor/libc", Name: "WrongLibc", Short: "The file is linked against a C library none of the targets has.", Level: "error"},
-	{ID: "floor/arch", Name: "ArchitectureNotCovered", Short: "The policy has no rules for the file's architecture.", Level: "error"},
-	{ID: "floor/unreadable", Name: "UnreadableFile", Short: "The file could not be read.", Level: "error"},
-	{ID: "floor/limit-unused", Name: "LimitCheckedNothing", Short: "A --max limits a namespace no file needs: it checked nothing.", Level: "warning"},
-	{ID: "floor/nothing-checked", Name: "NothingChecked", Short: "The paths hold no ELF file: nothing was checked.", Level: "error"},
-}
-
-// checkRuleID maps a violation to its SARIF rule.
-func checkRuleID(v floor.Violation) string {
-	switch v.Rule {
-	case floor.RuleSymbolVersions:
-		return "floor/symbol-versions"
-	case floor.RuleLibWhitelist:
-		return "floor/lib-whitelist"
-	case floor.RuleBlacklist:
-		return "floor/blacklist"
-	case floor.RuleLibc:
-		return "floor/libc"
-	case floor.RuleArch:
-		return "floor/arch"
-	}
-	return "floor/limit"
-}
-
 func writeCheckSARIF(w io.Writer, res *floor.Result, warnings []string, empty bool) error {
 	var rs []report.SARIFResult
 	if empty {
@@ -53,7 +22,7 @@ func writeCheckSARIF(w io.Writer, res *floor.Result, warnings []string, empty bo
 		if len(v.Symbols) > 0 {
 			msg += "; needs " + symbolList(v.Symbols, 20)
 		}
-		rs = append(rs, report.SARIFResult{RuleID: checkRuleID(v), Message: msg, URI: v.Path})
+		rs = append(rs, report.SARIFResult{RuleID: report.CheckRuleID(v.Rule), Message: msg, URI: v.Path})
 	}
 	for _, f := range res.Files {
 		if f.Error != nil {
@@ -63,7 +32,44 @@ func writeCheckSARIF(w io.Writer, res *floor.Result, warnings []string, empty bo
 	for _, warn := range warnings {
 		rs = append(rs, report.SARIFResult{RuleID: "floor/limit-unused", Message: warn})
 	}
-	return report.WriteSARIF(w, buildVersion(), checkRules, rs)
+	return report.WriteSARIF(w, buildVersion(), report.CheckRules, rs)
+}
+
+// writeCheckJUnit writes a test case per file (and member) checked, a
+// failure per violation, an error per file that could not be read; a
+// run that checked nothing is one failing case.
+func writeCheckJUnit(w io.Writer, res *floor.Result, warnings []string, empty bool) error {
+	const class = "abifloor.check"
+	var cases []report.JUnitCase
+	index := map[string]int{}
+	for _, f := range res.Files {
+		index[f.Path] = len(cases)
+		c := report.JUnitCase{Name: f.Path, ClassName: class}
+		if f.Error != nil {
+			c.Error = f.ErrorMessage()
+		}
+		cases = append(cases, c)
+	}
+	for _, v := range res.Violations {
+		i, ok := index[v.Path]
+		if !ok {
+			i = len(cases)
+			index[v.Path] = i
+			cases = append(cases, report.JUnitCase{Name: v.Path, ClassName: class})
+		}
+		f := report.JUnitFinding{Type: report.CheckRuleID(v.Rule), Message: v.Cause()}
+		if len(v.Symbols) > 0 {
+			f.Text = "needs " + symbolList(v.Symbols, 20)
+		}
+		cases[i].Failures = append(cases[i].Failures, f)
+	}
+	if empty {
+		cases = append(cases, report.JUnitCase{Name: "(no ELF file)", ClassName: class, Failures: []report.JUnitFinding{{Type: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"}}})
+	}
+	for _, warn := range warnings {
+		cases = append(cases, report.JUnitCase{Name: "(limits)", ClassName: class, Failures: []report.JUnitFinding{{Type: "floor/limit-unused", Message: warn}}})
+	}
+	return report.WriteJUnit(w, "abifloor check", cases)
 }
 
 // writeCheckGitHub writes one annotation per cause, not per file: GitHub
@@ -162,15 +168,6 @@ func writeCheckGitHub(w io.Writer, res *floor.Result, warnings []string, empty b
 	}
 }
 
-var bindRules = []report.SARIFRule{
-	{ID: "bind/dies-at-start", Name: "DiesAtStart", Short: "The loader stops the program before main.", Level: "error"},
-	{ID: "bind/dlopen-missing", Name: "DlopenLibraryLacksSymbol", Short: "A lazily bound symbol is defined by none of the --dlopen libraries.", Level: "error"},
-	{ID: "bind/lazy-unresolved", Name: "LazySymbolUnresolved", Short: "A lazily bound symbol no loaded library provides: the program dies at the first call.", Level: "warning"},
-	{ID: "bind/plt-none", Name: "PLTRelocationNone", Short: "PLT relocations of type NONE: calls through them crash.", Level: "warning"},
-	{ID: "bind/unreadable", Name: "UnreadableFile", Short: "The file, a library or the loader cache could not be read.", Level: "error"},
-	{ID: "bind/host-only", Name: "FoundOnlyViaHost", Short: "A library's dependency lies beside it, found only through a host program's search path.", Level: "note"},
-}
-
 func writeBindSARIF(w io.Writer, res *bind.Result, lazy []bindWarning, strict bool) error {
 	var rs []report.SARIFResult
 	for _, fr := range res.Files {
@@ -201,25 +198,47 @@ func writeBindSARIF(w io.Writer, res *bind.Result, lazy []bindWarning, strict bo
 		}
 		rs = append(rs, r)
 	}
-	return report.WriteSARIF(w, buildVersion(), bindRules, rs)
+	return report.WriteSARIF(w, buildVersion(), report.BindRules, rs)
 }
 
-// diffKinds are abidiff's change kinds; each is the SARIF rule
-// abi/KIND (stable: the kinds are part of the JSON contract).
-var diffKinds = []abidiff.Kind{
-	abidiff.SymbolRemoved, abidiff.SymbolAdded, abidiff.SymbolVersion, abidiff.SymbolKind, abidiff.SymbolSize, abidiff.SymbolType,
-	abidiff.VersionAdded, abidiff.VersionRemoved, abidiff.TypeRemoved, abidiff.Declaration, abidiff.Size, abidiff.Encoding,
-	abidiff.Offset, abidiff.BitSize, abidiff.BitOffset, abidiff.MemberAdded, abidiff.MemberRemoved, abidiff.MemberType,
-	abidiff.TypedefTarget, abidiff.TypeKind, abidiff.EnumeratorAdded, abidiff.EnumeratorRemoved, abidiff.EnumeratorValue,
-	abidiff.ConstantAdded, abidiff.ConstantRemoved, abidiff.ConstantValue,
-}
-
-func diffRules() []report.SARIFRule {
-	rules := make([]report.SARIFRule, 0, len(diffKinds))
-	for _, k := range diffKinds {
-		rules = append(rules, report.SARIFRule{ID: "abi/" + string(k), Short: "ABI change: " + strings.ReplaceAll(string(k), "-", " ") + ".", Level: "warning"})
+// writeBindJUnit writes a test case per file audited: a failure when it
+// dies at start or misses a --dlopen symbol, and, with --strict, per
+// lazily bound symbol no library provides; an error when it could not be
+// read.
+func writeBindJUnit(w io.Writer, res *bind.Result, lazy []bindWarning, strict bool) error {
+	const class = "abifloor.bind"
+	var cases []report.JUnitCase
+	index := map[string]int{}
+	for _, fr := range res.Files {
+		index[fr.Path] = len(cases)
+		c := report.JUnitCase{Name: fr.Path, ClassName: class}
+		switch {
+		case fr.Error != nil:
+			c.Error = fr.ErrorMessage()
+		case fr.DiesAtStart:
+			msg := fr.Message
+			if msg == "" {
+				msg = fr.Reason
+			}
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-at-start", Message: msg})
+		}
+		for _, u := range fr.DlopenMissing {
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it"})
+		}
+		cases = append(cases, c)
 	}
-	return rules
+	if strict {
+		for _, l := range lazy {
+			i, ok := index[l.Path]
+			if !ok {
+				i = len(cases)
+				index[l.Path] = i
+				cases = append(cases, report.JUnitCase{Name: l.Path, ClassName: class})
+			}
+			cases[i].Failures = append(cases[i].Failures, report.JUnitFinding{Type: "bind/lazy-unresolved", Message: l.Message})
+		}
+	}
+	return report.WriteJUnit(w, "abifloor bind", cases)
 }
 
 // diffFindings lists the public changes of r with a one-line text each,
@@ -231,7 +250,7 @@ func diffFindings(r *abidiff.Report, file string) []report.SARIFResult {
 		if !c.Compatible {
 			level = "error"
 		}
-		out = append(out, report.SARIFResult{RuleID: "abi/" + string(c.Kind), Level: level, Message: changeText(c, typ), URI: file})
+		out = append(out, report.SARIFResult{RuleID: report.DiffRuleID(string(c.Kind)), Level: level, Message: changeText(c, typ), URI: file})
 	}
 	for _, c := range r.Symbols.Changes {
 		add(c, "")
@@ -279,8 +298,29 @@ func changeText(c abidiff.Change, typ string) string {
 	return s
 }
 
+// diffKinds are abidiff's change kinds, each the SARIF rule abi/KIND.
+var diffKinds = []string{
+	string(abidiff.SymbolRemoved), string(abidiff.SymbolAdded), string(abidiff.SymbolVersion), string(abidiff.SymbolKind), string(abidiff.SymbolSize), string(abidiff.SymbolType),
+	string(abidiff.VersionAdded), string(abidiff.VersionRemoved), string(abidiff.TypeRemoved), string(abidiff.Declaration), string(abidiff.Size), string(abidiff.Encoding),
+	string(abidiff.Offset), string(abidiff.BitSize), string(abidiff.BitOffset), string(abidiff.MemberAdded), string(abidiff.MemberRemoved), string(abidiff.MemberType),
+	string(abidiff.TypedefTarget), string(abidiff.TypeKind), string(abidiff.EnumeratorAdded), string(abidiff.EnumeratorRemoved), string(abidiff.EnumeratorValue),
+	string(abidiff.ConstantAdded), string(abidiff.ConstantRemoved), string(abidiff.ConstantValue),
+}
+
+// writeDiffJUnit writes one test case, the new file, with a failure per
+// incompatible change (compatible changes are listed in its output).
+func writeDiffJUnit(w io.Writer, r *abidiff.Report, file string) error {
+	c := report.JUnitCase{Name: file, ClassName: "abifloor.diff"}
+	for _, f := range diffFindings(r, file) {
+		if f.Level == "error" {
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: f.RuleID, Message: f.Message})
+		}
+	}
+	return report.WriteJUnit(w, "abifloor diff", []report.JUnitCase{c})
+}
+
 func writeDiffSARIF(w io.Writer, r *abidiff.Report, file string) error {
-	return report.WriteSARIF(w, buildVersion(), diffRules(), diffFindings(r, file))
+	return report.WriteSARIF(w, buildVersion(), report.DiffRules(diffKinds), diffFindings(r, file))
 }
 
 // writeDiffGitHub writes an annotation per incompatible change (at most

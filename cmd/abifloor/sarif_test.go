@@ -80,7 +80,7 @@ func TestSARIFValidates(t *testing.T) {
 	tool := multitool(t)
 	out := filepath.Join(dir, "validation.sarif")
 	// The files come first: --log takes every value after it.
-	cmd := exec.Command(tool, append(append([]string{"validate"}, logs...), "-o", out, "--log", "ForceOverwrite")...)
+	cmd := exec.Command(tool, append(append([]string{"validate"}, logs...), "--rule-kind", "Gh;Sarif", "-o", out, "--log", "ForceOverwrite")...)
 	cmd.Env = append(os.Environ(), "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1", "DOTNET_CLI_TELEMETRY_OPTOUT=1")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sarif validate: %v\n%s", err, b)

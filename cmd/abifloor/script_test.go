@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -55,6 +56,11 @@ func scriptParams() testscript.Params {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
 			e.Setenv("GOARCH", runtime.GOARCH)
+			// $REPO is the module's root, for scripts that run the
+			// repository's own files (the GitHub Action's step).
+			if root, err := filepath.Abs("../.."); err == nil {
+				e.Setenv("REPO", root)
+			}
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {

@@ -10,8 +10,17 @@ import (
 	"github.com/abifloor/abifloor/report"
 )
 
-func init() {
-	register(&command{name: "stubs", summary: "write stub libraries of a glibc release to link against (--glibc 2.17 -o DIR)", run: runStubs})
+// stubsMissing says what a stubs command line lacks.
+func stubsMissing(target, dir string, extra []string) string {
+	switch {
+	case len(extra) > 0:
+		return fmt.Sprintf("unexpected argument %q", extra[0])
+	case target == "" && dir == "":
+		return "missing --glibc VER and -o DIR"
+	case target == "":
+		return "missing --glibc VER: the glibc release to write stubs for"
+	}
+	return "missing -o DIR: the directory to write the stubs in"
 }
 
 func fileExists(p string) bool {
@@ -26,14 +35,18 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&o.Target, "glibc", "", "glibc release the stubs stand for, e.g. 2.17")
 	fs.StringVar(&o.Arch, "arch", "", "architecture: x86_64, aarch64, i686, s390x (default: the host's)")
 	fs.StringVar(&o.CC, "cc", "", "C compiler that builds the stubs (default cc, or TRIPLE-gcc for another arch)")
-	fs.StringVar(&dir, "o", "", "output directory (created; must be empty)")
+	fs.StringVar(&dir, "o", "", "output `DIR` (created; must be empty)")
+	format := fs.String("format", "text", "output format: text|json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
 	}
 	if o.Target == "" || dir == "" || len(pos) > 0 {
-		fs.Usage()
-		return exitError
+		return usageError(fs, "%s", stubsMissing(o.Target, dir, pos))
+	}
+	f, err := report.ParseFormat(*format, report.Text, report.JSON)
+	if err != nil {
+		return usageError(fs, "%v", err)
 	}
 	if o, _, err = o.Resolve(false); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
@@ -59,6 +72,10 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		// Before 2.34, an executable's constructors run only through the
 		// wrapper (docs/stubs.md).
 		recipe += " and, for executables, -Wl,--wrap=main " + report.ShellQuote(init)
+	}
+	if f == report.JSON {
+		report.WriteJSON(env.stdout, map[string]string{"dir": dir, "glibc": o.Target, "arch": o.Arch, "link": recipe})
+		return exitOK
 	}
 	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with %s\n", dir, o.Target, o.Arch, recipe)
 	return exitOK

@@ -1,0 +1,96 @@
+package report
+
+import "strings"
+
+// The finding-to-rule tables of SARIF output. Rule ids are stable: code
+// scanning tracks an alert by rule id and file, so renaming one reopens
+// every alert. They are keyed by the models' own rule and kind names
+// (strings), so report imports no model package.
+
+// CheckRules are the rules of check's findings.
+var CheckRules = []SARIFRule{
+	{ID: "floor/limit", Name: "VersionAboveLimit", Short: "A symbol version is above the limit of a --max or a target.",
+		Full: "The file needs a symbol version newer than the limit allows: on a system whose library is at the limit, the loader refuses to start it (version `X' not found).",
+		Help: "Build against an older library (abifloor cc --glibc VER, or a manylinux image), or raise the limit if the target really has the newer library. abifloor check --why names the symbols that set the floor.", Level: "error"},
+	{ID: "floor/symbol-versions", Name: "SymbolVersionNotAllowed", Short: "A symbol version is not in the policy's allowed set for the architecture.",
+		Full: "The platform policy (manylinux, musllinux) lists the symbol versions a file may need per library and architecture; this one is not among them.",
+		Help: "Build in the policy's reference image, or against stubs of its glibc (abifloor stubs, abifloor cc).", Level: "error"},
+	{ID: "floor/lib-whitelist", Name: "LibraryNotAllowed", Short: "A needed library is outside the policy's lib_whitelist and not shipped.",
+		Full: "The policy allows a file to load only the libraries every compliant system has; this one is neither among them nor shipped beside the file where the loader finds it.",
+		Help: "Ship the library with the package (auditwheel repair does this for wheels) or link it statically.", Level: "error"},
+	{ID: "floor/blacklist", Name: "SymbolForbidden", Short: "A symbol the policy forbids is used from a library.",
+		Full: "The policy forbids some symbols of allowed libraries, because their behaviour differs across the systems it covers.",
+		Help: "Avoid the symbol, or build in the policy's reference image.", Level: "error"},
+	{ID: "floor/libc", Name: "WrongLibc", Short: "The file is linked against a C library none of the targets has.",
+		Full: "A glibc file does not load on a musl system, nor the other way round.",
+		Help: "Build once per C library, and check each build against targets of its own C library.", Level: "error"},
+	{ID: "floor/arch", Name: "ArchitectureNotCovered", Short: "The policy has no rules for the file's architecture.",
+		Full: "The target's policy covers other architectures: nothing says what this file may need.",
+		Help: "Check the file against a target that covers its architecture.", Level: "error"},
+	{ID: "floor/claim", Name: "ClaimNotMet", Short: "A file needs more than the package's own claim (Depends, platform tag) says.",
+		Full: "The package says which C library it needs (a .deb's Depends, a wheel's platform tag); a file in it needs a newer one, so the package installs where it cannot run.",
+		Help: "Raise the claim to what the files need, or build the files against the claimed release.", Level: "error"},
+	{ID: "floor/unreadable", Name: "UnreadableFile", Short: "The file could not be read.",
+		Full: "The file is not a well-formed ELF file or archive, or could not be opened: it was not checked.",
+		Help: "Fix or exclude the file (--exclude PATTERN); a gate that could not read a file does not pass.", Level: "error"},
+	{ID: "floor/limit-unused", Name: "LimitCheckedNothing", Short: "A --max limits a namespace no file needs: it checked nothing.",
+		Full: "No file needs a version of the limited namespace, often because its name is misspelt (GLIBC, GLIBCXX, CXXABI, GCC).",
+		Help: "Check the namespace's spelling with abifloor scan, which lists the namespaces the files need.", Level: "warning"},
+	{ID: "floor/nothing-checked", Name: "NothingChecked", Short: "The paths hold no ELF file: nothing was checked.",
+		Full: "A gate that checked nothing must not pass: the paths are wrong, or the build produced nothing.",
+		Help: "Point the check at the build's output, or pass --allow-empty when an empty tree is expected.", Level: "error"},
+	{ID: "floor/incomplete", Name: "RunIncomplete", Short: "The run was interrupted before every file was checked.",
+		Full: "A signal or a limit cut the run short: the files not reached were not checked.",
+		Help: "Run the check again to its end.", Level: "error"},
+}
+
+// CheckRuleID is the rule of a violation of floor's rule rule
+// (floor.Violation.Rule: "symbol_versions", "claim", "" for a limit).
+func CheckRuleID(rule string) string {
+	switch rule {
+	case "symbol_versions":
+		return "floor/symbol-versions"
+	case "lib_whitelist":
+		return "floor/lib-whitelist"
+	case "blacklist", "libc", "arch", "claim":
+		return "floor/" + rule
+	}
+	return "floor/limit"
+}
+
+// BindRules are the rules of bind's findings.
+var BindRules = []SARIFRule{
+	{ID: "bind/dies-at-start", Name: "DiesAtStart", Short: "The loader stops the program before main.",
+		Full: "A needed library is not found, or a symbol bound at start (eagerly, or by data relocation) is defined by no loaded library: the program never reaches main.",
+		Help: "Ship the library where the loader searches (RUNPATH $ORIGIN/...), or link against the version the target has.", Level: "error"},
+	{ID: "bind/dlopen-missing", Name: "DlopenLibraryLacksSymbol", Short: "A lazily bound symbol is defined by none of the --dlopen libraries.",
+		Full: "The program expects a symbol from a library it opens at run time, and none of the libraries named with --dlopen defines it.",
+		Help: "Name the library that defines it with --dlopen, or fix the program's expectation.", Level: "error"},
+	{ID: "bind/lazy-unresolved", Name: "LazySymbolUnresolved", Short: "A lazily bound symbol no loaded library provides: the program dies at the first call.",
+		Full: "The program starts, and dies with 'symbol lookup error' when it first calls the function.",
+		Help: "Link the library that defines it, or pass --dlopen LIB for a plug-in host's symbols; --strict makes this fail the run.", Level: "warning"},
+	{ID: "bind/plt-none", Name: "PLTRelocationNone", Short: "PLT relocations of type NONE: calls through them crash.",
+		Full: "The linker left PLT relocations of type NONE (a known binutils fault with IFUNCs or --gc-sections): a call through them jumps to nothing.",
+		Help: "Relink with a fixed linker.", Level: "warning"},
+	{ID: "bind/unreadable", Name: "UnreadableFile", Short: "The file, a library or the loader cache could not be read.",
+		Full: "The audit could not read what it needs, so it cannot say whether the program loads.",
+		Help: "Fix or exclude the file.", Level: "error"},
+	{ID: "bind/host-only", Name: "FoundOnlyViaHost", Short: "A library's dependency lies beside it, found only through a host program's search path.",
+		Full: "The library loads only because the program that loads it searches the directory; another program would not find the dependency.",
+		Help: "Give the library its own RUNPATH ($ORIGIN) to the dependency.", Level: "note"},
+}
+
+// DiffRuleID is the rule of an abidiff change of kind kind.
+func DiffRuleID(kind string) string { return "abi/" + kind }
+
+// DiffRules are the rules of diff's findings, one per change kind.
+func DiffRules(kinds []string) []SARIFRule {
+	rules := make([]SARIFRule, 0, len(kinds))
+	for _, k := range kinds {
+		words := strings.ReplaceAll(k, "-", " ")
+		rules = append(rules, SARIFRule{ID: DiffRuleID(k), Short: "ABI change: " + words + ".",
+			Full: "Between the two ABIs, " + words + ". An incompatible change breaks programs built against the old ABI; a compatible one does not.",
+			Help: "If the change is incompatible, bump the library's soname or symbol version, or revert it; hide an intended change with --suppressions FILE.", Level: "warning"})
+	}
+	return rules
+}
