@@ -78,3 +78,15 @@ hyperfine --style basic --warmup 1 --runs 5 -i --export-json "$out/img.json" \
 	-n "decompression alone (gzip -dc)" "gzip -dc $out/img/blobs/sha256/$ld >/dev/null" >/dev/null
 cmp "$out/img.json"
 echo "  peak RSS: scan $(rss "$af" scan "$out/img") KiB"
+
+# 5. A tree with its artefacts (issue 17 item 7): scan TREE opens every
+# archive in it (the default); --no-artefacts does not; objdump -p reads
+# every file and opens no archive. Goals: scan >= 3x faster than objdump,
+# scan <= 3x --no-artefacts.
+tree=${TREE:-/usr}
+echo "== 5. a tree: $tree (scan exits 1 or 2 on findings; -i ignores it)"
+hyperfine --style basic --warmup 1 --runs 3 -i --export-json "$out/tree.json" \
+	-n "abifloor scan $tree" "$af scan $tree >/dev/null" \
+	-n "abifloor scan --no-artefacts $tree" "$af scan --no-artefacts $tree >/dev/null" \
+	-n "find | xargs objdump -p" "find $tree -type f -print0 | xargs -0 objdump -p >/dev/null 2>&1" >/dev/null
+cmp "$out/tree.json"
