@@ -377,7 +377,7 @@ func (w *walker) file(r io.ReaderAt, size int64) error {
 	head = head[:n]
 	switch Detect(head) {
 	case Zip:
-		return w.zip("", r, size, 0)
+		return w.zip("", newReadAhead(r, size), size, 0)
 	case Tar:
 		return w.tarFile("", r, size, 0)
 	case "":
