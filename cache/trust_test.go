@@ -277,3 +277,58 @@ func TestFallbackPlantedLink(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackPlantedVariants: the next plants after TestFallbackPlantedLinks:
+// the usual fallback $TMPDIR/abifloor-cache-<uid> planted as a link to the
+// victim's private directory (the attack: root's cc wrote locks/ and
+// entries into ~/.ssh), as a link to a link, as a directory open to
+// others, and as a file. Each time a fresh directory is used and the
+// planted target is left untouched.
+func TestFallbackPlantedVariants(t *testing.T) {
+	shared := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(shared, 0o777)
+	os.Chmod(shared, 0o1777)
+	for _, tt := range []struct {
+		name  string
+		plant func(fallback, victim string)
+	}{
+		{"link", func(f, v string) { os.Symlink(v, f) }},
+		{"link to link", func(f, v string) { os.Symlink(v, f+".1"); os.Symlink(f+".1", f) }},
+		{"open directory", func(f, v string) { os.Mkdir(f, 0o755); os.Chmod(f, 0o755) }},
+		{"group writable", func(f, v string) { os.Mkdir(f, 0o770); os.Chmod(f, 0o770) }},
+		{"file", func(f, v string) { os.WriteFile(f, nil, 0o600) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			victim := filepath.Join(t.TempDir(), "ssh")
+			os.Mkdir(victim, 0o700)
+			fallback := filepath.Join(tmp, fmt.Sprintf("abifloor-cache-%d", os.Geteuid()))
+			tt.plant(fallback, victim)
+			c, warn, err := OpenPrivate(shared)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Dir == fallback || c.Dir == victim || !strings.HasPrefix(c.Dir, tmp) {
+				t.Errorf("planted fallback used: %s (%s)", c.Dir, warn)
+			}
+			if ents, _ := os.ReadDir(victim); len(ents) != 0 {
+				t.Errorf("wrote into the link's target: %v", ents)
+			}
+			if fi, err := os.Lstat(c.Dir); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+				t.Errorf("fresh fallback %s: %v %v", c.Dir, fi.Mode(), err)
+			}
+		})
+	}
+	// The fallback this user made before is used again.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	c1, _, err := OpenPrivate(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2, _, err := OpenPrivate(shared)
+	if err != nil || c1.Dir != c2.Dir {
+		t.Errorf("own fallback not reused: %s, %v, %v", c1.Dir, c2, err)
+	}
+}

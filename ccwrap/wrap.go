@@ -29,6 +29,7 @@ import (
 	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/internal/atomicfile"
 	"github.com/abifloor/abifloor/internal/run"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/symver"
@@ -400,35 +401,11 @@ func (w *Wrapper) Install(self, dir, compiler string) error {
 		// user's is written outside quotes.
 		script := fmt.Sprintf("#!/bin/sh\n# Written by abifloor %s --install: compile and link for glibc %s, then prove it.\nexec %s \"$@\"\n",
 			w.o.Name, report.ShellQuote(w.limits["GLIBC"]), strings.Join(q, " "))
-		if err := atomicWrite(filepath.Join(dir, s.name), []byte(script), 0o755); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(dir, s.name), []byte(script), 0o755); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// atomicWrite writes data to p through a temporary file in p's directory
-// and a rename, so a concurrent reader sees the old file or the new one.
-func atomicWrite(p string, data []byte, mode os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, mode)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, p)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-	}
-	return werr
 }
 
 // SelfPath is the path of this program as it was started (arg0: not
