@@ -8,60 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/rogpeppe/go-internal/testscript"
-
 	"github.com/abifloor/abifloor/cache"
 )
-
-func init() {
-	// interrupt SIGNAL DELAY N PROG ARGS... starts PROG (found on the
-	// script's PATH), sends it SIGNAL (INT or TERM) after DELAY, and
-	// checks that it exits N within 5 s of the signal, logging how long
-	// it took. Its output is the command's stdout and stderr.
-	scriptCmds["interrupt"] = func(ts *testscript.TestScript, neg bool, args []string) {
-		if neg || len(args) < 4 {
-			ts.Fatalf("usage: interrupt INT|TERM DELAY N PROG ARGS...")
-		}
-		sig := map[string]os.Signal{"INT": os.Interrupt, "TERM": syscall.SIGTERM}[args[0]]
-		delay, err := time.ParseDuration(args[1])
-		want, err2 := strconv.Atoi(args[2])
-		if sig == nil || err != nil || err2 != nil {
-			ts.Fatalf("interrupt: bad signal, delay or exit code")
-		}
-		prog := args[3]
-		for _, d := range filepath.SplitList(ts.Getenv("PATH")) {
-			if p := filepath.Join(d, args[3]); func() bool { fi, err := os.Stat(p); return err == nil && fi.Mode()&0o111 != 0 }() {
-				prog = p
-				break
-			}
-		}
-		cmd := exec.Command(prog, args[4:]...)
-		cmd.Dir = ts.MkAbs(".")
-		cmd.Stdout, cmd.Stderr = ts.Stdout(), ts.Stderr()
-		ts.Check(cmd.Start())
-		time.Sleep(delay)
-		sent := time.Now()
-		ts.Check(cmd.Process.Signal(sig))
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			ts.Fatalf("%s still running 5 s after SIG%s", args[3], args[0])
-		}
-		ts.Logf("exit %d, %v after SIG%s", cmd.ProcessState.ExitCode(), time.Since(sent).Round(time.Millisecond), args[0])
-		if got := cmd.ProcessState.ExitCode(); got != want {
-			ts.Fatalf("%s exited %d after SIG%s, want %d", args[3], got, args[0], want)
-		}
-	}
-}
 
 // Pinned: the addon's RPATH names the libvips version it was built with,
 // and its optionalDependencies pin that version.

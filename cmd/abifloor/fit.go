@@ -34,6 +34,11 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	done()
 	demangleResult(res, sf)
 	fit := floor.Fit(res, ts)
+	if fit.Incomplete {
+		// The files not reached could block any tag: a tree verdict over
+		// the files seen so far is no verdict.
+		fit.Tree = []floor.TreeFit{}
+	}
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, fit)
 	} else {
