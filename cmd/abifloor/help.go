@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/targets"
 )
 
@@ -128,24 +127,6 @@ func usageError(fs *flag.FlagSet, format string, args ...any) int {
 	fmt.Fprintf(info.env.stderr, "usage: abifloor %s %s\n", info.name, info.synopsis)
 	fmt.Fprintf(info.env.stderr, "Run 'abifloor help %s' for its flags.\n", info.name)
 	return exitError
-}
-
-// strictLevel is the level of a finding that --strict turns from a
-// warning into a failure: "error" when it fails the run.
-func strictLevel(strict bool) string {
-	if strict {
-		return "error"
-	}
-	return "warning"
-}
-
-// strictLabel is the text label of such a finding: "error:" in red when
-// --strict makes it fail, "warning:" in yellow when not.
-func strictLabel(p report.Painter, strict bool) string {
-	if strict {
-		return p.Red("error:")
-	}
-	return p.Yellow("warning:")
 }
 
 // missingArgs says which of the positional arguments want (OLD, NEW)

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/abidiff"
-	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 )
@@ -166,79 +165,6 @@ func writeCheckGitHub(w io.Writer, res *floor.Result, warnings []string, empty b
 	default:
 		report.WriteAnnotation(w, report.Annotation{Level: "notice", Title: "abifloor check", Message: "OK: " + checked + " within the limits"})
 	}
-}
-
-func writeBindSARIF(w io.Writer, res *bind.Result, lazy []bindWarning, strict bool) error {
-	var rs []report.SARIFResult
-	for _, fr := range res.Files {
-		switch {
-		case fr.Error != nil:
-			rs = append(rs, report.SARIFResult{RuleID: "bind/unreadable", Message: fr.ErrorMessage(), URI: fr.Path})
-		case fr.DiesAtStart:
-			msg := fr.Message
-			if msg == "" {
-				msg = fr.Reason
-			}
-			rs = append(rs, report.SARIFResult{RuleID: "bind/dies-at-start", Message: msg, URI: fr.Path})
-		}
-		if fr.PLTNone > 0 && !fr.DiesAtStart {
-			rs = append(rs, report.SARIFResult{RuleID: "bind/plt-none", Message: pltNoneWarning(fr), URI: fr.Path})
-		}
-		for _, v := range hostOnly(fr) {
-			rs = append(rs, report.SARIFResult{RuleID: "bind/host-only", Message: hostOnlyNote(v), URI: fr.Path})
-		}
-		for _, u := range fr.DlopenMissing {
-			rs = append(rs, report.SARIFResult{RuleID: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it", URI: fr.Path})
-		}
-	}
-	for _, l := range lazy {
-		r := report.SARIFResult{RuleID: "bind/lazy-unresolved", Message: l.Message, URI: l.Path}
-		if strict {
-			r.Level = "error"
-		}
-		rs = append(rs, r)
-	}
-	return report.WriteSARIF(w, buildVersion(), report.BindRules, rs)
-}
-
-// writeBindJUnit writes a test case per file audited: a failure when it
-// dies at start or misses a --dlopen symbol, and, with --strict, per
-// lazily bound symbol no library provides; an error when it could not be
-// read.
-func writeBindJUnit(w io.Writer, res *bind.Result, lazy []bindWarning, strict bool) error {
-	const class = "abifloor.bind"
-	var cases []report.JUnitCase
-	index := map[string]int{}
-	for _, fr := range res.Files {
-		index[fr.Path] = len(cases)
-		c := report.JUnitCase{Name: fr.Path, ClassName: class}
-		switch {
-		case fr.Error != nil:
-			c.Error = fr.ErrorMessage()
-		case fr.DiesAtStart:
-			msg := fr.Message
-			if msg == "" {
-				msg = fr.Reason
-			}
-			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-at-start", Message: msg})
-		}
-		for _, u := range fr.DlopenMissing {
-			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it"})
-		}
-		cases = append(cases, c)
-	}
-	if strict {
-		for _, l := range lazy {
-			i, ok := index[l.Path]
-			if !ok {
-				i = len(cases)
-				index[l.Path] = i
-				cases = append(cases, report.JUnitCase{Name: l.Path, ClassName: class})
-			}
-			cases[i].Failures = append(cases[i].Failures, report.JUnitFinding{Type: "bind/lazy-unresolved", Message: l.Message})
-		}
-	}
-	return report.WriteJUnit(w, "abifloor bind", cases)
 }
 
 // diffFindings lists the public changes of r with a one-line text each,
