@@ -5,11 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
@@ -42,6 +39,11 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
 
+// text are the text report's choices these flags make.
+func (sf scanFlags) text(env *cmdEnv) floor.TextOptions {
+	return floor.TextOptions{Quiet: sf.quiet, Verbose: sf.verbose, Why: sf.why, Color: report.UseColor(env.tty, env.getenv)}
+}
+
 func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "scan", "[--format text|json] [--why] [-v] [--follow] [--exclude PATTERN]... PATH...")
 	var sf scanFlags
@@ -57,7 +59,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
 	} else {
-		writeScanText(env, res, sf)
+		res.WriteText(env.stdout, sf.text(env))
 	}
 	if res.Incomplete {
 		fmt.Fprintf(env.stderr, "abifloor scan: %v\n", res.Err)
@@ -89,163 +91,6 @@ func demangleResult(res *floor.Result, sf scanFlags) {
 				demangleAll(syms)
 			}
 		}
-	}
-}
-
-// floorList writes floors as "GLIBC 2.34, GLIBCXX 3.4.30", GLIBC first,
-// then the C++ runtime, then the rest by name.
-func floorList(floors map[string]string) string {
-	if len(floors) == 0 {
-		return "-"
-	}
-	names := make([]string, 0, len(floors))
-	for ns := range floors {
-		names = append(names, ns)
-	}
-	sortNamespaces(names)
-	parts := make([]string, len(names))
-	for i, ns := range names {
-		parts[i] = ns + " " + floors[ns]
-	}
-	return report.Clean(strings.Join(parts, ", "))
-}
-
-var nsRank = map[string]int{"GLIBC": 0, "GLIBCXX": 1, "CXXABI": 2, "GCC": 3}
-
-func sortNamespaces(names []string) {
-	sort.Slice(names, func(i, j int) bool {
-		ri, oki := nsRank[names[i]]
-		rj, okj := nsRank[names[j]]
-		switch {
-		case oki && okj:
-			return ri < rj
-		case oki != okj:
-			return oki
-		}
-		return names[i] < names[j]
-	})
-}
-
-// maxPathColumn caps scan's path column: a longer path goes on its own
-// line rather than padding every line to its width.
-const maxPathColumn = 64
-
-func writeScanText(env *cmdEnv, res *floor.Result, sf scanFlags) {
-	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
-	w := env.stdout
-	// The widths are computed over the whole result (which is complete
-	// before anything is written), so the columns line up for every file,
-	// detail lines in between or not; a tabwriter restarts its columns
-	// after each line without cells.
-	pathW, archW := 0, 0
-	for _, f := range res.Files {
-		if f.Error == nil && sf.quiet {
-			continue
-		}
-		pathW = max(pathW, utf8.RuneCountInString(report.Clean(f.Path)))
-		if f.Error == nil {
-			archW = max(archW, utf8.RuneCountInString(f.Arch))
-		}
-	}
-	pathW = min(pathW, maxPathColumn)
-	for _, f := range res.Files {
-		if f.Error == nil && sf.quiet {
-			continue
-		}
-		path := report.Clean(f.Path)
-		n := utf8.RuneCountInString(path)
-		if n > pathW && f.Error == nil {
-			// A path longer than the column goes on its own line, its
-			// columns on the next (issue 22 item 6).
-			fmt.Fprintln(w, path)
-			path, n = "", 0
-		}
-		pad := strings.Repeat(" ", max(pathW-n, 0)+2)
-		if f.Error != nil {
-			fmt.Fprintf(w, "%s%s%s\n", path, pad, p.Red("error: "+report.Clean(f.ErrorMessage())))
-			continue
-		}
-		fmt.Fprintf(w, "%s%s%-*s  %s\n", path, pad, archW, f.Arch, floorList(f.Floors))
-		writeDetails(w, f, sf)
-	}
-	writeSkipped(w, res, p)
-	if !sf.quiet {
-		writeSummary(w, res, p, sf.verbose)
-	}
-}
-
-// writeSkipped warns of the malformed artefacts met in the trees.
-func writeSkipped(w io.Writer, res *floor.Result, p report.Painter) {
-	for _, f := range res.Skipped {
-		fmt.Fprintf(w, "%s: %s: %s (met inside a directory; --strict makes it an error)\n", p.Yellow("warning"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
-	}
-}
-
-func writeDetails(w io.Writer, f floor.FileReport, sf scanFlags) {
-	if sf.verbose {
-		for _, n := range f.Needs {
-			fmt.Fprintf(w, "    %s: %s\n", report.Clean(n.Library), report.Clean(strings.Join(n.Versions, " ")))
-		}
-	}
-	for _, n := range f.Notes {
-		fmt.Fprintf(w, "    note: %s\n", report.Clean(n))
-	}
-	if sf.why {
-		names := make([]string, 0, len(f.Why))
-		for ns := range f.Why {
-			names = append(names, ns)
-		}
-		sortNamespaces(names)
-		for _, ns := range names {
-			fmt.Fprintf(w, "    %s %s: %s\n", report.Clean(ns), report.Clean(f.Floors[ns]), symbolList(f.Why[ns], 8))
-		}
-	}
-}
-
-// symbolList joins up to max names and says how many more there are.
-func symbolList(syms []string, max int) string {
-	if len(syms) == 0 {
-		return "(no symbol names it: the version is required by the library link alone)"
-	}
-	if len(syms) <= max {
-		return report.Clean(strings.Join(syms, " "))
-	}
-	return report.Clean(fmt.Sprintf("%s and %d more", strings.Join(syms[:max], " "), len(syms)-max))
-}
-
-func writeSummary(w io.Writer, res *floor.Result, p report.Painter, all bool) {
-	s := res.Stats
-	fmt.Fprintf(w, "%s (%s looked at", plural64(s.ELF, "ELF file"), plural64(s.Files, "file"))
-	if s.Symlinks > 0 {
-		fmt.Fprintf(w, ", %s not followed", plural64(s.Symlinks, "symlink"))
-	}
-	if s.Special > 0 {
-		fmt.Fprintf(w, ", %s skipped", plural64(s.Special, "special file"))
-	}
-	if s.Excluded > 0 {
-		fmt.Fprintf(w, ", %d excluded", s.Excluded)
-	}
-	// A tree such as /usr needs scores of namespaces; the summary names the
-	// toolchain ones and counts the rest unless -v.
-	floors := res.Floors
-	others := 0
-	if !all {
-		floors = map[string]string{}
-		for ns, v := range res.Floors {
-			if _, ok := nsRank[ns]; ok {
-				floors[ns] = v
-			} else {
-				others++
-			}
-		}
-	}
-	fmt.Fprintf(w, "); floor: %s", floorList(floors))
-	if others > 0 {
-		fmt.Fprintf(w, " (and %s; -v lists them)", plural(others, "other namespace"))
-	}
-	fmt.Fprintln(w)
-	if s.Errors > 0 {
-		fmt.Fprintln(w, p.Red(plural64(s.Errors, "file")+" could not be read"))
 	}
 }
 
@@ -331,13 +176,13 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
 			break
 		}
-		writeCheckGitHub(env.stdout, res.Result, warnings, empty)
+		res.WriteGitHub(env.stdout, warnings, empty)
 	case report.SARIF:
-		writeCheckSARIF(env.stdout, res.Result, warnings, empty)
+		res.WriteSARIF(env.stdout, buildVersion(), warnings, empty)
 	case report.JUnit:
-		writeCheckJUnit(env.stdout, res.Result, warnings, empty)
+		res.WriteJUnit(env.stdout, warnings, empty)
 	default:
-		writeCheckText(env, res, sf, rq, warnings, empty)
+		res.WriteText(env.stdout, sf.text(env), rq, warnings, empty)
 	}
 	switch {
 	case res.Incomplete:
@@ -352,81 +197,6 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitError
 	}
 	return exitOK
-}
-
-func writeCheckText(env *cmdEnv, res *floor.CheckResult, sf scanFlags, rq floor.Requirements, warnings []string, empty bool) {
-	p := report.Painter{On: report.UseColor(env.tty, env.getenv)}
-	w := env.stdout
-	for _, v := range res.Violations {
-		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), report.Clean(v.Path), report.Clean(v.Cause()))
-		if len(v.Symbols) > 0 || v.Rule == "" {
-			fmt.Fprintf(w, "    needs %s\n", symbolList(v.Symbols, 8))
-		}
-	}
-	for _, f := range res.Files {
-		switch {
-		case f.Error != nil:
-			fmt.Fprintf(w, "%s %s: %s\n", p.Red("ERROR"), report.Clean(f.Path), report.Clean(f.ErrorMessage()))
-		case sf.quiet:
-		case sf.why || sf.verbose:
-			fmt.Fprintf(w, "%s  %s  %s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
-			writeDetails(w, f, sf)
-		}
-	}
-	bad := map[string]bool{}
-	for _, v := range res.Violations {
-		bad[v.Path] = true
-	}
-	for _, warn := range warnings {
-		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
-	}
-	writeSkipped(w, res.Result, p)
-	if sf.quiet {
-		if len(res.Violations) > 0 {
-			fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
-		} else if empty {
-			fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
-		} else if res.Incomplete {
-			fmt.Fprintln(w, p.Red("ERROR")+": "+res.Err.Error())
-		}
-		return
-	}
-	writeSummary(w, res.Result, p, sf.verbose)
-	if limits := rq.Effective(); len(limits) > 0 {
-		fmt.Fprintf(w, "limits: %s\n", floorList(limits))
-	}
-	for _, c := range res.Claims {
-		state := "holds"
-		if !c.Held {
-			state = p.Red("broken")
-		} else if c.Files == 0 {
-			state = "no file is held to it"
-		}
-		fmt.Fprintf(w, "claim %s: %s: %s\n", report.Clean(c.Artefact), report.Clean(c.Claim), state)
-	}
-	var policies []string
-	for _, t := range rq.Targets {
-		if t.IsPolicy() {
-			policies = append(policies, t.Name)
-		}
-	}
-	if len(policies) > 0 {
-		fmt.Fprintf(w, "policies: %s\n", strings.Join(policies, ", "))
-	}
-	// OK only when something was checked and nothing went wrong: an
-	// empty tree or an unreadable file is never OK.
-	switch {
-	case res.Incomplete:
-		fmt.Fprintln(w, p.Red("ERROR")+": "+res.Err.Error())
-	case empty:
-		fmt.Fprintln(w, p.Red("ERROR")+": no ELF file was checked")
-	case len(res.Violations) == 0 && res.Stats.Errors == 0 && res.Stats.ELF == 0:
-		fmt.Fprintln(w, p.Green("OK")+": no ELF file to check (--allow-empty)")
-	case len(res.Violations) == 0 && res.Stats.Errors == 0:
-		fmt.Fprintln(w, p.Green("OK")+": every file is within the limits")
-	case len(res.Violations) > 0:
-		fmt.Fprintf(w, "%s: %s in %s\n", p.Red("FAIL"), plural(len(res.Violations), "violation"), plural(len(bad), "file"))
-	}
 }
 
 func runTargets(_ context.Context, env *cmdEnv, args []string) int {

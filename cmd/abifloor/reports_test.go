@@ -14,7 +14,7 @@ import (
 func TestCheckGitHubUnreadableAt(t *testing.T) {
 	res := &floor.Result{Files: []floor.FileReport{{Path: "good.so"}, {Path: "bad.so", Error: errors.New("malformed ELF: truncated")}}}
 	var out bytes.Buffer
-	writeCheckGitHub(&out, res, nil, false)
+	res.WriteGitHub(&out, nil, false)
 	if !strings.Contains(out.String(), "::error file=bad.so,title=unreadable ELF file::") {
 		t.Errorf("annotations:\n%s", out.String())
 	}
