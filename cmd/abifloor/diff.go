@@ -117,11 +117,11 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	case report.JSON:
 		err = report.WriteJSON(env.stdout, &r)
 	case report.SARIF:
-		err = writeDiffSARIF(env.stdout, &r, pos[1])
+		err = r.WriteSARIF(env.stdout, buildVersion(), pos[1])
 	case report.JUnit:
-		err = writeDiffJUnit(env.stdout, &r, pos[1])
+		err = r.WriteJUnit(env.stdout, pos[1])
 	case report.GitHub:
-		writeDiffGitHub(env.stdout, &r, pos[1])
+		r.WriteGitHub(env.stdout, pos[1])
 	default:
 		err = r.WriteText(env.stdout, report.Painter{On: report.UseColor(env.tty, env.getenv)})
 	}

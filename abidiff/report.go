@@ -1,19 +1,18 @@
-package main
+package abidiff
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/abifloor/abifloor/abidiff"
 	"github.com/abifloor/abifloor/report"
 )
 
-// diffFindings lists the public changes of r with a one-line text each,
+// findings lists the public changes of r with a one-line text each,
 // as SARIF results (error when incompatible, note when not) about file.
-func diffFindings(r *abidiff.Report, file string) []report.SARIFResult {
+func (r *Report) findings(file string) []report.SARIFResult {
 	var out []report.SARIFResult
-	add := func(c abidiff.Change, typ string) {
+	add := func(c Change, typ string) {
 		level := "note"
 		if !c.Compatible {
 			level = "error"
@@ -36,7 +35,7 @@ func diffFindings(r *abidiff.Report, file string) []report.SARIFResult {
 
 // changeText says what changed: "struct foo.b: offset 8 -> 16",
 // "symbol-removed: malloc_get_state@GLIBC_2.2.5".
-func changeText(c abidiff.Change, typ string) string {
+func changeText(c Change, typ string) string {
 	subject := c.Symbol
 	switch {
 	case typ != "" && c.Path != "":
@@ -66,20 +65,20 @@ func changeText(c abidiff.Change, typ string) string {
 	return s
 }
 
-// diffKinds are abidiff's change kinds, each the SARIF rule abi/KIND.
-var diffKinds = []string{
-	string(abidiff.SymbolRemoved), string(abidiff.SymbolAdded), string(abidiff.SymbolVersion), string(abidiff.SymbolKind), string(abidiff.SymbolSize), string(abidiff.SymbolType),
-	string(abidiff.VersionAdded), string(abidiff.VersionRemoved), string(abidiff.TypeRemoved), string(abidiff.Declaration), string(abidiff.Size), string(abidiff.Encoding),
-	string(abidiff.Offset), string(abidiff.BitSize), string(abidiff.BitOffset), string(abidiff.MemberAdded), string(abidiff.MemberRemoved), string(abidiff.MemberType),
-	string(abidiff.TypedefTarget), string(abidiff.TypeKind), string(abidiff.EnumeratorAdded), string(abidiff.EnumeratorRemoved), string(abidiff.EnumeratorValue),
-	string(abidiff.ConstantAdded), string(abidiff.ConstantRemoved), string(abidiff.ConstantValue),
+// changeKinds are the change kinds, each the SARIF rule abi/KIND.
+var changeKinds = []string{
+	string(SymbolRemoved), string(SymbolAdded), string(SymbolVersion), string(SymbolKind), string(SymbolSize), string(SymbolType),
+	string(VersionAdded), string(VersionRemoved), string(TypeRemoved), string(Declaration), string(Size), string(Encoding),
+	string(Offset), string(BitSize), string(BitOffset), string(MemberAdded), string(MemberRemoved), string(MemberType),
+	string(TypedefTarget), string(TypeKind), string(EnumeratorAdded), string(EnumeratorRemoved), string(EnumeratorValue),
+	string(ConstantAdded), string(ConstantRemoved), string(ConstantValue),
 }
 
-// writeDiffJUnit writes one test case, the new file, with a failure per
+// WriteJUnit writes one test case, the new file, with a failure per
 // incompatible change (compatible changes are listed in its output).
-func writeDiffJUnit(w io.Writer, r *abidiff.Report, file string) error {
+func (r *Report) WriteJUnit(w io.Writer, file string) error {
 	c := report.JUnitCase{Name: file, ClassName: "abifloor.diff"}
-	for _, f := range diffFindings(r, file) {
+	for _, f := range r.findings(file) {
 		if f.Level == "error" {
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: f.RuleID, Message: f.Message})
 		}
@@ -87,14 +86,16 @@ func writeDiffJUnit(w io.Writer, r *abidiff.Report, file string) error {
 	return report.WriteJUnit(w, "abifloor diff", []report.JUnitCase{c})
 }
 
-func writeDiffSARIF(w io.Writer, r *abidiff.Report, file string) error {
-	return report.WriteSARIF(w, buildVersion(), report.DiffRules(diffKinds), diffFindings(r, file))
+// WriteSARIF writes a SARIF 2.1.0 log of the changes, about file (the
+// new one); version is the tool's.
+func (r *Report) WriteSARIF(w io.Writer, version, file string) error {
+	return report.WriteSARIF(w, version, report.DiffRules(changeKinds), r.findings(file))
 }
 
-// writeDiffGitHub writes an annotation per incompatible change (at most
+// WriteGitHub writes an annotation per incompatible change (at most
 // 20, then a count) and one summary.
-func writeDiffGitHub(w io.Writer, r *abidiff.Report, file string) {
-	fs := diffFindings(r, file)
+func (r *Report) WriteGitHub(w io.Writer, file string) {
+	fs := r.findings(file)
 	n, compatible := 0, 0
 	for _, f := range fs {
 		if f.Level != "error" {
