@@ -45,7 +45,7 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	if checking && len(cl.targets) > 0 {
 		fopt.Targets = append(slices.Clip(opt.Targets), cl.targets...)
 	}
-	aopt := artefact.Options{}
+	aopt := artefact.Options{Budget: opt.budget}
 	if opt.ArtefactProgress != nil {
 		aopt.Progress = func(m string, read, total int64) { opt.ArtefactProgress(path, m, read, total) }
 	}

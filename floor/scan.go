@@ -3,6 +3,7 @@ package floor
 import (
 	"context"
 	"fmt"
+	"github.com/abifloor/abifloor/artefact"
 	"runtime"
 	"sync/atomic"
 
@@ -35,6 +36,7 @@ type Options struct {
 	// the artefact (as on disk) and its size (artefact.Options.Progress).
 	ArtefactProgress func(artefact, member string, read, total int64)
 	member           func(isELF bool) // set by Scan: a member of an artefact was read
+	budget           *artefact.Budget // set by Scan: the run's decompression allowance, shared by its workers
 }
 
 // Result is a whole scan. Field names are part of the JSON contract.
@@ -75,6 +77,9 @@ type hardLink struct{ dev, ino uint64 }
 func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	if opt.Workers <= 0 {
 		opt.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	if opt.budget == nil {
+		opt.budget = artefact.NewBudget(0)
 	}
 	var ws walk.Stats
 	var done, elfs, members, memberELF atomic.Int64
