@@ -509,6 +509,18 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		m.Err = fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, size, w.opt.MaxMember)
 		return w.emit(m)
 	}
+	if nested {
+		// A zip needs random access: it is spilled to a private
+		// temporary file, not held in memory (a 293-byte .tar.gz
+		// could claim 512 MiB of zip).
+		f, err := spill(head, r, size)
+		if err != nil {
+			m.Err = readErr(err)
+			return w.emit(m)
+		}
+		defer f.Close()
+		return w.inner(m, w.zip(m.Name+"!", newReadAhead(f, size), size, depth+1))
+	}
 	if sel && w.opt.SparseOver > 0 && size > w.opt.SparseOver && size > sparseHead {
 		got := make([]byte, sparseHead)
 		copy(got, head)
@@ -531,9 +543,6 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	if err != nil {
 		m.Err = readErr(err)
 		return w.emit(m)
-	}
-	if nested {
-		return w.inner(m, w.zip(m.Name+"!", bytes.NewReader(data), size, depth+1))
 	}
 	m.Data, m.Content = data, bytes.NewReader(data)
 	return w.emit(m)
@@ -558,6 +567,30 @@ func readWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// spill copies a member (head, read already, then the rest of its size
+// bytes from r) to a temporary file that is removed at once, so no other
+// process can name it, and returns it open for reading.
+func spill(head []byte, r io.Reader, size int64) (*os.File, error) {
+	f, err := os.CreateTemp("", "abifloor-member-*")
+	if err != nil {
+		return nil, fmt.Errorf("a temporary file for a nested zip: %w", err)
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(head); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("a temporary file for a nested zip: %w", err)
+	}
+	n, err := io.CopyN(f, r, size-int64(len(head)))
+	if err != nil {
+		f.Close()
+		if n < size-int64(len(head)) && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // inner ends the reading of a nested artefact m: fn's own error stops

@@ -1,7 +1,12 @@
 package artefact
 
 import (
+	"archive/zip"
+	"bytes"
+	"context"
+
 	"errors"
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,4 +142,44 @@ func TestSparseBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestZipInTarSpilled (issue 19 item 11): a zip inside a tar is not read
+// into memory: a .tar.gz holding a 64 MiB zip (a stored member of zeros,
+// then an ELF program) is read allocating a few MiB, and the program in
+// the zip is found.
+func TestZipInTarSpilled(t *testing.T) {
+	bin, _ := elfs(t)
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for _, e := range []ent{{name: "zeros", data: make([]byte, 64<<20)}, {name: "usr/bin/prog", data: bin}} {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: e.name, Method: zip.Store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(e.data)
+	}
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "a.tar.gz")
+	if err := os.WriteFile(p, gz(mkTar(t, []ent{{name: "x.zip", data: zb.Bytes()}})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zb = bytes.Buffer{}
+	var found bool
+	var err error
+	d := elfgen.Allocated(func() {
+		err = Walk(context.Background(), p, Options{}, func(m *Member) error {
+			if m.Name == "/x.zip!/usr/bin/prog" && m.Err == nil && m.Content != nil {
+				found = true
+			}
+			return nil
+		})
+	})
+	if err != nil || !found {
+		t.Errorf("walk: %v, the program in the zip found: %v", err, found)
+	}
+	if d > 16<<20 {
+		t.Errorf("allocated %d MB reading a 64 MiB zip inside a tar", d>>20)
+	}
+	t.Logf("allocated %d KB", d>>10)
 }
