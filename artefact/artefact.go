@@ -281,6 +281,10 @@ type walker struct {
 	limit  int64
 	pool   *Budget
 	bombed bool
+	// replayKeep, while a layer is read again for hard links' targets,
+	// names the members emitted; other members (errors already
+	// reported in the first pass) are not emitted again.
+	replayKeep map[string]bool
 	// image is set while reading an image's layers, where absolute
 	// symbolic links point inside the image.
 	image bool
@@ -408,6 +412,9 @@ func (w *walker) emit(m *Member) error {
 	if err := w.ctx.Err(); err != nil {
 		return stop{err}
 	}
+	if w.replayKeep != nil && !w.replayKept(m.Name) {
+		return nil
+	}
 	if w.opt.Progress != nil && m.Size >= progressEvery {
 		w.progress(m.Name) // a large member read
 	}
@@ -421,6 +428,18 @@ func (w *walker) emit(m *Member) error {
 		return stop{err}
 	}
 	return nil
+}
+
+func (w *walker) replayKept(name string) bool {
+	if w.replayKeep[name] {
+		return true
+	}
+	for i := range len(name) {
+		if name[i] == '!' && w.replayKeep[name[:i]] {
+			return true // a member of a nested artefact
+		}
+	}
+	return false
 }
 
 // cleanName turns an archive's member name into a "/"-rooted path, or

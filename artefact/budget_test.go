@@ -7,6 +7,7 @@ import (
 
 	"errors"
 	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/imagetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,4 +183,52 @@ func TestZipInTarSpilled(t *testing.T) {
 		t.Errorf("allocated %d MB reading a 64 MiB zip inside a tar", d>>20)
 	}
 	t.Logf("allocated %d KB", d>>10)
+}
+
+// TestImageHardLinks (issue 19 item 15): a hard link keeps its content
+// when a later layer deletes (whiteout) or replaces the other name, as in
+// a running container; the View names the link a regular file, so a
+// reader of the view (bind --image) finds its content under its name.
+func TestImageHardLinks(t *testing.T) {
+	bin, lib := elfs(t)
+	dir := t.TempDir()
+	imagetest.Write(t, dir,
+		mkTar(t, []ent{
+			{name: "usr/lib/libf.so.1", data: lib}, {name: "usr/lib/libf.so", hard: "usr/lib/libf.so.1"},
+			{name: "usr/bin/prog", data: bin}, {name: "usr/bin/prog2", hard: "usr/bin/prog"}, {name: "usr/bin/prog3", hard: "usr/bin/prog"},
+		}),
+		mkTar(t, []ent{{name: "usr/lib/.wh.libf.so.1"}, {name: "usr/bin/prog", data: []byte("#!/bin/sh\n")}}),
+	)
+	got := map[string]*Member{}
+	v, err := WalkView(context.Background(), dir, Options{}, func(m *Member) error {
+		if got[m.Name] != nil {
+			t.Errorf("%s emitted twice", m.Name)
+		}
+		got[m.Name] = m
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := got["/usr/lib/libf.so"]; m == nil || m.Err != nil || !bytes.Equal(m.Data, lib) {
+		t.Errorf("/usr/lib/libf.so (its other name deleted above): %+v", m)
+	}
+	if m := got["/usr/bin/prog2"]; m == nil || m.Err != nil || !bytes.Equal(m.Data, bin) {
+		t.Errorf("/usr/bin/prog2 (its other name replaced above): %+v", m)
+	}
+	if m := got["/usr/bin/prog"]; m == nil || m.Content != nil {
+		t.Errorf("/usr/bin/prog is the upper layer's script: %+v", m)
+	}
+	if got["/usr/lib/libf.so.1"] != nil {
+		t.Errorf("the deleted name is emitted")
+	}
+	if e := v.Entries["/usr/lib/libf.so"]; e.Type != 0 || e.Link != "" || e.Size != int64(len(lib)) {
+		t.Errorf("view of /usr/lib/libf.so: %+v", e)
+	}
+	if e := v.Entries["/usr/bin/prog3"]; e.Link != "/usr/bin/prog2" {
+		t.Errorf("view of /usr/bin/prog3: %+v, want a hard link to /usr/bin/prog2", e)
+	}
+	if _, ok := v.Entries["/usr/lib/libf.so.1"]; ok {
+		t.Errorf("the deleted name is in the view")
+	}
 }
