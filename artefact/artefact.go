@@ -156,6 +156,12 @@ type Options struct {
 	// NoTools keeps to the Go decompressors (by default the xz program
 	// decompresses xz streams when it is on PATH: see tool.go).
 	NoTools bool
+	// Budget, when set, is the run's shared decompression allowance
+	// (NewBudget): every walk given it charges what it decompresses past
+	// its own Ratio times its size to it, so MinExpand is granted once a
+	// run, not once an artefact, and the walks of parallel workers share
+	// it. Nil gives this walk an allowance of its own (MinExpand).
+	Budget *Budget
 	// Progress, when set, is called with the member about to be read,
 	// and again for every MiB of it read and once it is read, with the bytes read so far of
 	// the artefact itself (compressed, as on disk) and its size. The
@@ -266,11 +272,19 @@ func WalkReaderAt(ctx context.Context, r io.ReaderAt, size int64, opt Options, f
 }
 
 type walker struct {
-	ctx    context.Context
-	opt    Options
-	fn     func(*Member) error
-	budget int64 // decompressed bytes left before the input is a bomb
+	ctx context.Context
+	opt Options
+	fn  func(*Member) error
+	// own is what is left of the walk's own allowance (Ratio times the
+	// artefact's size); past it, bytes are charged to pool, the run's.
+	own    int64
 	limit  int64
+	pool   *Budget
+	bombed bool
+	// replayKeep, while a layer is read again for hard links' targets,
+	// names the members emitted; other members (errors already
+	// reported in the first pass) are not emitted again.
+	replayKeep map[string]bool
 	// image is set while reading an image's layers, where absolute
 	// symbolic links point inside the image.
 	image bool
@@ -289,8 +303,15 @@ type walker struct {
 }
 
 func newWalker(ctx context.Context, opt Options, fn func(*Member) error, size int64) *walker {
-	lim := opt.MinExpand + opt.Ratio*max(size, 0)
-	return &walker{ctx: ctx, opt: opt, fn: fn, budget: lim, limit: lim, control: opt.Control, size: size}
+	own := opt.Ratio * max(size, 0)
+	if size > 0 && own/size != opt.Ratio {
+		own = 1<<63 - 1 // overflow: an artefact of exabytes
+	}
+	pool := opt.Budget
+	if pool == nil {
+		pool = NewBudget(opt.MinExpand)
+	}
+	return &walker{ctx: ctx, opt: opt, fn: fn, own: own, limit: own, pool: pool, control: opt.Control, size: size}
 }
 
 // counting returns r counting its reads for Options.Progress.
@@ -391,6 +412,9 @@ func (w *walker) emit(m *Member) error {
 	if err := w.ctx.Err(); err != nil {
 		return stop{err}
 	}
+	if w.replayKeep != nil && !w.replayKept(m.Name) {
+		return nil
+	}
 	if w.opt.Progress != nil && m.Size >= progressEvery {
 		w.progress(m.Name) // a large member read
 	}
@@ -404,6 +428,18 @@ func (w *walker) emit(m *Member) error {
 		return stop{err}
 	}
 	return nil
+}
+
+func (w *walker) replayKept(name string) bool {
+	if w.replayKeep[name] {
+		return true
+	}
+	for i := range len(name) {
+		if name[i] == '!' && w.replayKeep[name[:i]] {
+			return true // a member of a nested artefact
+		}
+	}
+	return false
 }
 
 // cleanName turns an archive's member name into a "/"-rooted path, or
@@ -492,6 +528,18 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		m.Err = fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, size, w.opt.MaxMember)
 		return w.emit(m)
 	}
+	if nested {
+		// A zip needs random access: it is spilled to a private
+		// temporary file, not held in memory (a 293-byte .tar.gz
+		// could claim 512 MiB of zip).
+		f, err := spill(head, r, size)
+		if err != nil {
+			m.Err = readErr(err)
+			return w.emit(m)
+		}
+		defer f.Close()
+		return w.inner(m, w.zip(m.Name+"!", newReadAhead(f, size), size, depth+1))
+	}
 	if sel && w.opt.SparseOver > 0 && size > w.opt.SparseOver && size > sparseHead {
 		got := make([]byte, sparseHead)
 		copy(got, head)
@@ -514,9 +562,6 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 	if err != nil {
 		m.Err = readErr(err)
 		return w.emit(m)
-	}
-	if nested {
-		return w.inner(m, w.zip(m.Name+"!", bytes.NewReader(data), size, depth+1))
 	}
 	m.Data, m.Content = data, bytes.NewReader(data)
 	return w.emit(m)
@@ -541,6 +586,30 @@ func readWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// spill copies a member (head, read already, then the rest of its size
+// bytes from r) to a temporary file that is removed at once, so no other
+// process can name it, and returns it open for reading.
+func spill(head []byte, r io.Reader, size int64) (*os.File, error) {
+	f, err := os.CreateTemp("", "abifloor-member-*")
+	if err != nil {
+		return nil, fmt.Errorf("a temporary file for a nested zip: %w", err)
+	}
+	os.Remove(f.Name())
+	if _, err := f.Write(head); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("a temporary file for a nested zip: %w", err)
+	}
+	n, err := io.CopyN(f, r, size-int64(len(head)))
+	if err != nil {
+		f.Close()
+		if n < size-int64(len(head)) && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
+			return nil, io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // inner ends the reading of a nested artefact m: fn's own error stops
@@ -585,19 +654,68 @@ type counted struct {
 }
 
 func (c *counted) Read(p []byte) (int, error) {
-	if c.w.budget < 0 {
+	if c.w.bombed {
 		return 0, c.w.bomb()
 	}
 	n, err := c.r.Read(p)
-	c.w.budget -= int64(n)
-	if c.w.budget < 0 {
+	if !c.w.charge(int64(n)) {
 		return n, c.w.bomb()
 	}
 	return n, err
 }
 
+// charge counts n decompressed bytes: from the walk's own allowance, then
+// from the run's. It reports whether they were within the budget.
+func (w *walker) charge(n int64) bool {
+	if w.bombed {
+		return false
+	}
+	if w.own >= n {
+		w.own -= n
+		return true
+	}
+	n -= w.own
+	w.own = 0
+	if !w.pool.take(n) {
+		w.bombed = true
+		return false
+	}
+	return true
+}
+
 func (w *walker) bomb() error {
-	return fmt.Errorf("%w: more than %d bytes out of the artefact", ErrBomb, w.limit)
+	return fmt.Errorf("%w: more than %d bytes out of the artefact (%d times its size, and the run's shared allowance of %d bytes is spent)", ErrBomb, w.limit+w.pool.grant, w.opt.Ratio, w.pool.grant)
+}
+
+// Budget is a run's shared allowance of decompressed bytes beyond what
+// each artefact's size earns it (Options.Ratio times the size): a run
+// reading many small bombs costs their sum, not MinExpand each. It is
+// safe for concurrent use by the walks of parallel workers. Once spent it
+// stays spent: every later walk that needs it fails with ErrBomb.
+type Budget struct {
+	grant int64
+	left  atomic.Int64
+}
+
+// NewBudget returns a run's budget of n bytes (DefaultMinExpand when n <= 0).
+func NewBudget(n int64) *Budget {
+	if n <= 0 {
+		n = DefaultMinExpand
+	}
+	b := &Budget{grant: n}
+	b.left.Store(n)
+	return b
+}
+
+// Left is how many bytes are left of the budget (negative once spent).
+func (b *Budget) Left() int64 { return b.left.Load() }
+
+// take charges n bytes, reporting whether the budget held them.
+func (b *Budget) take(n int64) bool {
+	if b.left.Load() < 0 {
+		return false
+	}
+	return b.left.Add(-n) >= 0
 }
 
 // dirSize is the size of the regular files under dir (an image layout's

@@ -283,7 +283,78 @@ func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
 }
 
 // layer reads one layer's tar and emits its visible regular files.
+//
+// A hard link keeps its content when a later layer deletes or replaces
+// the other name, as it does in a running container (the link shares the
+// inode). A visible link whose target this layer holds but a later layer
+// hid is found in the pass; the layer is then read again for those
+// targets only, and each is emitted under its link's name (the View
+// names the link a regular file).
 func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth int) error {
+	hiddenReg := map[string]bool{}
+	need := map[string][]string{} // a hidden target: the visible links to it
+	err := w.layerPass(b, name, prefix, func(e tarEntry, data io.Reader) error {
+		dir, base := path.Split(e.name)
+		dir = path.Clean(dir)
+		switch {
+		case base == ".wh..wh..opq":
+			ov.hide(dir)
+			return nil
+		case strings.HasPrefix(base, ".wh."):
+			gone := path.Join(dir, base[4:])
+			ov.hide(gone)
+			ov.cover(gone)
+			return nil
+		}
+		if !ov.visible(e.name) {
+			if e.typ == tar.TypeReg || e.typ == '\x00' {
+				hiddenReg[e.name] = true
+			}
+			return nil
+		}
+		ov.cover(e.name)
+		if e.typ != tar.TypeDir {
+			ov.hide(e.name) // a file over a directory hides its content
+		}
+		if w.view != nil {
+			w.view.add(e)
+		}
+		if e.typ == tar.TypeLink {
+			if t, err := cleanName(e.link); err == nil && hiddenReg[t] {
+				need[t] = append(need[t], e.name)
+			}
+		}
+		if e.typ != tar.TypeReg && e.typ != '\x00' {
+			return nil
+		}
+		return w.regular(prefix, e.name, e.mode, e.size, data, depth)
+	})
+	if err != nil || len(need) == 0 {
+		return err
+	}
+	w.replayKeep = map[string]bool{}
+	for _, links := range need {
+		w.replayKeep[prefix+links[0]] = true
+	}
+	defer func() { w.replayKeep = nil }()
+	return w.layerPass(b, name, prefix, func(e tarEntry, data io.Reader) error {
+		links, ok := need[e.name]
+		if !ok || (e.typ != tar.TypeReg && e.typ != '\x00') {
+			return nil
+		}
+		delete(need, e.name)
+		if w.view != nil {
+			w.view.Entries[links[0]] = Entry{Size: e.size}
+			for _, l := range links[1:] {
+				w.view.Entries[l] = Entry{Link: links[0], Size: e.size}
+			}
+		}
+		return w.regular(prefix, links[0], e.mode, e.size, data, depth)
+	})
+}
+
+// layerPass opens a layer, decompresses it and calls each for its entries.
+func (w *walker) layerPass(b blobs, name, prefix string, each func(e tarEntry, data io.Reader) error) error {
 	rc, err := b.open(name)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -313,34 +384,7 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 		}
 		return fmt.Errorf("%w: a layer that is not a tar", ErrFormat)
 	}
-	return w.tarEntries(prefix, in, func(e tarEntry, data io.Reader) error {
-		dir, base := path.Split(e.name)
-		dir = path.Clean(dir)
-		switch {
-		case base == ".wh..wh..opq":
-			ov.hide(dir)
-			return nil
-		case strings.HasPrefix(base, ".wh."):
-			gone := path.Join(dir, base[4:])
-			ov.hide(gone)
-			ov.cover(gone)
-			return nil
-		}
-		if !ov.visible(e.name) {
-			return nil
-		}
-		ov.cover(e.name)
-		if e.typ != tar.TypeDir {
-			ov.hide(e.name) // a file over a directory hides its content
-		}
-		if w.view != nil {
-			w.view.add(e)
-		}
-		if e.typ != tar.TypeReg && e.typ != '\x00' {
-			return nil
-		}
-		return w.regular(prefix, e.name, e.mode, e.size, data, depth)
-	})
+	return w.tarEntries(prefix, in, each)
 }
 
 // overlay remembers what the layers read so far (the upper ones) put

@@ -180,10 +180,34 @@ func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, da
 				continue
 			}
 		}
-		if err := each(e, tr); err != nil {
+		var data io.Reader = tr
+		if sparse(h) {
+			// The zeros of a sparse member's holes are made up by the
+			// reader, not decompressed: they count all the same, or a
+			// 631-byte .tar.gz holds 500 MB of ELF.
+			data = &counted{r: tr, w: w}
+			if e.typ == tar.TypeGNUSparse {
+				e.typ = tar.TypeReg
+			}
+		}
+		if err := each(e, data); err != nil {
 			return err
 		}
 	}
+}
+
+// sparse reports whether h is a sparse member, in the old GNU form or
+// GNU's PAX records.
+func sparse(h *tar.Header) bool {
+	if h.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range h.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
 }
 
 // tarStream reads a plain tar: every regular file is a member.

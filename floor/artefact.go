@@ -76,7 +76,7 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		cl.resolve(path, opt.Targets) // a wheel's tags are in its name
 		fopt.Claimed = cl.targets
 	}
-	aopt := artefact.Options{}
+	aopt := artefact.Options{Budget: opt.budget}
 	if opt.ArtefactProgress != nil {
 		aopt.Progress = func(m string, read, total int64) { opt.ArtefactProgress(path, m, read, total) }
 	}

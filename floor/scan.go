@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/abifloor/abifloor/artefact"
 	"runtime"
 	"sync/atomic"
 
@@ -45,6 +46,7 @@ type Options struct {
 	// the artefact (as on disk) and its size (artefact.Options.Progress).
 	ArtefactProgress func(artefact, member string, read, total int64)
 	member           func(isELF bool) // set by Scan: a member of an artefact was read
+	budget           *artefact.Budget // set by Scan: the run's decompression allowance, shared by its workers
 }
 
 // Result is a whole scan. Field names are part of the JSON contract.
@@ -99,6 +101,9 @@ type hardLink struct{ dev, ino uint64 }
 func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	if opt.Workers <= 0 {
 		opt.Workers = 2 * runtime.GOMAXPROCS(0)
+	}
+	if opt.budget == nil {
+		opt.budget = artefact.NewBudget(0)
 	}
 	var ws walk.Stats
 	var done, elfs, members, memberELF atomic.Int64
