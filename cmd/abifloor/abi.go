@@ -54,7 +54,7 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 		return usageError(fs, "%s", missingArgs([]string{"FILE"}, pos))
 	}
 	show, done := progress(env)
-	a, name, err := loadABI(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
+	a, name, err := abi.LoadArg(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
 	done()
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor abi dump:", cleanLines(err.Error()))

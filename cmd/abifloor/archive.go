@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/abifloor/abifloor/internal/input"
-
 	"github.com/abifloor/abifloor/artefact"
 )
 
@@ -16,7 +14,7 @@ import (
 // check nothing and pass.
 func notArchives(paths []string) error {
 	for _, p := range paths {
-		kind := archiveKind(p)
+		kind := artefact.KindOf(p)
 		if kind == "" {
 			continue
 		}
@@ -27,19 +25,4 @@ func notArchives(paths []string) error {
 		return fmt.Errorf("%s: a %s artefact: bind reads a package only as installed: unpack it as it installs and name the directory%s", p, kind, hint)
 	}
 	return nil
-}
-
-// archiveKind is the artefact format of path by its content, or ""
-// (not an artefact, or not a regular file or directory: FIFOs and
-// devices are never opened).
-func archiveKind(path string) artefact.Format {
-	if artefact.IsLayout(path) {
-		return artefact.Layout
-	}
-	in, err := input.Open(path, nil, make([]byte, artefact.HeadSize))
-	if err != nil {
-		return ""
-	}
-	defer in.Close()
-	return artefact.Detect(in.Head)
 }

@@ -74,7 +74,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	done := make(chan int, 2)
 	for i := range 2 {
 		go func() {
-			abis[i], _, errs[i] = loadABI(ctx, pos[i], opts[i], nil)
+			abis[i], _, errs[i] = abi.LoadArg(ctx, pos[i], opts[i], nil)
 			done <- i
 		}()
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/internal/atomicfile"
 	"github.com/abifloor/abifloor/ranges"
 	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/report"
@@ -272,34 +274,16 @@ func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, titl
 	if path == "" {
 		err = write(env.stdout)
 	} else {
-		err = writeFileAtomic(path, write)
+		var b bytes.Buffer
+		if err = write(&b); err == nil {
+			err = atomicfile.WriteFile(path, b.Bytes(), 0o644)
+		}
 	}
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor ranges:", err)
 		return exitError
 	}
 	return exitOK
-}
-
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".abifloor-*")
-	if err != nil {
-		return err
-	}
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {

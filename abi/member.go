@@ -1,0 +1,113 @@
+package abi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/abifloor/abifloor/artefact"
+)
+
+// An ABI is read from a file, or from an ELF member of an artefact named
+// as scan reports it: "pkg.whl!/numpy/core/x.so" (nested:
+// "dist.zip!/pkg.tgz!/lib/x.so"). An artefact named alone stands for its
+// one ELF member; with several, the caller is told their names, as
+// auditwheel show lists a wheel's libraries, since one dump (and one side
+// of a diff) is one ABI.
+
+// ErrManyELF is returned by LoadArg for an artefact holding several ELF
+// members: the message lists them.
+var ErrManyELF = errors.New("holds several ELF files; name one as ARTEFACT!/MEMBER")
+
+// LoadArg reads the ABI of arg, as a command line names it: a file (ELF or ABI JSON), an artefact with
+// one ELF member, or ARTEFACT!/MEMBER. It returns the name the ABI is
+// reported under. prog, when set, follows the reading of an artefact.
+func LoadArg(ctx context.Context, arg string, opt Options, prog func(artefact, member string, read, total int64)) (*ABI, string, error) {
+	if _, err := os.Stat(arg); err == nil {
+		if !isArtefact(arg) {
+			a, err := Load(ctx, arg, opt)
+			return a, arg, err
+		}
+		return loadMember(ctx, arg, "", opt, prog)
+	}
+	// The artefact is the first prefix before a "!/" that is a file (or
+	// an image layout): the rest, "!/" and all, names the member, as scan
+	// names a member of a nested artefact ("/pkg.tgz!/lib/x.so").
+	if a, member, ok := artefact.Split(arg, func(a string) bool {
+		st, err := os.Stat(a)
+		return err == nil && (st.Mode().IsRegular() || artefact.IsLayout(a))
+	}); ok {
+		return loadMember(ctx, a, member, opt, prog)
+	}
+	_, err := os.Stat(arg)
+	return nil, arg, err
+}
+
+// isArtefact tells an artefact from an ELF file or ABI JSON by its first
+// bytes, as scan does.
+func isArtefact(p string) bool { return artefact.KindOf(p) != "" }
+
+// errStopWalk ends an artefact walk once the member is read.
+var errStopWalk = errors.New("stop")
+
+// loadMember reads the ABI of the ELF member named member ("/lib/x.so")
+// of the artefact at path, or of its only ELF member when member is "".
+func loadMember(ctx context.Context, path, member string, opt Options, prog func(artefact, member string, read, total int64)) (*ABI, string, error) {
+	var (
+		a     *ABI
+		found []string
+		lerr  error
+	)
+	// Debug sections are outside the loaded segments: members are read
+	// whole (bounded by artefact.DefaultMaxMember), never sparse.
+	aopt := artefact.Options{SparseOver: -1}
+	if prog != nil {
+		aopt.Progress = func(m string, read, total int64) { prog(path, m, read, total) }
+	}
+	err := artefact.Walk(ctx, path, aopt, func(m *artefact.Member) error {
+		if member != "" && m.Name != member {
+			return nil
+		}
+		name := artefact.Join(path, m.Name)
+		if m.Err != nil {
+			if member != "" {
+				lerr = fmt.Errorf("%s: %w", name, m.Err)
+				return errStopWalk
+			}
+			return nil
+		}
+		if m.Content == nil {
+			if member != "" {
+				lerr = fmt.Errorf("%s: not an ELF file", name)
+				return errStopWalk
+			}
+			return nil
+		}
+		found = append(found, name)
+		if len(found) > 1 {
+			a = nil
+			return nil
+		}
+		a, lerr = LoadReader(ctx, name, m.Content, m.Size, opt)
+		if member != "" {
+			return errStopWalk
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopWalk) {
+		return nil, path, err
+	}
+	switch {
+	case lerr != nil:
+		return nil, path, lerr
+	case len(found) == 0 && member != "":
+		return nil, path, fmt.Errorf("%s: no member %s", path, member)
+	case len(found) == 0:
+		return nil, path, fmt.Errorf("%s: no ELF file in the artefact", path)
+	case len(found) > 1:
+		return nil, path, fmt.Errorf("%s: %w:\n  %s", path, ErrManyELF, strings.Join(found, "\n  "))
+	}
+	return a, found[0], nil
+}
