@@ -77,7 +77,7 @@ const (
 // budget.
 func (b *debugBudget) take(name string, size, stored uint64) error {
 	if size > uint64(b.left) {
-		return fmt.Errorf("section %s: %w: %d bytes uncompressed, over the limit of %d bytes (--max-debug-size)",
+		return fmt.Errorf("section %s: %w: %d bytes uncompressed, over the limit of %d bytes",
 			name, ErrDebugTooLarge, size, b.max)
 	}
 	if stored < 1<<40 && size > stored*maxRatio+maxRatioSlack {

@@ -74,6 +74,10 @@ var imageSparseOver int64 = 64 << 10 // the least Sparse takes
 // imageDev marks the file keys of an image's files.
 const imageDev = 1<<64 - 1
 
+// ErrImageMemory is wrapped by LoadImage's error for an image whose ELF
+// files take more memory than its limit.
+var ErrImageMemory = errors.New("over the memory limit")
+
 // LoadImage reads the image at p in one pass of its layers: the view
 // (names, kinds, links), the ELF files and ld.so.cache, and the files
 // named by keep (paths inside the image: an ld.so.cache given with
@@ -134,7 +138,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 		return nil
 	})
 	if errors.Is(err, errTooMuch) {
-		return nil, fmt.Errorf("%s: its ELF files take more than %d bytes of memory (raise --max-memory)", p, maxMemory)
+		return nil, fmt.Errorf("%s: %w: its ELF files take more than %d bytes of memory", p, ErrImageMemory, maxMemory)
 	}
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	a, name, err := abi.LoadArg(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
 	done()
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor abi dump:", cleanLines(err.Error()))
+		fmt.Fprintln(env.stderr, "abifloor abi dump:", cleanLines(err.Error())+limitHint(err))
 		return exitError
 	}
 	if a.DebugInfo == abi.DebugNone {

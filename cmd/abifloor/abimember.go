@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"strings"
 
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -14,4 +17,16 @@ func cleanLines(msg string) string {
 		lines[i] = report.Clean(l)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// limitHint names the flag that raises the limit a library error is
+// about: libraries name no flags.
+func limitHint(err error) string {
+	switch {
+	case errors.Is(err, abi.ErrDebugTooLarge):
+		return " (--max-debug-size)"
+	case errors.Is(err, bind.ErrImageMemory):
+		return " (raise --max-memory)"
+	}
+	return ""
 }

@@ -72,7 +72,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	if image != "" {
 		if opt.Image, err = bind.LoadImage(ctx, image, maxMem<<20, cache); err != nil {
-			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error()))
+			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error())+limitHint(err))
 			return exitError
 		}
 		for _, p := range opt.Image.Problems {

@@ -91,7 +91,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	for i, err := range errs {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", cleanLines(err.Error()))
+			fmt.Fprintln(env.stderr, "abifloor diff:", cleanLines(err.Error())+limitHint(err))
 			return diffError
 		}
 		if abis[i].DebugInfo == abi.DebugNone {
