@@ -88,7 +88,7 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		if opt.member != nil {
 			opt.member(m.Content != nil && m.Err == nil)
 		}
-		name := path + "!" + m.Name
+		name := artefact.Join(path, m.Name)
 		switch {
 		case m.Err != nil:
 			it.members = append(it.members, item{rep: FileReport{Path: name, Error: m.Err}})

@@ -8,8 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ianlancetaylor/demangle"
-
+	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/report"
 )
@@ -62,7 +61,12 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		opt.LibraryPath = append(opt.LibraryPath, strings.Split(v, ":")...)
 	}
 	if *dm {
-		opt.Demangle = func(s string) string { return demangle.Filter(s) }
+		opt.Demangle = func(s string) string {
+			if d := abi.Demangle(s); d != "" {
+				return d
+			}
+			return s
+		}
 	}
 	if sysroot != "" {
 		if opt.Sysroot, err = bindSysroot(sysroot, paths); err != nil {

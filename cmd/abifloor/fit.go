@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ianlancetaylor/demangle"
-
+	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 )
@@ -60,8 +59,7 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 func demangleAll(syms []string) {
 	for i, s := range syms {
 		name, ver, _ := strings.Cut(s, "@")
-		d := demangle.Filter(name)
-		if d != name {
+		if d := abi.Demangle(name); d != "" {
 			if ver != "" {
 				d += "@" + ver
 			}
