@@ -38,17 +38,18 @@ type junitSuites struct {
 }
 
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Time      string      `xml:"time,attr"`
-	Timestamp string      `xml:"timestamp,attr,omitempty"`
-	Hostname  string      `xml:"hostname,attr"`
-	ID        int         `xml:"id,attr"`
-	Package   string      `xml:"package,attr"`
-	Props     *struct{}   `xml:"properties"`
+	Name      string `xml:"name,attr"`
+	Tests     int    `xml:"tests,attr"`
+	Failures  int    `xml:"failures,attr"`
+	Errors    int    `xml:"errors,attr"`
+	Skipped   int    `xml:"skipped,attr"`
+	Time      string `xml:"time,attr"`
+	Timestamp string `xml:"timestamp,attr,omitempty"`
+	Hostname  string `xml:"hostname,attr"`
+	ID        int    `xml:"id,attr"`
+	Package   string `xml:"package,attr"`
+	// Props stays nil: Jenkins's schema refuses an empty <properties>.
+	Props     *struct{}   `xml:"properties,omitempty"`
 	Cases     []junitCase `xml:"testcase"`
 	SystemOut string      `xml:"system-out"`
 	SystemErr string      `xml:"system-err"`
@@ -72,7 +73,7 @@ type junitProblem struct {
 // cases, in their order. Text is cleaned of control characters, so the
 // XML is well formed whatever a file name holds.
 func WriteJUnit(w io.Writer, suite string, cases []JUnitCase) error {
-	s := junitSuite{Name: suite, Time: "0", Hostname: "localhost", Package: "abifloor", Props: &struct{}{}, Cases: []junitCase{}}
+	s := junitSuite{Name: suite, Time: "0", Hostname: "localhost", Package: "abifloor", Cases: []junitCase{}}
 	for _, c := range cases {
 		jc := junitCase{Name: xmlText(c.Name), ClassName: xmlText(c.ClassName), Time: "0"}
 		if c.Error != "" {
