@@ -513,24 +513,26 @@ func (t *Table) WriteJSON(w io.Writer) error {
 	return enc.Encode(t)
 }
 
-// String writes a change for people: "struct s: y.offset 4 -> 8".
+// String writes a change for people: "struct s: y.offset 4 -> 8",
+// "struct t: added". A change of the whole type has no path, and then no
+// second space either.
 func (c Change) String() string {
-	switch {
-	case c.Path == "" && hasSuffix(c.Kind, "-added"):
-		return c.Type + ": added"
-	case c.Path == "" && hasSuffix(c.Kind, "-removed"):
-		return c.Type + ": removed"
-	case c.Old != "" && c.New != "":
-		return fmt.Sprintf("%s: %s %s -> %s", c.Type, c.Path, c.Old, c.New)
-	case hasSuffix(c.Kind, "-added") || c.New != "":
-		if c.New == "" {
-			return fmt.Sprintf("%s: %s added", c.Type, c.Path)
-		}
-		return fmt.Sprintf("%s: %s added (%s)", c.Type, c.Path, c.New)
-	case hasSuffix(c.Kind, "-removed") || c.Old != "":
-		return fmt.Sprintf("%s: %s removed", c.Type, c.Path)
+	s := c.Type + ":"
+	if c.Path != "" {
+		s += " " + c.Path
 	}
-	return fmt.Sprintf("%s: %s", c.Type, c.Path)
+	switch {
+	case c.Old != "" && c.New != "":
+		return s + " " + c.Old + " -> " + c.New
+	case hasSuffix(c.Kind, "-added") || c.New != "":
+		if c.New == "" || c.Path == "" {
+			return s + " added"
+		}
+		return s + " added (" + c.New + ")"
+	case hasSuffix(c.Kind, "-removed") || c.Old != "":
+		return s + " removed"
+	}
+	return s
 }
 
 func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }

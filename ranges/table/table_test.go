@@ -82,3 +82,23 @@ func FuzzReadJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestChangeString: no change reads with a double space, a type's own
+// change included (issue 17: "nv_ioctl_query_device_intr:  removed").
+func TestChangeString(t *testing.T) {
+	for _, tt := range []struct {
+		c    Change
+		want string
+	}{
+		{Change{Type: "struct s", Path: "y.offset", Old: "4", New: "8"}, "struct s: y.offset 4 -> 8"},
+		{Change{Type: "struct t", Kind: "type-added"}, "struct t: added"},
+		{Change{Type: "nv_ioctl_query_device_intr", Old: "16"}, "nv_ioctl_query_device_intr: removed"},
+		{Change{Type: "struct s", Path: "z", Kind: "member-added", New: "int"}, "struct s: z added (int)"},
+		{Change{Type: "NV_X", Kind: "constant-removed"}, "NV_X: removed"},
+		{Change{Type: "struct s", Path: "size"}, "struct s: size"},
+	} {
+		if got := tt.c.String(); got != tt.want || strings.Contains(got, "  ") {
+			t.Errorf("%+v.String() = %q, want %q", tt.c, got, tt.want)
+		}
+	}
+}
