@@ -236,19 +236,7 @@ func (f *File) Symbols() ([]Symbol, error) {
 	for i := range syms {
 		e := raw[int64(i)*es:]
 		s := &syms[i]
-		var name uint32
-		var info, other uint8
-		if f.is64() {
-			name, info, other = f.bo.Uint32(e), e[4], e[5]
-			s.Section = elf.SectionIndex(f.bo.Uint16(e[6:]))
-			s.Value, s.Size = f.bo.Uint64(e[8:]), f.bo.Uint64(e[16:])
-		} else {
-			name = f.bo.Uint32(e)
-			s.Value, s.Size = uint64(f.bo.Uint32(e[4:])), uint64(f.bo.Uint32(e[8:]))
-			info, other = e[12], e[13]
-			s.Section = elf.SectionIndex(f.bo.Uint16(e[14:]))
-		}
-		s.Bind, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
+		name := f.decodeSym(e, s)
 		if int(name) >= len(f.dynstr) {
 			return nil, formatErr(off+int64(i)*es, "symbol %d name offset %d outside the string table", i, name)
 		}
@@ -323,4 +311,23 @@ func (f *File) versionNames() (map[uint16]verName, error) {
 		}
 	}
 	return m, nil
+}
+
+// decodeSym fills s from the symbol table entry e (an Elf32_Sym or
+// Elf64_Sym, e holding at least one) and returns its name's offset in the
+// table's string table.
+func (f *File) decodeSym(e []byte, s *Symbol) (name uint32) {
+	var info, other uint8
+	if f.is64() {
+		name, info, other = f.bo.Uint32(e), e[4], e[5]
+		s.Section = elf.SectionIndex(f.bo.Uint16(e[6:]))
+		s.Value, s.Size = f.bo.Uint64(e[8:]), f.bo.Uint64(e[16:])
+	} else {
+		name = f.bo.Uint32(e)
+		s.Value, s.Size = uint64(f.bo.Uint32(e[4:])), uint64(f.bo.Uint32(e[8:]))
+		info, other = e[12], e[13]
+		s.Section = elf.SectionIndex(f.bo.Uint16(e[14:]))
+	}
+	s.Bind, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
+	return name
 }

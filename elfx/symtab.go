@@ -54,19 +54,7 @@ func (f *File) StaticSymbols() ([]Symbol, error) {
 	for i := range syms {
 		e := raw[int64(i)*es:]
 		s := &syms[i]
-		var name uint32
-		var info, other uint8
-		if f.is64() {
-			name, info, other = f.bo.Uint32(e), e[4], e[5]
-			s.Section = elf.SectionIndex(f.bo.Uint16(e[6:]))
-			s.Value, s.Size = f.bo.Uint64(e[8:]), f.bo.Uint64(e[16:])
-		} else {
-			name = f.bo.Uint32(e)
-			s.Value, s.Size = uint64(f.bo.Uint32(e[4:])), uint64(f.bo.Uint32(e[8:]))
-			info, other = e[12], e[13]
-			s.Section = elf.SectionIndex(f.bo.Uint16(e[14:]))
-		}
-		s.Bind, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
+		name := f.decodeSym(e, s)
 		if uint64(name) >= uint64(len(strs)) {
 			if name == 0 {
 				continue
