@@ -31,6 +31,7 @@
 package artefact
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -275,6 +276,8 @@ type walker struct {
 	ctx context.Context
 	opt Options
 	fn  func(*Member) error
+	// zbuf reads raw zip members for zipSkip, one buffer for the walk.
+	zbuf *bufio.Reader
 	// own is what is left of the walk's own allowance (Ratio times the
 	// artefact's size); past it, bytes are charged to pool, the run's.
 	own    int64

@@ -6,14 +6,15 @@ import (
 	"context"
 
 	"errors"
-	"github.com/abifloor/abifloor/internal/elfgen"
-	"github.com/abifloor/abifloor/internal/imagetest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
 // bombed reports whether a walk ended in ErrBomb, as its error or a

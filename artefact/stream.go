@@ -9,12 +9,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	gzip "github.com/klauspost/compress/gzip"
 	"io"
 	"io/fs"
 	"path"
 	"strconv"
 	"strings"
+
+	gzip "github.com/klauspost/compress/gzip"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"

@@ -2,14 +2,16 @@ package artefact
 
 import (
 	"archive/zip"
+	"bufio"
 	"sync"
 
 	"errors"
 	"fmt"
-	"github.com/klauspost/compress/flate"
 	"io"
 	"io/fs"
 	"math"
+
+	"github.com/klauspost/compress/flate"
 )
 
 // zip reads a zip archive (a wheel, a jar, a .conda) through its central
@@ -47,6 +49,12 @@ func (w *walker) zip(prefix string, r io.ReaderAt, size int64, depth int) error 
 		if usize > math.MaxInt64 {
 			usize = math.MaxInt64
 		}
+		if skip, err := w.zipSkip(prefix, name, mode, int64(usize), f); err != nil || skip {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		rc, err := f.Open()
 		if err != nil {
 			if err := w.emit(&Member{Name: prefix + name, Size: int64(usize), Err: fmt.Errorf("%w: %v", ErrFormat, err)}); err != nil {
@@ -61,6 +69,38 @@ func (w *walker) zip(prefix string, r io.ReaderAt, size int64, depth int) error 
 		}
 	}
 	return nil
+}
+
+// zipSkip reads a deflated member's head with inflateHead (a few hundred
+// bytes decoded, where the inflaters decode up to 32 KiB) and reports,
+// skip true, a member that is neither selected, nor an archive to open,
+// nor wanted by name: most of a jar. Anything else, a head that would not
+// inflate included, is left to the full reader, which says what is wrong.
+func (w *walker) zipSkip(prefix, name string, mode fs.FileMode, size int64, f *zip.File) (skip bool, err error) {
+	if f.Method != zip.Deflate || w.opt.Want != nil && size <= 1<<20 && w.opt.Want(prefix+name) {
+		return false, nil
+	}
+	raw, err := f.OpenRaw()
+	if err != nil {
+		return false, nil
+	}
+	if w.zbuf == nil {
+		w.zbuf = bufio.NewReaderSize(raw, 512)
+	} else {
+		w.zbuf.Reset(raw)
+	}
+	want := int(min(int64(HeadSize), size))
+	head, err := inflateHead(w.zbuf, want)
+	if err != nil || len(head) != want || w.opt.Select(head) || Detect(head) != "" {
+		return false, nil
+	}
+	if !w.charge(int64(len(head))) {
+		return false, w.bomb()
+	}
+	if w.opt.Progress != nil {
+		w.progress(prefix + name)
+	}
+	return true, w.emit(&Member{Name: prefix + name, Size: size, Mode: mode})
 }
 
 // zipLink checks a symbolic link member (its target is its content).
