@@ -351,8 +351,8 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc
 			return nil, fmt.Errorf("%s: %s", f.Path, f.ErrorMessage())
 		}
 	}
-	if len(res.Files) == 0 {
-		return nil, fmt.Errorf("%s: nothing was proven (interrupted?)", line.output)
+	if res.Incomplete || len(res.Files) == 0 {
+		return nil, fmt.Errorf("%s: nothing was proven (interrupted)", line.output)
 	}
 	p.Violations = res.Violations
 	if len(p.Violations) == 0 {
@@ -479,6 +479,10 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 		}
 	}
 	res := bind.New(bind.Options{LibraryPath: path, Workers: 1}).Audit(ctx, []string{line.output})
+	if res.Incomplete || len(res.Files) == 0 {
+		// A proof cut short proves nothing: never an empty "no objection".
+		return []string{"the loader's view was not proven (interrupted)"}
+	}
 	var msgs []string
 	var db *glibc.Index
 	for _, f := range res.Files {

@@ -108,15 +108,12 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	return NewFileHead(r, size, nil)
 }
 
-// NewFileHead is NewFile for a caller that has already read the first bytes
-// of the file (to check the magic); head saves re-reading them.
-func NewFileHead(r io.ReaderAt, size int64, head []byte) (*File, error) {
+// newHeader reads the ELF header of a file of size bytes, from head when
+// the caller has read the file's first bytes, else from the first chunk.
+func newHeader(r io.ReaderAt, size int64, head []byte) (*File, error) {
 	f := &File{rd: reader{r: r, size: size}}
 	if len(head) > 0 {
-		if int64(len(head)) > size {
-			head = head[:size]
-		}
-		f.rd.chunks[0] = chunk{off: 0, b: head}
+		f.rd.chunks[0] = chunk{off: 0, b: head[:min(int64(len(head)), size)]}
 	} else {
 		n := min(size, chunkSize)
 		b, err := f.rd.fresh(0, n)
@@ -126,6 +123,16 @@ func NewFileHead(r io.ReaderAt, size int64, head []byte) (*File, error) {
 		f.rd.chunks[0] = chunk{off: 0, b: b}
 	}
 	if err := f.readHeader(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// NewFileHead is NewFile for a caller that has already read the first bytes
+// of the file (to check the magic); head saves re-reading them.
+func NewFileHead(r io.ReaderAt, size int64, head []byte) (*File, error) {
+	f, err := newHeader(r, size, head)
+	if err != nil {
 		return nil, err
 	}
 	if err := f.readProgs(); err != nil {

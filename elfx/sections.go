@@ -15,17 +15,7 @@ import (
 // debug file or an object file, whose program headers may be empty or
 // describe bytes the file does not hold.
 func NewHeaders(r io.ReaderAt, size int64) (*File, error) {
-	f := &File{rd: reader{r: r, size: size}}
-	n := min(size, chunkSize)
-	b, err := f.rd.fresh(0, n)
-	if err != nil && n >= 4 {
-		return nil, err
-	}
-	f.rd.chunks[0] = chunk{off: 0, b: b}
-	if err := f.readHeader(); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return newHeader(r, size, nil)
 }
 
 // ReaderSize is the size of the file r reads, when r can say it: a

@@ -36,19 +36,29 @@ type Symbol struct {
 // binds to, and with a value, unless it is absolute or thread-local.
 // Every package that asks what a library exports asks this.
 func (s Symbol) Exported() bool {
-	if s.Undefined() || s.Name == "" || s.Visibility == elf.STV_HIDDEN || s.Visibility == elf.STV_INTERNAL {
+	if !s.visibleGlobal() || s.Value == 0 && s.Section != elf.SHN_ABS && s.Type != elf.STT_TLS {
 		return false
 	}
-	if s.Value == 0 && s.Section != elf.SHN_ABS && s.Type != elf.STT_TLS {
+	return s.Type == elf.STT_NOTYPE || s.funcOrVar()
+}
+
+// visibleGlobal: a named definition another object may bind to: defined,
+// not hidden or internal, and global, weak or unique.
+func (s Symbol) visibleGlobal() bool {
+	if s.Undefined() || s.Name == "" || s.Visibility == elf.STV_HIDDEN || s.Visibility == elf.STV_INTERNAL {
 		return false
 	}
 	switch s.Bind {
 	case elf.STB_GLOBAL, elf.STB_WEAK, STB_GNU_UNIQUE:
-	default:
-		return false
+		return true
 	}
+	return false
+}
+
+// funcOrVar: a function or a variable of some kind.
+func (s Symbol) funcOrVar() bool {
 	switch s.Type {
-	case elf.STT_NOTYPE, elf.STT_OBJECT, elf.STT_FUNC, elf.STT_COMMON, elf.STT_TLS, elf.STT_GNU_IFUNC:
+	case elf.STT_OBJECT, elf.STT_FUNC, elf.STT_COMMON, elf.STT_TLS, elf.STT_GNU_IFUNC:
 		return true
 	}
 	return false

@@ -77,18 +77,4 @@ func (f *File) StaticSymbols() ([]Symbol, error) {
 // linker would bind another object's reference to: defined, not local,
 // visible, a function or a variable. Unlike Exported it takes a value of 0
 // (the first function of a relocatable object's .text).
-func (s Symbol) Defined() bool {
-	if s.Undefined() || s.Name == "" || s.Visibility == elf.STV_HIDDEN || s.Visibility == elf.STV_INTERNAL {
-		return false
-	}
-	switch s.Bind {
-	case elf.STB_GLOBAL, elf.STB_WEAK, STB_GNU_UNIQUE:
-	default:
-		return false
-	}
-	switch s.Type {
-	case elf.STT_OBJECT, elf.STT_FUNC, elf.STT_COMMON, elf.STT_TLS, elf.STT_GNU_IFUNC:
-		return true
-	}
-	return false
-}
+func (s Symbol) Defined() bool { return s.visibleGlobal() && s.funcOrVar() }

@@ -121,6 +121,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			libc = s
 		}
 	}
+	redirects := a.Redirects(o.Target)
 	// Every compiler run is independent: run them all at once, a few per CPU.
 	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2*runtime.NumCPU())}
 	var (
@@ -150,7 +151,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			}
 		}
 	}()
-	go func() { defer wg.Done(); compat, compatErr = b.compat(a, o.Target, work, dir, libc) }()
+	go func() { defer wg.Done(); compat, compatErr = b.compat(a, redirects, work, dir, libc) }()
 	go func() {
 		defer wg.Done()
 		if symver.Compare(o.Target, "2.34") < 0 {
@@ -162,7 +163,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	if err := errors.Join(append(errs, compatErr, initErr, gccErr)...); err != nil {
 		return err
 	}
-	script, err := libcScript(o.Target, a, final, compat, ns != "")
+	script, err := libcScript(o.Target, a, final, compat, ns != "", asNeeded(stubs, a.Name, o.Target, redirects))
 	if err != nil {
 		return err
 	}
@@ -186,7 +187,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 // libc_nonshared.a found by the link editor's search (-lc_nonshared, so no
 // path of one host is written into a shared entry), and the loader. Paths
 // are quoted: a cache under a HOME with a space must link.
-func libcScript(target string, a *Arch, dir, compat string, nonshared bool) (string, error) {
+func libcScript(target string, a *Arch, dir, compat string, nonshared bool, needs []string) (string, error) {
 	if strings.ContainsAny(dir, "\"\n") {
 		return "", fmt.Errorf("glibc: %q: the link editor cannot name a path with a double quote or newline in a linker script", dir)
 	}
@@ -199,7 +200,7 @@ func libcScript(target string, a *Arch, dir, compat string, nonshared bool) (str
 		group = append(group, "-lc_nonshared")
 	}
 	needed := []string{q(a.Loader)}
-	for _, l := range asNeeded(a, target) {
+	for _, l := range needs {
 		needed = append(needed, q(l))
 	}
 	return fmt.Sprintf("/* GNU ld script written by abifloor: glibc %s stubs for %s. */\nGROUP ( %s AS_NEEDED ( %s ) )\n",
@@ -217,9 +218,9 @@ var mergedLibs = []string{"libpthread.so.0", "libdl.so.2", "librt.so.1"}
 // asNeeded are the stub libraries the libc script names AS_NEEDED beside
 // the loader: before 2.34 the merged ones, and the libraries that
 // redirects jump into (libresolv for __res_search).
-func asNeeded(a *Arch, target string) []string {
+func asNeeded(stubs []StubLib, arch, target string, redirects []Redirect) []string {
 	have := map[string]bool{}
-	for _, l := range a.Select(target) {
+	for _, l := range stubs {
 		have[l.Soname] = true
 	}
 	seen := map[string]bool{"libc.so.6": true}
@@ -235,8 +236,8 @@ func asNeeded(a *Arch, target string) []string {
 			add(so)
 		}
 	}
-	for _, r := range a.Redirects(target) {
-		if _, ok := thunk(a.Name, r.From, r.To); ok {
+	for _, r := range redirects {
+		if _, ok := thunk(arch, r.From, r.To); ok {
 			add(r.Soname)
 		}
 	}
@@ -358,7 +359,7 @@ var statWrappers = []statWrapper{
 // (Redirects). One member per function, so a program pulls in (and needs
 // the versions of) only the ones it calls. The wrappers are hidden, so nothing leaks into the dynamic symbol
 // table. It returns the archive's name, or "" when the target needs none.
-func (b *builder) compat(a *Arch, target, work, dir string, libc StubLib) (string, error) {
+func (b *builder) compat(a *Arch, redirects []Redirect, work, dir string, libc StubLib) (string, error) {
 	have := map[string]bool{}
 	for _, s := range libc.Syms {
 		have[s.Name] = true
@@ -375,7 +376,7 @@ func (b *builder) compat(a *Arch, target, work, dir string, libc StubLib) (strin
 				fmt.Sprintf("__attribute__((visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
 		}
 	}
-	for _, r := range a.Redirects(target) {
+	for _, r := range redirects {
 		if src, ok := thunk(a.Name, r.From, r.To); ok {
 			members[r.From] = src
 		}
