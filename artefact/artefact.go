@@ -276,8 +276,10 @@ type walker struct {
 	ctx context.Context
 	opt Options
 	fn  func(*Member) error
-	// zbuf reads raw zip members for zipSkip, one buffer for the walk.
-	zbuf *bufio.Reader
+	// zbuf reads raw zip members for zipSkip, and heads inflates their
+	// heads: one of each for the walk.
+	zbuf  *bufio.Reader
+	heads headInflater
 	// own is what is left of the walk's own allowance (Ratio times the
 	// artefact's size); past it, bytes are charged to pool, the run's.
 	own    int64

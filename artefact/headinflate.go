@@ -117,14 +117,32 @@ var (
 	clOrder  = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 )
 
+// headInflater holds inflateHead's buffers, so a walk that reads the heads
+// of a jar's many members allocates them once.
+type headInflater struct {
+	br        bitReader
+	out       []byte
+	lengths   [320]uint8
+	lit, dist huffman
+	clh       huffman
+}
+
 // inflateHead returns the first n bytes the raw DEFLATE stream r inflates
 // to (all of them when there are fewer), reading no more of r than those
 // bytes need.
 func inflateHead(r io.ByteReader, n int) ([]byte, error) {
-	br := &bitReader{r: r}
-	out := make([]byte, 0, n)
-	var lit, dist huffman
-	lengths := make([]uint8, 320)
+	var hi headInflater
+	return hi.head(r, n)
+}
+
+// head is inflateHead with hi's buffers: the bytes it returns are hi's
+// until the next call.
+func (hi *headInflater) head(r io.ByteReader, n int) ([]byte, error) {
+	hi.br = bitReader{r: r}
+	br := &hi.br
+	out := hi.out[:0]
+	defer func() { hi.out = out[:0] }()
+	lit, dist, lengths := &hi.lit, &hi.dist, hi.lengths[:]
 	for len(out) < n {
 		last, err := br.bits(1)
 		if err != nil {
@@ -203,12 +221,12 @@ func inflateHead(r io.ByteReader, n int) ([]byte, error) {
 				}
 				cl[clOrder[i]] = uint8(v)
 			}
-			var clh huffman
+			clh := &hi.clh
 			if err := clh.build(cl[:]); err != nil {
 				return nil, err
 			}
 			for i := 0; i < nlit+ndist; {
-				sym, err := br.decode(&clh)
+				sym, err := br.decode(clh)
 				if err != nil {
 					return nil, err
 				}
@@ -258,7 +276,7 @@ func inflateHead(r io.ByteReader, n int) ([]byte, error) {
 			return nil, errInflate
 		}
 		for len(out) < n {
-			sym, err := br.decode(&lit)
+			sym, err := br.decode(lit)
 			if err != nil {
 				return nil, err
 			}
@@ -276,7 +294,7 @@ func inflateHead(r io.ByteReader, n int) ([]byte, error) {
 					return nil, err
 				}
 				length := int(lenBase[sym]) + int(e)
-				ds, err := br.decode(&dist)
+				ds, err := br.decode(dist)
 				if err != nil {
 					return nil, err
 				}

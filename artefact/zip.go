@@ -90,7 +90,7 @@ func (w *walker) zipSkip(prefix, name string, mode fs.FileMode, size int64, f *z
 		w.zbuf.Reset(raw)
 	}
 	want := int(min(int64(HeadSize), size))
-	head, err := inflateHead(w.zbuf, want)
+	head, err := w.heads.head(w.zbuf, want)
 	if err != nil || len(head) != want || w.opt.Select(head) || Detect(head) != "" {
 		return false, nil
 	}
