@@ -1,8 +1,6 @@
 package ccwrap
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -125,16 +123,9 @@ func (w *Wrapper) needStaticRuntime(ctx context.Context, files map[string]string
 // compiler binary, remembered in the cache; the files are looked for on
 // every run).
 func findRuntimeFiles(ctx context.Context, c *cache.Cache, cxx *glibc.Compiler) (map[string]string, error) {
-	out, err := compilerAnswer(ctx, c, cxx, "-print-search-dirs")
+	dirs, err := searchDirs(ctx, c, cxx)
 	if err != nil {
-		return nil, fmt.Errorf("%s -print-search-dirs: %w", cxx.Name, err)
-	}
-	var dirs []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "libraries: ="); ok {
-			dirs = filepath.SplitList(rest)
-		}
+		return nil, err
 	}
 	m := map[string]string{}
 	for _, n := range cxxRuntimeFiles {

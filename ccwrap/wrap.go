@@ -160,8 +160,13 @@ type Result struct {
 	// Proof is the proof of the linked output; nil when nothing was linked
 	// or there was nothing to prove (-c, -r, -o /dev/null).
 	Proof *Proof
-	// Notes say what was decided, when Options.Verbose.
+	// Notes say what was decided that the command line did not spell out
+	// (a static C++ runtime, -static), and with Options.Verbose what else
+	// was decided.
 	Notes []string
+	// Hidden are the host libraries taken out of the link because they
+	// need a newer glibc than the target.
+	Hidden []Hidden
 }
 
 // Proof is what the output was proven against and what failed.
@@ -266,6 +271,16 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 		}
 		pre = append(pre, rt...)
 	}
+	argv, hidden, err := w.hideHostLibs(ctx, c, comp, line, argv, stubs, so.Target)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Hidden = hidden
+	if w.o.Verbose {
+		for _, h := range hidden {
+			res.Notes = append(res.Notes, "not linked: "+h.Arg+": "+h.String())
+		}
+	}
 	before, _ := os.Lstat(line.output)
 	// The link's messages are held back (up to a bound) so that a symbol
 	// missing from the target can be explained in one line instead of the
@@ -281,6 +296,9 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 		explained, all := explainUndefined(held.Bytes(), a.Name, so.Target)
 		if !all || held.passed {
 			held.Flush()
+		}
+		for _, h := range hidden {
+			explained = append(explained, h.String())
 		}
 		res.Code, res.Explained = code, explained
 		return res, nil
