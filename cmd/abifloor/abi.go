@@ -54,8 +54,29 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 		return usageError(fs, "%s", missingArgs([]string{"FILE"}, pos))
 	}
 	show, done := progress(env)
-	a, name, err := abi.LoadArg(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
+	// The DWARF readers do not stop halfway: an interrupted dump leaves
+	// the load behind and ends now, exit 2, printing no ABI.
+	var (
+		a    *abi.ABI
+		name string
+	)
+	loaded := make(chan struct{})
+	go func() {
+		a, name, err = abi.LoadArg(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
+		close(loaded)
+	}()
+	select {
+	case <-loaded:
+	case <-ctx.Done():
+		done()
+		fmt.Fprintf(env.stderr, "abifloor abi dump: incomplete: interrupted while reading %s; no ABI written\n", report.Clean(pos[0]))
+		return exitError
+	}
 	done()
+	if err == nil && ctx.Err() != nil {
+		fmt.Fprintf(env.stderr, "abifloor abi dump: incomplete: interrupted while reading %s; no ABI written\n", report.Clean(pos[0]))
+		return exitError
+	}
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor abi dump:", cleanLines(err.Error())+limitHint(err))
 		return exitError
