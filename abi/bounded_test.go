@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/elfgen"
 )
 
@@ -108,8 +109,8 @@ func TestCompressedDebugLimits(t *testing.T) {
 	if _, err := Load(context.Background(), short, Options{NoDefaultDebugDir: true}); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("a stream shorter than its header: %v", err)
 	}
-	// Relocatable objects go through (*elf.File).DWARF, which reads every
-	// debug section: they are all charged first, zlib ones too.
+	// Every compressed section of a relocatable object is charged first,
+	// zlib ones too.
 	rel := elfgen.Sections(elf.ET_REL, []elfgen.Section{
 		{Name: ".debug_info", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZLIB, 3<<20, elfgen.ZlibZeros(3<<20))},
 		{Name: ".debug_line", Type: elf.SHT_PROGBITS, Flags: elf.SHF_COMPRESSED, Data: elfgen.Compressed(elf.COMPRESS_ZSTD, 3<<20, elfgen.ZstdZeros(3<<20))},
@@ -129,9 +130,9 @@ func TestCompressedDebugLimits(t *testing.T) {
 	}
 }
 
-func mustELF(t *testing.T, b []byte) *elf.File {
+func mustELF(t *testing.T, b []byte) *elfx.File {
 	t.Helper()
-	f, err := elf.NewFile(bytes.NewReader(b))
+	f, err := elfx.NewHeaders(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func FuzzLoadDWARF(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ef, err := elf.NewFile(bytes.NewReader(data))
+		ef, err := openELF(bytes.NewReader(data), int64(len(data)), 1<<20)
 		if err != nil {
 			return
 		}

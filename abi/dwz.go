@@ -5,6 +5,8 @@ import (
 	"debug/elf"
 	"fmt"
 	"path/filepath"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // dwz (the DWARF compressor Debian's and Fedora's debug packages run) moves
@@ -52,15 +54,8 @@ func (s *sections) altString(off uint64) []byte {
 }
 
 // altLink reads .gnu_debugaltlink: the alternate file's path and build ID.
-func altLink(f *elf.File) (path string, id []byte, ok bool) {
-	s := f.Section(".gnu_debugaltlink")
-	if s == nil || s.Type == elf.SHT_NOBITS || s.Size > 4096 {
-		return "", nil, false
-	}
-	b, err := s.Data()
-	if err != nil {
-		return "", nil, false
-	}
+func altLink(f *elfx.File) (path string, id []byte, ok bool) {
+	b := smallSection(f, f.Section(".gnu_debugaltlink"), 4096)
 	i := bytes.IndexByte(b, 0)
 	if i <= 0 {
 		return "", nil, false
@@ -76,7 +71,7 @@ func altLink(f *elf.File) (path string, id []byte, ok bool) {
 // one and no alternate found it returns an error naming what was tried,
 // which the caller reports as a note: the types that live there are
 // unknown.
-func attachAlt(f *elf.File, path string, secs *sections, dirs []string, maxDebug int64) error {
+func attachAlt(f *elfx.File, path string, secs *sections, dirs []string, maxDebug int64) error {
 	link, id, ok := altLink(f)
 	if !ok || secs == nil {
 		return nil
@@ -122,8 +117,9 @@ func attachAlt(f *elf.File, path string, secs *sections, dirs []string, maxDebug
 }
 
 // hasRelocations reports whether f has any relocation section.
-func hasRelocations(f *elf.File) bool {
-	for _, s := range f.Sections {
+func hasRelocations(f *elfx.File) bool {
+	secs, _ := f.Sections()
+	for _, s := range secs {
 		if s.Type == elf.SHT_REL || s.Type == elf.SHT_RELA {
 			return true
 		}

@@ -86,7 +86,7 @@ func TestDwz(t *testing.T) {
 	}
 	lib := filepath.Join(dir, "liba.so")
 	a0, _ := Load(ctx, lib, Options{NoDefaultDebugDir: true})
-	ef, err := newELF(strings.NewReader(string(f)), 1<<30)
+	ef, err := openELF(strings.NewReader(string(f)), int64(len(f)), 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}

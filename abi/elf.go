@@ -5,35 +5,92 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/hex"
+	"fmt"
 	"path/filepath"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/input"
 )
 
-// loadDWARF reads only the sections type extraction needs. (*elf.File).DWARF
-// also decompresses line tables and location lists, which in a libc debug
-// file are larger than the types. For a relocatable object, whose
-// .debug_info needs relocating, it returns a dwarf.Data; otherwise the
+// loadDWARF reads only the sections type extraction needs, through elfx.
+// (*elf.File).DWARF also decompresses line tables and location lists,
+// which in a libc debug file are larger than the types. For a relocatable
+// object, whose .debug_info needs relocating, it returns a dwarf.Data and
+// the .debug_abbrev and .debug_info it was built from; otherwise the
 // section bytes, from which a dwarf.Data is built only if needed.
 // Compressed sections count against maxSize (their uncompressed size) and
 // are refused past it before anything is decompressed.
-func loadDWARF(f *elf.File, maxSize int64) (*dwarf.Data, *sections, error) {
+func loadDWARF(f *elfx.File, maxSize int64) (*dwarf.Data, *sections, *relocated, error) {
 	if f.Type == elf.ET_REL {
-		if err := checkDebugSizes(f, maxSize); err != nil {
-			return nil, nil, err
-		}
-		d, err := f.DWARF()
-		return d, nil, err
+		d, rel, err := relocatedDWARF(f, maxSize)
+		return d, nil, rel, err
 	}
 	s, err := readSections(f, maxSize)
-	return nil, s, err
+	return nil, s, nil, err
+}
+
+// relocated is what relocatedDWARF read of the sections it checks itself.
+type relocated struct {
+	abbrev, info []byte
+}
+
+// The sections debug/dwarf.New takes, by name; the rest of those it reads
+// are added to the dwarf.Data after (AddTypes, AddSection).
+var newSections = map[string]bool{".debug_abbrev": true, ".debug_info": true, ".debug_str": true, ".debug_line": true, ".debug_ranges": true}
+
+// addedSections are the DWARF 5 sections (*dwarf.Data).AddSection keeps.
+var addedSections = map[string]bool{".debug_addr": true, ".debug_line_str": true, ".debug_str_offsets": true, ".debug_rnglists": true}
+
+// relocatedDWARF builds the dwarf.Data of a relocatable object from its
+// debug sections (.debug_* or GNU .zdebug_*), with their relocations
+// applied (elfx.File.DebugData), as (*elf.File).DWARF builds it: every
+// .debug_types section is a types unit of its own.
+func relocatedDWARF(f *elfx.File, maxSize int64) (*dwarf.Data, *relocated, error) {
+	secs, err := f.Sections()
+	if err != nil {
+		return nil, nil, err
+	}
+	budget := elfx.NewBudget(maxSize)
+	dat := map[string][]byte{}
+	for i := range secs {
+		if name := elfx.DWARFName(&secs[i]); newSections[name] {
+			b, err := f.DebugData(i, budget)
+			if err != nil {
+				return nil, nil, err
+			}
+			dat[name] = b
+		}
+	}
+	d, err := dwarf.New(dat[".debug_abbrev"], nil, nil, dat[".debug_info"], dat[".debug_line"], nil, dat[".debug_ranges"], dat[".debug_str"])
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range secs {
+		name := elfx.DWARFName(&secs[i])
+		if name != ".debug_types" && !addedSections[name] {
+			continue
+		}
+		b, err := f.DebugData(i, budget)
+		if err != nil {
+			return nil, nil, err
+		}
+		if name == ".debug_types" {
+			err = d.AddTypes(fmt.Sprintf("types-%d", i), b)
+		} else {
+			err = d.AddSection(name, b)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return d, &relocated{abbrev: dat[".debug_abbrev"], info: dat[".debug_info"]}, nil
 }
 
 // readSections reads the debug sections of f as they are stored, with no
 // relocation: those of a linked file, or of a dwz alternate file.
-func readSections(f *elf.File, maxSize int64) (*sections, error) {
-	budget := newDebugBudget(maxSize)
-	s := &sections{order: f.ByteOrder}
+func readSections(f *elfx.File, maxSize int64) (*sections, error) {
+	budget := elfx.NewBudget(maxSize)
+	s := &sections{order: f.ByteOrder()}
 	for _, x := range []struct {
 		name string
 		dst  *[]byte
@@ -45,7 +102,7 @@ func readSections(f *elf.File, maxSize int64) (*sections, error) {
 		if sec == nil || sec.Type == elf.SHT_NOBITS {
 			continue
 		}
-		b, err := sectionData(sec, budget)
+		b, err := f.SectionData(sec, budget)
 		if err != nil {
 			return nil, err
 		}
@@ -75,14 +132,27 @@ func (s *sections) data() (*dwarf.Data, error) {
 	return d, nil
 }
 
-func hasDWARF(f *elf.File) bool {
+func hasDWARF(f *elfx.File) bool {
 	s := f.Section(".debug_info")
 	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
 }
 
+// smallSection is the contents of the first section named name when they
+// hold at most max bytes (decompressed), else nil.
+func smallSection(f *elfx.File, s *elfx.Section, max uint64) []byte {
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Size > max {
+		return nil
+	}
+	b, err := f.SectionData(s, elfx.NewBudget(int64(max)))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
 // debugFile is a separate debug file kept open while its DWARF is read.
 type debugFile struct {
-	*elf.File
+	*elfx.File
 	in input.File
 }
 
@@ -92,11 +162,11 @@ func (d *debugFile) Close() { d.in.Close() }
 // regular file (a FIFO named by a planted link must not block the open or
 // the read) holding an ELF file with DWARF.
 func openDebug(path string, maxDebug int64) *debugFile {
-	in, err := input.Open(path, []byte{}, nil) // no head: newELF reads the headers
+	in, err := input.Open(path, []byte{}, nil) // no head: openELF reads the headers
 	if err != nil {
 		return nil
 	}
-	ef, err := newELF(in.FD, maxDebug)
+	ef, err := openELF(in.FD, in.Size, maxDebug)
 	if err != nil || !hasDWARF(ef) {
 		in.Close()
 		return nil
@@ -121,7 +191,7 @@ func buildIDPaths(id []byte, dirs []string) []string {
 // findDebug looks for the separate debug file of f as gdb does: by build
 // ID under each debug directory, then by .gnu_debuglink next to the file,
 // in its .debug directory and under each debug directory.
-func findDebug(f *elf.File, path string, opt Options) (string, *debugFile) {
+func findDebug(f *elfx.File, path string, opt Options) (string, *debugFile) {
 	dirs := opt.debugDirs()
 	id := buildID(f)
 	cands := buildIDPaths(id, dirs)
@@ -158,19 +228,18 @@ func findDebug(f *elf.File, path string, opt Options) (string, *debugFile) {
 }
 
 // buildID returns the GNU build ID note's descriptor, or nil.
-func buildID(f *elf.File) []byte {
-	for _, s := range f.Sections {
-		if s.Type != elf.SHT_NOTE || s.Size > 1<<16 {
+func buildID(f *elfx.File) []byte {
+	secs, _ := f.Sections()
+	bo := f.ByteOrder()
+	for i := range secs {
+		if secs[i].Type != elf.SHT_NOTE {
 			continue
 		}
-		b, err := s.Data()
-		if err != nil {
-			continue
-		}
+		b := smallSection(f, &secs[i], 1<<16)
 		for len(b) >= 12 {
-			nsz := f.ByteOrder.Uint32(b[0:])
-			dsz := f.ByteOrder.Uint32(b[4:])
-			typ := f.ByteOrder.Uint32(b[8:])
+			nsz := bo.Uint32(b[0:])
+			dsz := bo.Uint32(b[4:])
+			typ := bo.Uint32(b[8:])
 			b = b[12:]
 			na, da := align4(nsz), align4(dsz)
 			if uint64(na)+uint64(da) > uint64(len(b)) {
@@ -187,15 +256,8 @@ func buildID(f *elf.File) []byte {
 
 func align4(n uint32) uint32 { return (n + 3) &^ 3 }
 
-func debugLink(f *elf.File) string {
-	s := f.Section(".gnu_debuglink")
-	if s == nil || s.Size > 4096 {
-		return ""
-	}
-	b, err := s.Data()
-	if err != nil {
-		return ""
-	}
+func debugLink(f *elfx.File) string {
+	b := smallSection(f, f.Section(".gnu_debuglink"), 4096)
 	if i := bytes.IndexByte(b, 0); i > 0 {
 		return filepath.Base(string(b[:i]))
 	}

@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
+	"github.com/abifloor/abifloor/elfx"
 	"maps"
 	"os"
 	"os/exec"
@@ -27,7 +28,7 @@ func TestFastScanMatchesScan(t *testing.T) {
 			files = append(files, out)
 		}
 	}
-	if f, err := elf.Open("/lib/x86_64-linux-gnu/libc.so.6"); err == nil {
+	if f, err := elfx.Open("/lib/x86_64-linux-gnu/libc.so.6"); err == nil {
 		if p, dbg := findDebug(f, "/lib/x86_64-linux-gnu/libc.so.6", Options{}); dbg != nil {
 			dbg.Close()
 			files = append(files, p)
@@ -54,11 +55,15 @@ func TestFastScanMatchesScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ef, err := elf.NewFile(f)
+		st, err := f.Stat()
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, s, err := loadDWARF(ef, DefaultMaxDebugSize)
+		ef, err := openELF(f, st.Size(), DefaultMaxDebugSize)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s, _, err := loadDWARF(ef, DefaultMaxDebugSize)
 		if err != nil {
 			t.Fatal(err)
 		}

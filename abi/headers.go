@@ -340,13 +340,11 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 		return fmt.Errorf("%s: %w", obj, err)
 	}
 	arch := xf.Arch()
-	f, err := elf.NewFile(in.FD)
-	if err != nil {
-		return fmt.Errorf("%s: %w", obj, err)
-	}
 	a := &ABI{Schema: Schema, Arch: arch, DebugInfo: DebugHeaders, Symbols: []Symbol{}, Types: map[string]*Type{}}
 	res.ABI = a
-	d, err := f.DWARF()
+	// The compiler's own output: its debug sections are not bounded
+	// beyond the file, as an untrusted file's are.
+	d, _, err := relocatedDWARF(xf, 1<<62)
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", obj, err)
 	}
@@ -418,7 +416,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 		return err
 	}
 	b := newBuilder(dwarfSource{r: d.Reader()}, ix, a, 1<<22)
-	b.bigEndian = f.ByteOrder == binary.BigEndian
+	b.bigEndian = xf.ByteOrder() == binary.BigEndian
 	at := func(b *builder, key string) {
 		if off, ok := ix.defs[key]; ok {
 			b.at(off, 0)
@@ -454,7 +452,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 		a.Types[key] = &Type{Kind: Base, Name: fmt.Sprintf("opaque, aligned %d", align), Size: size}
 		a.Roots = append(a.Roots, key)
 	}
-	consts, absent, err := readConsts(f, d, opt.Consts)
+	consts, absent, err := readConsts(xf, d, opt.Consts)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj, err)
 	}
@@ -527,34 +525,45 @@ func contains(s []string, v string) bool {
 // section data of the relocatable object; a name with no object (not a
 // macro) is looked for among the enumerators in the debug info, and is
 // absent when it is not there either.
-func readConsts(f *elf.File, d *dwarf.Data, names []string) ([]Constant, []string, error) {
+func readConsts(f *elfx.File, d *dwarf.Data, names []string) ([]Constant, []string, error) {
 	if len(names) == 0 {
 		return nil, nil, nil
 	}
-	syms, err := f.Symbols()
-	if err != nil && !errors.Is(err, elf.ErrNoSymbols) {
+	syms, err := f.StaticSymbols()
+	if err != nil {
 		return nil, nil, fmt.Errorf("symbol table: %w", err)
+	}
+	secs, err := f.Sections()
+	if err != nil {
+		return nil, nil, err
 	}
 	want := map[string]bool{}
 	for _, n := range names {
 		want["abifloor_const_"+n] = true
 	}
 	var out []Constant
+	data := map[elf.SectionIndex][]byte{}
 	for _, s := range syms {
-		if !want[s.Name] || s.Size != 8 || int(s.Section) >= len(f.Sections) || s.Section == elf.SHN_UNDEF {
+		if !want[s.Name] || s.Size != 8 || int(s.Section) >= len(secs) || s.Section == elf.SHN_UNDEF {
 			continue
 		}
-		sec := f.Sections[s.Section]
+		sec := &secs[s.Section]
 		delete(want, s.Name)
 		if sec.Type == elf.SHT_NOBITS {
 			out = append(out, Constant{Name: strings.TrimPrefix(s.Name, "abifloor_const_")})
 			continue
 		}
-		var v [8]byte
-		if _, err := sec.ReadAt(v[:], int64(s.Value)); err != nil {
-			return nil, nil, fmt.Errorf("constant %s: %w", s.Name, err)
+		b, ok := data[s.Section]
+		if !ok {
+			if b, err = f.SectionData(sec, nil); err != nil {
+				return nil, nil, fmt.Errorf("constant %s: %w", s.Name, err)
+			}
+			data[s.Section] = b
 		}
-		out = append(out, Constant{Name: strings.TrimPrefix(s.Name, "abifloor_const_"), Value: f.ByteOrder.Uint64(v[:])})
+		if s.Value > uint64(len(b)) || uint64(len(b))-s.Value < 8 {
+			return nil, nil, fmt.Errorf("constant %s: past the end of its section", s.Name)
+		}
+		out = append(out, Constant{Name: strings.TrimPrefix(s.Name, "abifloor_const_"), Value: f.ByteOrder().Uint64(b[s.Value:])})
 	}
 	if len(want) > 0 {
 		r := d.Reader()

@@ -149,9 +149,9 @@ func parseJSON(name string, b []byte) (*ABI, error) {
 }
 
 // readELF reads the exported symbols of the size-byte ELF file r through
-// elfx, and opens it with debug/elf for its sections, refusing compressed
-// sections that would expand past maxDebug bytes.
-func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elf.File, error) {
+// elfx, and its section headers, refusing compressed sections that would
+// expand past maxDebug bytes.
+func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elfx.File, error) {
 	xf, err := elfx.NewFile(r, size)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -160,11 +160,10 @@ func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elf.File,
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	ef, err := newELF(r, maxDebug)
-	if err != nil {
+	if err := checkELF(xf, maxDebug); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return a, ef, nil
+	return a, xf, nil
 }
 
 // fromELF reads an ABI from an ELF image in memory, with only the debug
@@ -179,23 +178,24 @@ func fromELF(name string, b []byte) (*ABI, error) {
 
 // addTypes reads the DWARF of ef into a, decompressing at most maxDebug
 // bytes; name is used in errors.
-func addTypes(name string, a *ABI, ef *elf.File, maxDebug int64) error {
+func addTypes(name string, a *ABI, ef *elfx.File, maxDebug int64) error {
 	return addTypesFrom(name, a, ef, maxDebug, nil)
 }
 
 // addTypesFrom is addTypes looking for a dwz alternate file under dirs too.
-func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []string) error {
-	d, secs, err := loadDWARF(ef, maxDebug)
+func addTypesFrom(name string, a *ABI, ef *elfx.File, maxDebug int64, dirs []string) error {
+	d, secs, rel, err := loadDWARF(ef, maxDebug)
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
-	abbrevs := []byte(nil)
+	// The bytes of .debug_abbrev and .debug_info read: a relocatable
+	// object's were read whole for debug/dwarf.
+	var abbrevs []byte
+	var infoSize int
 	if secs != nil {
-		abbrevs = secs.abbrev
-	} else if sec := ef.Section(".debug_abbrev"); sec != nil && sec.Type != elf.SHT_NOBITS {
-		// A relocatable object's: debug/dwarf has read it already,
-		// within the same budget.
-		abbrevs, _ = sec.Data()
+		abbrevs, infoSize = secs.abbrev, len(secs.info)
+	} else if rel != nil {
+		abbrevs, infoSize = rel.abbrev, len(rel.info)
 	}
 	if err := checkAbbrevs(abbrevs); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
@@ -203,15 +203,7 @@ func addTypesFrom(name string, a *ABI, ef *elf.File, maxDebug int64, dirs []stri
 	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
 		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
-	// The bytes of .debug_info read: a relocatable object's were read
-	// whole by debug/dwarf, so its size is what the file held.
-	var infoSize int
-	if secs != nil {
-		infoSize = len(secs.info)
-	} else if sec := ef.Section(".debug_info"); sec != nil {
-		infoSize = int(sec.Size)
-	}
-	if err := typesOf(a, d, secs, ef.ByteOrder, infoSize); err != nil {
+	if err := typesOf(a, d, secs, ef.ByteOrder(), infoSize); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
 	a.DebugInfo = DebugDWARF

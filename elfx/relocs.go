@@ -130,9 +130,13 @@ func (f *File) decodeReloc(e []byte, rela bool) Reloc {
 		info := f.bo.Uint64(e[8:])
 		r.Sym, r.Type = uint32(info>>32), uint32(info)
 		if f.Machine == elf.EM_MIPS {
-			// MIPS64 splits r_info into sym and three type bytes, and
-			// stores it little-endian-first even on big-endian files.
-			r.Sym, r.Type = uint32(info), uint32(info>>56)
+			// MIPS64 splits r_info into a 32-bit symbol index, then
+			// four type bytes, r_type last: read as one word, the
+			// symbol is its low half on a little-endian file.
+			r.Sym, r.Type = uint32(info>>32), uint32(info&0xff)
+			if f.Data == elf.ELFDATA2LSB {
+				r.Sym, r.Type = uint32(info), uint32(info>>56)
+			}
 		}
 		if rela {
 			r.Addend = int64(f.bo.Uint64(e[16:]))

@@ -1,0 +1,135 @@
+package abi
+
+import (
+	"context"
+	"debug/dwarf"
+	"debug/elf"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/internal/run"
+)
+
+const relocSrc = `
+#include <stddef.h>
+struct node { struct node *next; const char *name; long value[4]; union { int i; double d; } u; };
+enum colour { RED, GREEN = 7, BLUE };
+typedef struct node node_t;
+static int counter;
+int walk(node_t *n, enum colour c) { int s = 0; for (; n; n = n->next) s += n->u.i + c + counter; return s; }
+double scale(double x) { static double k = 2.5; return x * k; }
+`
+
+// TestRelocatedDWARF: the DWARF of relocatable objects, built from elfx's
+// relocated sections, is entry for entry what debug/elf's DWARF reads, on
+// every architecture a cross compiler is installed for, for DWARF 4 and 5,
+// split type units and compressed sections; and the relocations matter
+// (the unrelocated .debug_info differs, with RELA relocations).
+func TestRelocatedDWARF(t *testing.T) {
+	var ccs []string
+	for _, c := range []string{"gcc", "aarch64-linux-gnu-gcc", "i686-linux-gnu-gcc", "s390x-linux-gnu-gcc", "clang"} {
+		if _, err := run.LookPath(c); err == nil {
+			ccs = append(ccs, c)
+		}
+	}
+	if len(ccs) == 0 {
+		t.Skip("no C compiler installed")
+	}
+	dir := t.TempDir()
+	n := 0
+	for _, c := range ccs {
+		for i, flags := range [][]string{{"-gdwarf-4"}, {"-gdwarf-5"}, {"-gdwarf-4", "-fdebug-types-section"}, {"-gdwarf-5", "-gz=zlib"}, {"-gdwarf-4", "-gz=zstd"}, {"-O2", "-gdwarf-5"}} {
+			args := append([]string{"-c"}, flags...)
+			if !fixture.Supports(c, append(args[1:], "-c")...) {
+				t.Logf("%s does not take %v", c, flags)
+				continue
+			}
+			obj := fixture.Build(t, c, dir, "r.c", relocSrc, filepath.Base(c)+"-"+string(rune('a'+i))+".o", args...)
+			compareDWARF(t, obj)
+			n++
+			if c == "gcc" && i == 0 {
+				// zstd-compressed sections and relocations, as objcopy
+				// writes them.
+				z := obj + ".zstd.o"
+				if _, err := run.Output(context.Background(), "objcopy", "--compress-debug-sections=zstd", obj, z); err == nil {
+					compareDWARF(t, z)
+				} else {
+					t.Logf("objcopy cannot compress with zstd: %v", err)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Skip("no compiler made an object file")
+	}
+}
+
+func compareDWARF(t *testing.T, obj string) {
+	t.Helper()
+	want, err := elf.Open(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	wd, err := want.DWARF()
+	if err != nil {
+		t.Fatalf("%s: debug/elf: %v", obj, err)
+	}
+	b, err := os.ReadFile(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := mustELF(t, b)
+	gd, rel, err := relocatedDWARF(f, DefaultMaxDebugSize)
+	if err != nil {
+		t.Fatalf("%s: %v", obj, err)
+	}
+	wr, gr := wd.Reader(), gd.Reader()
+	entries := 0
+	for {
+		we, werr := wr.Next()
+		ge, gerr := gr.Next()
+		if !reflect.DeepEqual(we, ge) || (werr == nil) != (gerr == nil) {
+			t.Fatalf("%s: entry %d: debug/elf %+v (%v), elfx %+v (%v)", obj, entries, we, werr, ge, gerr)
+		}
+		if we == nil || werr != nil {
+			break
+		}
+		entries++
+		if we.Tag == dwarf.TagStructType || we.Tag == dwarf.TagTypedef || we.Tag == dwarf.TagBaseType {
+			wt, werr := wd.Type(we.Offset)
+			gt, gerr := gd.Type(ge.Offset)
+			if werr != nil || gerr != nil || wt.String() != gt.String() || wt.Size() != gt.Size() {
+				t.Fatalf("%s: type at %#x: %v (%v) vs %v (%v)", obj, we.Offset, wt, werr, gt, gerr)
+			}
+		}
+	}
+	if entries < 20 {
+		t.Fatalf("%s: only %d entries", obj, entries)
+	}
+	// The unrelocated section is not the relocated one, where the
+	// addends are not in place already (RELA; i386's REL relocations
+	// against section symbols add 0).
+	i, rela := -1, false
+	secs, _ := f.Sections()
+	for j := range secs {
+		if elfx.DWARFName(&secs[j]) == ".debug_info" {
+			i = j
+		}
+		rela = rela || secs[j].Type == elf.SHT_RELA
+	}
+	if !rela {
+		return
+	}
+	raw, err := f.SectionData(&secs[i], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(raw, rel.info) {
+		t.Errorf("%s: relocating .debug_info changed nothing", obj)
+	}
+}
