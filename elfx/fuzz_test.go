@@ -1,10 +1,15 @@
 package elfx
 
 import (
+	"bytes"
+	"debug/elf"
+	"fmt"
 	"os"
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/internal/run"
 )
 
 // FuzzFile feeds arbitrary bytes to every reader method. Seeds are real
@@ -20,5 +25,47 @@ func FuzzFile(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, b []byte) {
 		exercise(b)
+	})
+}
+
+// FuzzDebugData reads every section of arbitrary bytes as a debug reader
+// does (decompressed within a small budget, relocated for an object
+// file). Seeds are object files compiled at fuzz time, whose debug
+// sections carry RELA (x86_64, aarch64) and REL (i386) relocations, one
+// compressed by the compiler, and compressed-section bombs.
+func FuzzDebugData(f *testing.F) {
+	src := "struct s { struct s *next; const char *name; long v[3]; };\nint g(struct s *p) { return p->name[0] + (int)p->v[1]; }\n"
+	dir := f.TempDir()
+	for i, c := range [][]string{{"gcc", "-gdwarf-4"}, {"gcc", "-gdwarf-5", "-gz=zlib"}, {"aarch64-linux-gnu-gcc", "-g"}, {"i686-linux-gnu-gcc", "-g"}} {
+		if _, err := run.LookPath(c[0]); err != nil {
+			continue
+		}
+		obj := fixture.Build(f, c[0], dir, "s.c", src, fmt.Sprintf("%d.o", i), append([]string{"-c"}, c[1:]...)...)
+		if b, err := os.ReadFile(obj); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add(elfgen.DebugBomb(1<<20, 1<<20))
+	f.Add(elfgen.DebugBomb(4<<30, 1<<20))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		x, err := NewHeaders(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		secs, err := x.Sections()
+		if err != nil {
+			return
+		}
+		budget := NewBudget(4 << 20)
+		for i := range secs {
+			d, err := x.DebugData(i, budget)
+			if err != nil {
+				continue
+			}
+			size, compressed, _ := x.UncompressedSize(secs[i])
+			if secs[i].Type != elf.SHT_NOBITS && uint64(len(d)) != size || compressed && size > 4<<20 {
+				t.Fatalf("section %d: %d bytes, claimed %d (compressed %v)", i, len(d), size, compressed)
+			}
+		}
 	})
 }
