@@ -188,7 +188,9 @@ func (p *Proof) Problems() []string {
 	var out []string
 	for _, v := range p.Violations {
 		syms := make([]string, len(v.Symbols))
-		copy(syms, v.Symbols)
+		for i, s := range v.Symbols {
+			syms[i] = s.String()
+		}
 		out = append(out, fmt.Sprintf("%s: needs %s %s, above the floor %s: %s", v.Path, v.Namespace, v.Required, v.Allowed, strings.Join(syms, " ")))
 	}
 	for _, m := range p.Loader {

@@ -3,7 +3,6 @@ package floor
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/abifloor/abifloor/symver"
 )
@@ -14,7 +13,7 @@ import (
 // and the files it blocks.
 type Blocker struct {
 	Cause   string
-	Symbols []string
+	Symbols []Ref
 	Files   int
 }
 
@@ -24,8 +23,8 @@ type Blocker struct {
 func Blockers(vs []Violation) []Blocker {
 	type group struct {
 		v     Violation // the first, Required raised to the group's highest
-		syms  []string
-		seen  map[string]bool
+		syms  []Ref
+		seen  map[string]bool // the references' strings
 		files map[string]bool
 	}
 	var gs []*group
@@ -43,8 +42,8 @@ func Blockers(vs []Violation) []Blocker {
 		}
 		g.files[v.Path] = true
 		for _, s := range v.Symbols {
-			if !g.seen[s] {
-				g.seen[s] = true
+			if !g.seen[s.String()] {
+				g.seen[s.String()] = true
 				g.syms = append(g.syms, s)
 			}
 		}
@@ -58,14 +57,9 @@ func Blockers(vs []Violation) []Blocker {
 	return out
 }
 
-// refVersion is the numeric version of a reference name@NS_VER, as
-// symbolsFor writes them.
-func refVersion(ref string) string {
-	i := strings.LastIndex(ref, "@")
-	if i < 0 {
-		return ""
-	}
-	_, v, _ := symver.Split(ref[i+1:])
+// refVersion is the numeric version of a reference ("" for none).
+func refVersion(ref Ref) string {
+	_, v, _ := symver.Split(ref.Version)
 	return v
 }
 

@@ -214,9 +214,9 @@ func (c *claims) violations(rep FileReport) []Violation {
 	var out []Violation
 	if l, ok := c.libcFor(rep.Arch); ok && rep.Libc != Musl {
 		if req, ok := rep.Floors["GLIBC"]; ok && (l.version == "" || symver.Compare(req, l.version) > 0) {
-			v := Violation{Path: rep.Path, Namespace: "GLIBC", Required: req, Allowed: l.version, Symbols: []string{}, Rule: RuleClaim, Target: l.source}
+			v := Violation{Path: rep.Path, Namespace: "GLIBC", Required: req, Allowed: l.version, Symbols: []Ref{}, Rule: RuleClaim, Target: l.source}
 			for _, s := range rep.Why["GLIBC"] {
-				if _, ver, ok := strings.Cut(s, "@GLIBC_"); !ok || l.version == "" || symver.Compare(ver, l.version) > 0 {
+				if ver, ok := strings.CutPrefix(s.Version, "GLIBC_"); !ok || l.version == "" || symver.Compare(ver, l.version) > 0 {
 					v.Symbols = append(v.Symbols, s)
 				}
 			}
@@ -225,10 +225,10 @@ func (c *claims) violations(rep FileReport) []Violation {
 	}
 	if c.npm != nil {
 		if cpu, ok := npmCPU[rep.Arch]; ok && len(c.npm.CPU) > 0 && !allows(c.npm.CPU, cpu) {
-			out = append(out, Violation{Path: rep.Path, Symbols: []string{}, Rule: RuleClaim, Target: fmt.Sprintf("package.json cpu %v: the file is %s (%s)", c.npm.CPU, cpu, rep.Arch)})
+			out = append(out, Violation{Path: rep.Path, Symbols: []Ref{}, Rule: RuleClaim, Target: fmt.Sprintf("package.json cpu %v: the file is %s (%s)", c.npm.CPU, cpu, rep.Arch)})
 		}
 		if rep.Libc != "" && len(c.npm.Libc) > 0 && !allows(c.npm.Libc, rep.Libc) {
-			out = append(out, Violation{Path: rep.Path, Symbols: []string{}, Rule: RuleClaim, Target: fmt.Sprintf("package.json libc %v: the file is linked against %s", c.npm.Libc, rep.Libc)})
+			out = append(out, Violation{Path: rep.Path, Symbols: []Ref{}, Rule: RuleClaim, Target: fmt.Sprintf("package.json libc %v: the file is linked against %s", c.npm.Libc, rep.Libc)})
 		}
 	}
 	return out

@@ -37,7 +37,7 @@ type FileReport struct {
 	Notes []string `json:"notes"`
 	// Why maps a namespace to the symbols that require its floor; only
 	// filled when asked for.
-	Why map[string][]string `json:"why,omitempty"`
+	Why map[string][]Ref `json:"why,omitempty"`
 	// Error is why the file could not be read (nil when it was). It
 	// unwraps to an *os.PathError or an *elfx.FormatError; the JSON
 	// carries ErrorMessage.
@@ -87,7 +87,7 @@ type Violation struct {
 	Required  string `json:"required,omitempty"`
 	Allowed   string `json:"allowed,omitempty"`
 	// Symbols are the references that break the rule; never nil in JSON.
-	Symbols []string `json:"symbols"`
+	Symbols []Ref `json:"symbols"`
 	// Rule is "" for a namespace limit (--max, a distro), else one of the
 	// Rule constants.
 	Rule string `json:"rule,omitempty"`
@@ -188,11 +188,11 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 		implied = append(implied, implication{"DT_RELR", "GLIBC", "2.36"})
 		r.Notes = append(r.Notes, "DT_RELR relocations without a GLIBC_ABI_DT_RELR requirement: glibc before 2.36 ignores them and the program crashes")
 	}
-	explain := func(ns string, match func(string) bool) []string {
-		var names []string
+	explain := func(ns string, match func(string) bool) []Ref {
+		var names []Ref
 		for _, im := range implied {
 			if im.ns == ns && match(im.ver) {
-				names = append(names, im.name)
+				names = append(names, Ref{Name: im.name})
 			}
 		}
 		return names
@@ -218,7 +218,7 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 		return r, viol
 	}
 	if why {
-		r.Why = map[string][]string{}
+		r.Why = map[string][]Ref{}
 		for ns, ver := range r.Floors {
 			match := func(v string) bool { return symver.Compare(v, ver) == 0 }
 			r.Why[ns] = append(explain(ns, match), symbolsFor(syms, ns, match)...)
@@ -229,7 +229,7 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 		match := func(ver string) bool { return symver.Compare(ver, v.Allowed) > 0 }
 		v.Symbols = append(explain(v.Namespace, match), symbolsFor(syms, v.Namespace, match)...)
 		if v.Symbols == nil {
-			v.Symbols = []string{}
+			v.Symbols = []Ref{}
 		}
 	}
 	sort.Slice(viol, func(i, j int) bool { return viol[i].Namespace < viol[j].Namespace })
@@ -255,10 +255,13 @@ func needsGlibc(needed []string) bool {
 	return false
 }
 
-// symbolsFor lists the references (name@VER) to versions of ns for which
-// match is true, highest version first, then by name.
-func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []string {
-	type ref struct{ name, ver string }
+// symbolsFor lists the references to versions of ns for which match is
+// true, highest version first, then by name@VER.
+func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []Ref {
+	type ref struct {
+		name, ver string
+		ref       Ref
+	}
 	var refs []ref
 	for _, s := range syms {
 		if s.Library == "" || s.Version == "" {
@@ -268,7 +271,7 @@ func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []st
 		if !ok || sns != ns || !match(ver) {
 			continue
 		}
-		refs = append(refs, ref{s.String(), ver})
+		refs = append(refs, ref{s.String(), ver, refOf(s)})
 	}
 	sort.Slice(refs, func(i, j int) bool {
 		if c := symver.Compare(refs[i].ver, refs[j].ver); c != 0 {
@@ -276,12 +279,12 @@ func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []st
 		}
 		return refs[i].name < refs[j].name
 	})
-	out := make([]string, 0, len(refs))
+	out := make([]Ref, 0, len(refs))
 	for i, r := range refs {
 		if i > 0 && r.name == refs[i-1].name {
 			continue
 		}
-		out = append(out, r.name)
+		out = append(out, r.ref)
 	}
 	return out
 }

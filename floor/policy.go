@@ -115,7 +115,7 @@ func applicable(ts []targets.Target, path, libc string) ([]targets.Target, *Viol
 		return out, nil
 	}
 	return out, &Violation{Path: path, Rule: RuleLibc, Required: libc, Allowed: "the targets are " + otherLibc,
-		Target: strings.Join(other, ", "), Symbols: []string{}}
+		Target: strings.Join(other, ", "), Symbols: []Ref{}}
 }
 
 // checkTargets holds the file f (reported in r) to the policies among ts,
@@ -153,7 +153,7 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 			continue
 		}
 		if !t.Covers(r.Arch) {
-			viol = append(viol, Violation{Path: r.Path, Rule: RuleArch, Target: t.Name, Required: r.Arch, Symbols: []string{}})
+			viol = append(viol, Violation{Path: r.Path, Rule: RuleArch, Target: t.Name, Required: r.Arch, Symbols: []Ref{}})
 			continue
 		}
 		viol = append(viol, versionViolations(t, r, symbols)...)
@@ -162,21 +162,21 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 	return viol
 }
 
-// symIndex is a file's references, each written name@VER, sorted by
-// name, indexed once for every target a file is checked against.
+// symIndex is a file's references, sorted as their strings (name@VER),
+// indexed once for every target a file is checked against.
 type symIndex struct {
-	byVersion map[string][]string // version name → references to it
-	byLib     map[string][]string // library → versioned references bound to it
-	byName    map[string][]string // name → undefined references of that name
+	byVersion map[string][]Ref // version name → references to it
+	byLib     map[string][]Ref // library → versioned references bound to it
+	byName    map[string][]Ref // name → undefined references of that name
 }
 
 func indexSymbols(syms []elfx.Symbol) *symIndex {
-	x := &symIndex{byVersion: map[string][]string{}, byLib: map[string][]string{}, byName: map[string][]string{}}
+	x := &symIndex{byVersion: map[string][]Ref{}, byLib: map[string][]Ref{}, byName: map[string][]Ref{}}
 	for _, s := range syms {
 		if !s.Undefined() {
 			continue
 		}
-		str := s.String()
+		str := refOf(s)
 		// A weak reference resolves to 0 where nothing defines it
 		// (__cxa_thread_atexit_impl before glibc 2.18): auditwheel
 		// skips weak references in the blacklist check, and so do we.
@@ -189,10 +189,10 @@ func indexSymbols(syms []elfx.Symbol) *symIndex {
 			x.byLib[s.Library] = append(x.byLib[s.Library], str)
 		}
 	}
-	for _, m := range []map[string][]string{x.byVersion, x.byLib} {
+	for _, m := range []map[string][]Ref{x.byVersion, x.byLib} {
 		for k, v := range m {
-			slices.Sort(v)
-			m[k] = slices.Compact(v)
+			slices.SortFunc(v, compareRefs)
+			m[k] = slices.CompactFunc(v, func(a, b Ref) bool { return a.String() == b.String() })
 		}
 	}
 	return x
@@ -236,7 +236,7 @@ func versionViolations(t targets.Target, r *FileReport, symbols func() *symIndex
 			v.Required = r.Floors[ns]
 			for _, n := range r.Notes {
 				if strings.Contains(n, " raises "+ns+" ") || strings.HasPrefix(n, "DT_RELR") {
-					v.Symbols = append(v.Symbols, strings.SplitN(n, " ", 2)[0])
+					v.Symbols = append(v.Symbols, Ref{Name: strings.SplitN(n, " ", 2)[0]})
 				}
 			}
 		}
@@ -246,7 +246,7 @@ func versionViolations(t targets.Target, r *FileReport, symbols func() *symIndex
 			v.Symbols = append(v.Symbols, symbols().byVersion[vers[i]]...)
 		}
 		if v.Symbols == nil {
-			v.Symbols = []string{}
+			v.Symbols = []Ref{}
 		}
 		out = append(out, v)
 	}
@@ -270,7 +270,7 @@ func limitViolations(t targets.Target, r *FileReport, symbols func() *symIndex) 
 			}
 		}
 		sortVersions(above)
-		v := Violation{Path: r.Path, Namespace: ns, Required: ver, Allowed: lim, Target: t.Name, Symbols: []string{}}
+		v := Violation{Path: r.Path, Namespace: ns, Required: ver, Allowed: lim, Target: t.Name, Symbols: []Ref{}}
 		for i := len(above) - 1; i >= 0; i-- {
 			v.Symbols = append(v.Symbols, symbols().byVersion[above[i]]...)
 		}
@@ -293,7 +293,7 @@ func libraryViolations(t targets.Target, r *FileReport, symbols func() *symIndex
 		if slices.Contains(t.LibWhitelist, lib) || isLoader(lib) {
 			continue
 		}
-		syms := append([]string{}, symbols().byLib[lib]...)
+		syms := append([]Ref{}, symbols().byLib[lib]...)
 		out = append(out, Violation{Path: r.Path, Rule: RuleLibWhitelist, Target: t.Name, Library: lib, Symbols: syms})
 	}
 	for _, lib := range r.Needed {
@@ -301,18 +301,18 @@ func libraryViolations(t targets.Target, r *FileReport, symbols func() *symIndex
 		if len(forbidden) == 0 {
 			continue
 		}
-		v := Violation{Path: r.Path, Rule: RuleBlacklist, Target: t.Name, Library: lib, Symbols: []string{}}
+		v := Violation{Path: r.Path, Rule: RuleBlacklist, Target: t.Name, Library: lib, Symbols: []Ref{}}
 		for _, name := range forbidden {
 			// An unversioned reference may bind to any needed library;
 			// auditwheel counts it against each.
-			for _, str := range symbols().byName[name] {
-				if at := strings.Index(str, "@"); at < 0 || slices.Contains(symbols().byLib[lib], str) {
-					v.Symbols = append(v.Symbols, str)
+			for _, ref := range symbols().byName[name] {
+				if ref.Version == "" || slices.ContainsFunc(symbols().byLib[lib], func(r Ref) bool { return r.String() == ref.String() }) {
+					v.Symbols = append(v.Symbols, ref)
 				}
 			}
 		}
 		if len(v.Symbols) > 0 {
-			slices.Sort(v.Symbols)
+			slices.SortFunc(v.Symbols, compareRefs)
 			out = append(out, v)
 		}
 	}

@@ -126,12 +126,15 @@ func writeDetails(w io.Writer, f FileReport, opt TextOptions) {
 		}
 		sortNamespaces(names)
 		for _, ns := range names {
-			fmt.Fprintf(w, "    %s %s: %s\n", report.Clean(ns), report.Clean(f.Floors[ns]), symbolList(f.Why[ns], 8))
+			fmt.Fprintf(w, "    %s %s: %s\n", report.Clean(ns), report.Clean(f.Floors[ns]), refList(f.Why[ns], 8))
 		}
 	}
 }
 
 // symbolList joins up to max names and says how many more there are.
+// refList is symbolList of references.
+func refList(refs []Ref, max int) string { return symbolList(refStrings(refs), max) }
+
 func symbolList(syms []string, max int) string {
 	if len(syms) == 0 {
 		return "(no symbol names it: the version is required by the library link alone)"
@@ -187,7 +190,7 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions, rq Requirements,
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), report.Clean(v.Path), report.Clean(v.Cause()))
 		if len(v.Symbols) > 0 || v.Rule == "" {
-			fmt.Fprintf(w, "    needs %s\n", symbolList(v.Symbols, 8))
+			fmt.Fprintf(w, "    needs %s\n", refList(v.Symbols, 8))
 		}
 	}
 	for _, f := range res.Files {
@@ -355,7 +358,7 @@ func blockers(vs []Violation, max int) string {
 		}
 		s := b.Cause
 		if len(b.Symbols) > 0 {
-			s += ": " + strings.Join(b.Symbols[:min(4, len(b.Symbols))], ", ")
+			s += ": " + strings.Join(refStrings(b.Symbols[:min(4, len(b.Symbols))]), ", ")
 			if len(b.Symbols) > 4 {
 				s += fmt.Sprintf(" and %d more", len(b.Symbols)-4)
 			}
@@ -377,7 +380,7 @@ func (res *Result) WriteSARIF(w io.Writer, version string, warnings []string, em
 	for _, v := range res.Violations {
 		msg := v.Cause()
 		if len(v.Symbols) > 0 {
-			msg += "; needs " + symbolList(v.Symbols, 20)
+			msg += "; needs " + refList(v.Symbols, 20)
 		}
 		rs = append(rs, report.SARIFResult{RuleID: report.CheckRuleID(v.Rule), Message: msg, URI: v.Path})
 	}
@@ -416,7 +419,7 @@ func (res *Result) WriteJUnit(w io.Writer, warnings []string, empty bool) error 
 		}
 		f := report.JUnitFinding{Type: report.CheckRuleID(v.Rule), Message: v.Cause()}
 		if len(v.Symbols) > 0 {
-			f.Text = "needs " + symbolList(v.Symbols, 20)
+			f.Text = "needs " + refList(v.Symbols, 20)
 		}
 		cases[i].Failures = append(cases[i].Failures, f)
 	}
@@ -451,7 +454,8 @@ func (res *Result) WriteGitHub(w io.Writer, warnings []string, empty bool) {
 			gs = append(gs, g)
 		}
 		g.files = append(g.files, v.Path)
-		for _, s := range v.Symbols {
+		for _, ref := range v.Symbols {
+			s := ref.String()
 			if g.syms[s] == 0 {
 				g.order = append(g.order, s)
 			}

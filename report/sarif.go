@@ -3,9 +3,12 @@ package report
 import (
 	"io"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/abifloor/abifloor/internal/member"
 )
 
 // SARIFSchema is the $schema of every log: the OASIS SARIF 2.1.0 schema.
@@ -41,7 +44,9 @@ type SARIFResult struct {
 	// about the run, such as a limit that checked nothing: its location
 	// is the working directory). A member of an artefact
 	// ("debs/x.deb!/lib64/libz.so.1") is located at the artefact, and
-	// named in a logical location and at the start of the message.
+	// named in a logical location and at the start of the message; the
+	// artefact is the first prefix before a "!/" that is on disk, as
+	// artefact.Split reads member names.
 	URI string
 	// Size is the file's size in bytes, when known: the region is then
 	// the whole file by byte offset; otherwise it is line 1.
@@ -180,10 +185,27 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 	return WriteJSON(w, sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
 }
 
+// splitMember splits the name of an artefact member by the rule of
+// artefact.Split: the artefact is the first prefix before a "!/" that is
+// on disk (a path may itself hold "!/"), else the first prefix. A name
+// that is itself on disk is a file, not a member.
+func splitMember(uri string) (file, m string, ok bool) {
+	if !strings.Contains(uri, "!/") {
+		return uri, "", false
+	}
+	if _, err := os.Stat(uri); err == nil {
+		return uri, "", false
+	}
+	if file, m, ok = member.Split(uri, func(a string) bool { _, err := os.Stat(a); return err == nil }); ok {
+		return file, m, true
+	}
+	return member.Split(uri, func(string) bool { return true })
+}
+
 // location is where r is: its file (the artefact, for a member), the
 // whole file as the region, and a member as a logical location.
 func location(r SARIFResult) sarifLocation {
-	file, member, isMember := strings.Cut(r.URI, "!/")
+	file, member, isMember := splitMember(r.URI)
 	if file == "" {
 		file, isMember = ".", false
 	}
@@ -195,7 +217,6 @@ func location(r SARIFResult) sarifLocation {
 		l.PhysicalLocation.Region = sarifRegion{StartLine: 1}
 	}
 	if isMember {
-		member = "/" + member
 		l.LogicalLocations = []sarifLogical{{Name: path.Base(member), FullyQualifiedName: r.URI, Kind: "module"}}
 		l.Message = &sarifText{"member " + member + " of " + file}
 	}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,5 +41,35 @@ func TestWriteSARIFListsUsedRules(t *testing.T) {
 	WriteSARIF(&b, "", rules, nil)
 	if !strings.Contains(b.String(), `"results": []`) || !strings.Contains(b.String(), `"rules": []`) {
 		t.Errorf("empty log lacks its arrays:\n%s", b.String())
+	}
+}
+
+// TestSplitMember: a member name is split where artefact.Split splits it,
+// at the first prefix on disk (a directory may be named "odd!"); a path
+// on disk is a file; with nothing on disk, at the first "!/".
+func TestSplitMember(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "odd!"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"odd!/x.tgz", "odd!/plain.so"} {
+		if err := os.WriteFile(filepath.Join(dir, p), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		uri, file, member string
+		ok                bool
+	}{
+		{dir + "/odd!/x.tgz!/lib/a.so", dir + "/odd!/x.tgz", "/lib/a.so", true},
+		{dir + "/odd!/x.tgz!/in.tgz!/lib/a.so", dir + "/odd!/x.tgz", "/in.tgz!/lib/a.so", true},
+		{dir + "/odd!/plain.so", dir + "/odd!/plain.so", "", false},
+		{"gone.deb!/usr/lib/x.so", "gone.deb", "/usr/lib/x.so", true},
+		{"plain.so", "plain.so", "", false},
+	} {
+		file, m, ok := splitMember(c.uri)
+		if file != c.file || m != c.member || ok != c.ok {
+			t.Errorf("splitMember(%q) = %q, %q, %v; want %q, %q, %v", c.uri, file, m, ok, c.file, c.member, c.ok)
+		}
 	}
 }

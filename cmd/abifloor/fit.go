@@ -54,16 +54,12 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	return exitOK
 }
 
-// demangleAll rewrites name@VER entries in place with the name demangled;
+// demangleAll rewrites references in place with their names demangled;
 // names that are not mangled stay as they are.
-func demangleAll(syms []string) {
-	for i, s := range syms {
-		name, ver, _ := strings.Cut(s, "@")
-		if d := abi.Demangle(name); d != "" {
-			if ver != "" {
-				d += "@" + ver
-			}
-			syms[i] = d
+func demangleAll(refs []floor.Ref) {
+	for i := range refs {
+		if d := abi.Demangle(refs[i].Name); d != "" {
+			refs[i].Name = d
 		}
 	}
 }
