@@ -6,6 +6,7 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestHostileELFIsSound checks the generator: debug/elf reads its
@@ -217,6 +219,16 @@ func FuzzLoadDWARF(f *testing.F) {
 	}))
 	if b, err := os.ReadFile("/lib/x86_64-linux-gnu/libdl.so.2"); err == nil && len(b) < 1<<20 {
 		f.Add(b)
+	}
+	// Object files, whose debug sections elfx relocates (RELA and REL).
+	for i, cc := range []string{"gcc", "i686-linux-gnu-gcc"} {
+		if _, err := exec.LookPath(cc); err != nil {
+			continue
+		}
+		obj := fixture.Build(f, cc, f.TempDir(), "r.c", relocSrc, fmt.Sprintf("r%d.o", i), "-c", "-g")
+		if b, err := os.ReadFile(obj); err == nil {
+			f.Add(b)
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ef, err := openELF(bytes.NewReader(data), int64(len(data)), 1<<20)
