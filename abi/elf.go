@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"slices"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/input"
@@ -50,37 +51,64 @@ func relocatedDWARF(f *elfx.File, maxSize int64) (*dwarf.Data, *relocated, error
 	if err != nil {
 		return nil, nil, err
 	}
+	// Of a section named twice the last counts, as for debug/elf, and is
+	// the one read; .debug_types sections are all read. Sections may not
+	// overlap: what is read as stored fits in the file.
+	last := map[string]int{}
+	var types []int
+	var stored uint64
+	for i := range secs {
+		name := elfx.DWARFName(&secs[i])
+		switch {
+		case name == ".debug_types":
+			types = append(types, i)
+		case newSections[name] || addedSections[name]:
+			if j, ok := last[name]; ok {
+				stored -= min(secs[j].Size, stored)
+			}
+			last[name] = i
+		default:
+			continue
+		}
+		if secs[i].Type != elf.SHT_NOBITS {
+			stored += min(secs[i].Size, uint64(f.Size())+1)
+		}
+		if stored > uint64(f.Size()) {
+			return nil, nil, fmt.Errorf("debug sections hold more bytes than the file: they overlap")
+		}
+	}
 	budget := elfx.NewBudget(maxSize)
 	dat := map[string][]byte{}
-	for i := range secs {
-		if name := elfx.DWARFName(&secs[i]); newSections[name] {
-			b, err := f.DebugData(i, budget)
-			if err != nil {
-				return nil, nil, err
-			}
-			dat[name] = b
+	order := make([]int, 0, len(last))
+	for _, i := range last {
+		order = append(order, i)
+	}
+	slices.Sort(order) // errors and the budget in file order
+	for _, i := range order {
+		b, err := f.DebugData(i, budget)
+		if err != nil {
+			return nil, nil, err
 		}
+		dat[elfx.DWARFName(&secs[i])] = b
 	}
 	d, err := dwarf.New(dat[".debug_abbrev"], nil, nil, dat[".debug_info"], dat[".debug_line"], nil, dat[".debug_ranges"], dat[".debug_str"])
 	if err != nil {
 		return nil, nil, err
 	}
-	for i := range secs {
-		name := elfx.DWARFName(&secs[i])
-		if name != ".debug_types" && !addedSections[name] {
-			continue
-		}
+	for _, i := range types {
 		b, err := f.DebugData(i, budget)
 		if err != nil {
 			return nil, nil, err
 		}
-		if name == ".debug_types" {
-			err = d.AddTypes(fmt.Sprintf("types-%d", i), b)
-		} else {
-			err = d.AddSection(name, b)
-		}
-		if err != nil {
+		if err := d.AddTypes(fmt.Sprintf("types-%d", i), b); err != nil {
 			return nil, nil, err
+		}
+	}
+	for name := range addedSections {
+		if b, ok := dat[name]; ok {
+			if err := d.AddSection(name, b); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	return d, &relocated{abbrev: dat[".debug_abbrev"], info: dat[".debug_info"]}, nil

@@ -4,12 +4,15 @@ import (
 	"context"
 	"debug/dwarf"
 	"debug/elf"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/internal/run"
 )
@@ -131,5 +134,26 @@ func compareDWARF(t *testing.T, obj string) {
 	}
 	if reflect.DeepEqual(raw, rel.info) {
 		t.Errorf("%s: relocating .debug_info changed nothing", obj)
+	}
+}
+
+// TestOverlappingDebugTypes: .debug_types sections that all claim the
+// whole object file are refused before they are read, so reading an
+// object's DWARF costs at most its size.
+func TestOverlappingDebugTypes(t *testing.T) {
+	secs := []elfgen.Section{{Name: ".debug_abbrev", Type: elf.SHT_PROGBITS, Data: []byte{0}}}
+	for range 4000 {
+		secs = append(secs, elfgen.Section{Name: ".debug_types", Type: elf.SHT_PROGBITS, Data: make([]byte, 8)})
+	}
+	b := elfgen.Sections(elf.ET_REL, secs)
+	shoff := binary.LittleEndian.Uint64(b[40:])
+	for i := 2; i < 2+4000; i++ {
+		h := b[shoff+uint64(i)*64:]
+		binary.LittleEndian.PutUint64(h[24:], 0)
+		binary.LittleEndian.PutUint64(h[32:], uint64(len(b)))
+	}
+	_, _, err := relocatedDWARF(mustELF(t, b), DefaultMaxDebugSize)
+	if err == nil || !strings.Contains(err.Error(), "overlap") {
+		t.Fatalf("relocatedDWARF = %v, want an overlap error", err)
 	}
 }

@@ -176,16 +176,44 @@ func (f *File) DebugData(i int, budget *Budget) ([]byte, error) {
 	if err != nil || f.Type != elf.ET_REL {
 		return b, err
 	}
-	for j := range secs {
-		r := &secs[j]
-		if r.Type != elf.SHT_REL && r.Type != elf.SHT_RELA || int(r.Info) != i {
-			continue
-		}
-		if err := f.applyRelocs(b, r, budget); err != nil {
+	relocs, err := f.relocSections()
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range relocs[i] {
+		if err := f.applyRelocs(b, &secs[j], budget); err != nil {
 			return nil, err
 		}
 	}
 	return b, nil
+}
+
+// relocSections maps a section's index to the relocation sections for it,
+// once. Relocation sections may not overlap: together (as stored) they
+// must fit in the file, so applying each once costs at most its size.
+func (f *File) relocSections() (map[int][]int, error) {
+	if f.relocFor != nil || f.relocForErr != nil {
+		return f.relocFor, f.relocForErr
+	}
+	secs, _ := f.Sections()
+	m := map[int][]int{}
+	var total uint64
+	for j := range secs {
+		r := &secs[j]
+		if r.Type != elf.SHT_REL && r.Type != elf.SHT_RELA {
+			continue
+		}
+		if r.Flags&elf.SHF_COMPRESSED == 0 {
+			total += min(r.Size, uint64(f.rd.size)+1)
+			if total > uint64(f.rd.size) {
+				f.relocForErr = formatErr(int64(min(r.Off, 1<<62)), "relocation sections hold more bytes than the file: they overlap")
+				return nil, f.relocForErr
+			}
+		}
+		m[int(r.Info)] = append(m[int(r.Info)], j)
+	}
+	f.relocFor = m
+	return m, nil
 }
 
 // absRelocs are the relocation types of a machine that store a symbol's

@@ -53,6 +53,9 @@ type File struct {
 	// relocating debug sections (DebugData).
 	relSyms    []relocSym
 	relSymsErr error
+	// relocFor maps a section to the relocation sections for it.
+	relocFor    map[int][]int
+	relocForErr error
 }
 
 // Prog is one program header.
