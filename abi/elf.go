@@ -125,6 +125,7 @@ func readSections(f *elfx.File, maxSize int64) (*sections, error) {
 	}{
 		{".debug_info", &s.info}, {".debug_abbrev", &s.abbrev}, {".debug_str", &s.str},
 		{".debug_line_str", &s.lineStr}, {".debug_str_offsets", &s.strOffsets}, {".debug_addr", &s.addr},
+		{".debug_rnglists", &s.rnglists},
 	} {
 		sec := f.Section(x.name)
 		if sec == nil || sec.Type == elf.SHT_NOBITS {
@@ -146,11 +147,13 @@ func (s *sections) data() (*dwarf.Data, error) {
 		return nil, err
 	}
 	// Forms of DWARF 5 that point into these sections (strx, addrx,
-	// line_strp) need them; the rest are not read.
+	// line_strp, rnglistx) need them; the rest are not read. The reader
+	// resolves rnglistx while decoding an entry, so a unit that uses it
+	// cannot be read at all without .debug_rnglists (clang's DWARF 5).
 	for _, x := range []struct {
 		name string
 		b    []byte
-	}{{".debug_line_str", s.lineStr}, {".debug_str_offsets", s.strOffsets}, {".debug_addr", s.addr}} {
+	}{{".debug_line_str", s.lineStr}, {".debug_str_offsets", s.strOffsets}, {".debug_addr", s.addr}, {".debug_rnglists", s.rnglists}} {
 		if x.b != nil {
 			if err := d.AddSection(x.name, x.b); err != nil {
 				return nil, err

@@ -157,3 +157,44 @@ func TestOverlappingDebugTypes(t *testing.T) {
 		t.Fatalf("relocatedDWARF = %v, want an overlap error", err)
 	}
 }
+
+// TestRnglistx reads a linked file whose units name their ranges by index
+// into .debug_rnglists (DW_FORM_rnglistx, as clang writes DWARF 5): the
+// reader resolves the index while decoding the unit, so without the
+// section no entry of the unit can be read.
+func TestRnglistx(t *testing.T) {
+	dir := t.TempDir()
+	src := "struct s { int a; long b; };\nint f(struct s *p) { return p->a; }\nlong g(struct s *p) { return p->b; }\n"
+	so := fixture.Build(t, "clang", dir, "rl.c", src, "librl.so", "-gdwarf-5", "-O2", "-ffunction-sections", "-shared", "-fPIC")
+	f, err := elfx.Open(so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := readSections(f, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.rnglists == nil {
+		t.Fatal("clang -gdwarf-5 -ffunction-sections wrote no .debug_rnglists; the fixture no longer covers rnglistx")
+	}
+	d, err := s.data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := d.Reader()
+	n := 0
+	for {
+		e, err := r.Next()
+		if err != nil {
+			t.Fatalf("entry %d: %v", n, err)
+		}
+		if e == nil {
+			break
+		}
+		n++
+	}
+	if n < 5 {
+		t.Fatalf("read %d entries, want the unit, struct, members and functions", n)
+	}
+}

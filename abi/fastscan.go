@@ -54,6 +54,7 @@ var errSlowPath = errors.New("DWARF needs the general reader")
 type sections struct {
 	info, abbrev, str, lineStr []byte
 	strOffsets, addr           []byte
+	rnglists                   []byte
 	order                      binary.ByteOrder
 	// base is added to every DIE offset and reference read from these
 	// sections: 0 for a file's own DWARF, altBase for a dwz alternate
