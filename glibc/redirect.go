@@ -23,8 +23,8 @@ import (
 // to To, so a program pulls it in only when it calls From, and its binary
 // then needs To, with the target's version. Which names qualify is decided
 // from the database: From must be newer than the target, To present there.
-// Functions whose calling convention changed (the stat family, wrapped
-// separately) are never redirected this way.
+// Functions whose calling convention changed (the stat family) and those
+// with no other name are Polyfills instead.
 type Redirect struct {
 	From, To string
 	Soname   string // the library that defines To at the target
