@@ -161,3 +161,28 @@ func TestCompatCompiles(t *testing.T) {
 		})
 	}
 }
+
+// TestPolyfillTable: every name the table defines or calls is glibc's on
+// every architecture (a misspelt name would silently never be built).
+func TestPolyfillTable(t *testing.T) {
+	for _, arch := range []string{"x86_64", "i386", "aarch64", "s390x"} {
+		a, err := LoadArch(arch, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix := a.Index(a.Newest)
+		for _, d := range polyfillDefs {
+			for _, n := range append([]string{d.name}, d.calls...) {
+				if _, ok := ix.Lookup(n); !ok {
+					t.Errorf("%s: %s (polyfill %s) is not a glibc symbol", arch, n, d.name)
+				}
+			}
+			if _, ok := statVer[arch]; d.xstat && !ok {
+				t.Errorf("%s: no _STAT_VER for %s", arch, d.name)
+			}
+			if _, ok := mknodVer[arch]; d.xstat && !ok {
+				t.Errorf("%s: no _MKNOD_VER for %s", arch, d.name)
+			}
+		}
+	}
+}
