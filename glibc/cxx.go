@@ -34,10 +34,6 @@ type polyfill struct {
 }
 
 var polyfills = map[string]polyfill{
-	// libstdc++ reads it to skip atomic operations while a process has one
-	// thread. Always 0 ("may have threads"): atomics are always used.
-	"__libc_single_threaded": {src: `char __libc_single_threaded HIDDEN = 0;
-`},
 	// libgcc's unwinder finds the unwind tables of a PC with it. The same
 	// answer from dl_iterate_phdr: the object whose PT_LOAD holds pc, and
 	// its PT_GNU_EH_FRAME.
@@ -284,25 +280,11 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 }
 
 // compatCovered are the symbols the stubs' compat archive defines for
-// target (the stat family before 2.33).
+// target: a polyfill of the static C++ runtime is not built twice.
 func compatCovered(a *Arch, target string) map[string]bool {
 	m := map[string]bool{}
-	if _, ok := statVer[a.Name]; !ok {
-		return m
-	}
-	have := map[string]bool{}
-	for _, st := range a.Select(target) {
-		if st.Soname == "libc.so.6" {
-			for _, s := range st.Syms {
-				have[s.Name] = true
-			}
-		}
-	}
-	for _, w := range statWrappers {
-		callee, _, _ := strings.Cut(w.call, "(")
-		if !have[w.name] && have[callee] {
-			m[w.name] = true
-		}
+	for n := range compatMembers(a, target, a.Redirects(target)) {
+		m[n] = true
 	}
 	return m
 }

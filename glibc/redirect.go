@@ -23,8 +23,8 @@ import (
 // to To, so a program pulls it in only when it calls From, and its binary
 // then needs To, with the target's version. Which names qualify is decided
 // from the database: From must be newer than the target, To present there.
-// Functions whose calling convention changed (the stat family, wrapped
-// separately) are never redirected this way.
+// Functions whose calling convention changed (the stat family) and those
+// with no other name are Polyfills instead.
 type Redirect struct {
 	From, To string
 	Soname   string // the library that defines To at the target
@@ -32,10 +32,21 @@ type Redirect struct {
 }
 
 // lfsAliases are 64-bit file-offset names that are the same function as
-// the plain name where off_t is 64 bits already (the 64-bit
-// architectures). On 32-bit architectures they differ, and are not
-// redirected.
+// the plain name at every release that lacks them. fcntl64 (2.28) is
+// fcntl on the 64-bit architectures, where off_t is 64 bits already. On
+// i386 it is fcntl@GLIBC_2.0 as well: before 2.28 that fcntl passed its
+// argument to the kernel's fcntl64 system call untouched, so it took the
+// struct flock64 and F_GETLK64 (12) that code built with
+// -D_FILE_OFFSET_BITS=64 passes; 2.28 gave the non-LFS fcntl its own
+// conversion (fcntl@@GLIBC_2.28, glibc bug 20251) and kept fcntl@GLIBC_2.0
+// as a forwarder to fcntl64, so a program bound to fcntl@GLIBC_2.0 gets
+// the same calls on every release.
 var lfsAliases = []string{"fcntl64"}
+
+// chkAliases are FORTIFY checks whose plain function is a safe stand-in
+// (the check is lost, the call is the same): __longjmp_chk (2.11) checks
+// that longjmp unwinds towards the caller.
+var chkAliases = map[string]string{"__longjmp_chk": "longjmp"}
 
 // resolvNames are the libresolv functions resolv.h called __NAME before
 // glibc 2.34 and calls NAME since (the public names moved into libc).
@@ -46,10 +57,6 @@ var resolvNames = []string{
 	"ns_name_compress", "ns_name_ntop", "ns_name_pton", "ns_name_skip", "ns_name_uncompress", "ns_name_unpack",
 	"ns_samename", "ns_get16", "ns_get32", "ns_put16", "ns_put32",
 }
-
-// is64 are the architectures whose off_t is 64 bits without
-// _FILE_OFFSET_BITS.
-var is64 = map[string]bool{"x86_64": true, "aarch64": true, "s390x": true}
 
 // Redirects returns the redirects of arch a (with symbols) for target,
 // sorted by From.
@@ -70,10 +77,11 @@ func (a *Arch) Redirects(target string) []Redirect {
 		}
 		out = append(out, Redirect{From: from, To: to, Soname: w.Soname, Version: w.Version})
 	}
-	if is64[a.Name] {
-		for _, n := range lfsAliases {
-			add(n, strings.TrimSuffix(n, "64"))
-		}
+	for _, n := range lfsAliases {
+		add(n, strings.TrimSuffix(n, "64"))
+	}
+	for from, to := range chkAliases {
+		add(from, to)
 	}
 	for _, n := range resolvNames {
 		add(n, "__"+n)
@@ -97,9 +105,11 @@ func (a *Arch) Redirects(target string) []Redirect {
 }
 
 // thunk is the assembly of a hidden function from that jumps to to, per
-// architecture (through the PLT: to is in a shared library). i386 has
-// none: its PLT needs %ebx set up by the caller, which a tail jump from
-// position-independent code cannot promise.
+// architecture (to is in a shared library). On i386 a PLT entry of
+// position-independent code needs %ebx to hold the GOT's address, which a
+// tail jump cannot promise, so the thunk finds the GOT itself in %ecx (a
+// scratch register at a call of a cdecl function, as every public glibc
+// function is) and jumps through to's GOT entry, bypassing the PLT.
 func thunk(arch, from, to string) (string, bool) {
 	var jump string
 	switch arch {
@@ -109,6 +119,8 @@ func thunk(arch, from, to string) (string, bool) {
 		jump = "b " + to
 	case "s390x":
 		jump = "jg " + to + "@PLT"
+	case "i386":
+		jump = "call 1f\\n1:\\tpopl %ecx\\n\\taddl $_GLOBAL_OFFSET_TABLE_+[.-1b], %ecx\\n\\tjmp *" + to + "@GOT(%ecx)"
 	default:
 		return "", false
 	}

@@ -21,7 +21,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "8"
+const StubFormat = "9"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -115,12 +115,6 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	var libc StubLib
-	for _, s := range stubs {
-		if s.Soname == "libc.so.6" {
-			libc = s
-		}
-	}
 	redirects := a.Redirects(o.Target)
 	// Every compiler run is independent: run them all at once, a few per CPU.
 	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2*runtime.NumCPU())}
@@ -151,7 +145,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			}
 		}
 	}()
-	go func() { defer wg.Done(); compat, compatErr = b.compat(a, redirects, work, dir, libc) }()
+	go func() { defer wg.Done(); compat, compatErr = b.compat(a, o.Target, redirects, work, dir) }()
 	go func() {
 		defer wg.Done()
 		if symver.Compare(o.Target, "2.34") < 0 {
@@ -335,52 +329,18 @@ func kindType(k Kind) string {
 	return "%object"
 }
 
-// statVer is the _STAT_VER glibc's __xstat family expects, per architecture.
-var statVer = map[string]int{"x86_64": 1, "i386": 3, "aarch64": 0, "s390x": 1}
-
-// statWrapper is one stat-family function of libc_nonshared.a before 2.33.
-type statWrapper struct{ name, proto, call string }
-
-var statWrappers = []statWrapper{
-	{"stat", "const char *p, void *b", "__xstat(%d, p, b)"},
-	{"lstat", "const char *p, void *b", "__lxstat(%d, p, b)"},
-	{"fstat", "int fd, void *b", "__fxstat(%d, fd, b)"},
-	{"fstatat", "int d, const char *p, void *b, int f", "__fxstatat(%d, d, p, b, f)"},
-	{"stat64", "const char *p, void *b", "__xstat64(%d, p, b)"},
-	{"lstat64", "const char *p, void *b", "__lxstat64(%d, p, b)"},
-	{"fstat64", "int fd, void *b", "__fxstat64(%d, fd, b)"},
-	{"fstatat64", "int d, const char *p, void *b, int f", "__fxstatat64(%d, d, p, b, f)"},
-}
-
-// compat builds an archive with what the host's libc_nonshared.a no
-// longer has but an old target needs: before glibc 2.33, stat, fstat, lstat
-// and fstatat were static wrappers around __xstat and friends; and the
-// names the host's headers bind that the target has under another name
-// (Redirects). One member per function, so a program pulls in (and needs
-// the versions of) only the ones it calls. The wrappers are hidden, so nothing leaks into the dynamic symbol
-// table. It returns the archive's name, or "" when the target needs none.
-func (b *builder) compat(a *Arch, redirects []Redirect, work, dir string, libc StubLib) (string, error) {
-	have := map[string]bool{}
-	for _, s := range libc.Syms {
-		have[s.Name] = true
-	}
-	// One C file per member: a stat wrapper, or a redirect's thunk.
-	members := map[string]string{}
-	if ver, ok := statVer[a.Name]; ok {
-		for _, w := range statWrappers {
-			callee, _, _ := strings.Cut(w.call, "(")
-			if have[w.name] || !have[callee] {
-				continue
-			}
-			members[w.name] = fmt.Sprintf("extern int %s(int, %s);\n", callee, w.proto) +
-				fmt.Sprintf("__attribute__((visibility(\"hidden\"))) int %s(%s) { return "+w.call+"; }\n", w.name, w.proto, ver)
-		}
-	}
-	for _, r := range redirects {
-		if src, ok := thunk(a.Name, r.From, r.To); ok {
-			members[r.From] = src
-		}
-	}
+// compat builds an archive with what the host's headers emit and an old
+// target lacks: the names it has under another one (Redirects: a thunk
+// each) and those written from what it has (Polyfills: the stat family
+// before 2.33, FORTIFY's newer checks, __libc_single_threaded). One
+// member per name, so a program pulls in (and needs the versions of) only
+// the ones it uses; each is hidden, so nothing leaks into the dynamic
+// symbol table. They are compiled without FORTIFY or the stack protector
+// (a distribution's compiler may default to them), so a check never calls
+// itself. It returns the archive's name, or "" when the target needs none.
+func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir string) (string, error) {
+	// One C file per member: a polyfill, or a redirect's thunk.
+	members := compatMembers(a, target, redirects)
 	var (
 		objs []string
 		errs []error
@@ -402,7 +362,7 @@ func (b *builder) compat(a *Arch, redirects []Redirect, work, dir string, libc S
 			defer wg.Done()
 			err := os.WriteFile(c, []byte(src), 0o644)
 			if err == nil {
-				err = b.run(b.cc, "-x", "c", "-c", "-O2", "-fPIC", "-o", obj, c)
+				err = b.run(b.cc, "-x", "c", "-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOURCE", "-fno-stack-protector", "-o", obj, c)
 			}
 			mu.Lock()
 			errs = append(errs, err)
