@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // maxDepth bounds the nesting of inline type nodes; deeper DWARF is
@@ -31,6 +33,15 @@ type index struct {
 	// qual holds the qualified name of each type declared in a C++
 	// scope, by offset: the builder names the type with it.
 	qual map[dwarf.Offset]string
+	// units are the units scan read, in order, with their languages
+	// (fastScan keeps them in its unit headers instead).
+	units []unitLang
+}
+
+// unitLang is where a unit starts and its DW_AT_language.
+type unitLang struct {
+	start dwarf.Offset
+	lang  uint64
 }
 
 func newIndex() *index {
@@ -68,6 +79,7 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 		var sc scopes
 		lang, _ := cu.Val(dwarf.AttrLanguage).(int64)
 		sc.cpp = isCPlusPlus(uint64(lang))
+		ix.units = append(ix.units, unitLang{start: cu.Offset, lang: uint64(lang)})
 		for {
 			e, err := r.Next()
 			if err != nil {
@@ -136,6 +148,8 @@ func (ix *index) add(e *dwarf.Entry, prefix string, wantNames bool, seenName map
 		d.name = []byte(n)
 	}
 	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+		d.linkName = []byte(n)
+	} else if n, ok := e.Val(attrMIPSLinkageName).(string); ok {
 		d.linkName = []byte(n)
 	}
 	d.external, _ = e.Val(dwarf.AttrExternal).(bool)
@@ -269,9 +283,9 @@ type builder struct {
 	named int
 	// bigEndian: DW_AT_bit_offset counts from the other end.
 	bigEndian bool
-	// cpp: the DIE being converted is in a C++ unit (set at each read
-	// that starts a conversion).
-	cpp bool
+	// lang: the DW_AT_language of the unit of the DIE being converted
+	// (set at each read that starts a conversion).
+	lang uint64
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
@@ -306,7 +320,7 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSiz
 		if ix, err = scan(d, false); err != nil {
 			return err
 		}
-		src = dwarfSource{r: d.Reader()}
+		src = dwarfSource{r: d.Reader(), units: ix.units, cur: new(uint64)}
 	}
 	// Hostile DWARF can make unnamed types revisit each other until the
 	// depth limit; bound the total by the size of the input.
@@ -360,7 +374,8 @@ func (b *builder) function(off dwarf.Offset) *Type {
 	if e == nil || e.tag != dwarf.TagSubprogram {
 		return nil
 	}
-	cpp := b.src.cplusplus()
+	lang := b.src.lang()
+	definition := !e.flag(dwarf.AttrDeclaration)
 	merged := *e
 	typed := func(ps []*entry) bool {
 		for _, p := range ps {
@@ -401,8 +416,8 @@ func (b *builder) function(off dwarf.Offset) *Type {
 		}
 		merged = next
 	}
-	b.cpp = cpp
-	return b.signature(&merged, params, 0)
+	b.lang = lang
+	return b.signature(&merged, params, definition, 0)
 }
 
 func (b *builder) variable(off dwarf.Offset) *Type {
@@ -445,7 +460,7 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if e == nil {
 		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
 	}
-	b.cpp = b.src.cplusplus()
+	b.lang = b.src.lang()
 	name := e.str(dwarf.AttrName)
 	if q, ok := b.ix.qual[off]; ok {
 		name = q
@@ -622,7 +637,7 @@ func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
 	case dwarf.TagArrayType:
 		return b.array(e, kids, depth)
 	case dwarf.TagSubroutineType:
-		return b.signature(e, kids, depth)
+		return b.signature(e, kids, false, depth)
 	case dwarf.TagUnspecifiedType:
 		return &Type{Kind: Unknown, Name: name}
 	}
@@ -660,14 +675,35 @@ func (b *builder) classKids(n *Type, kids []*entry, depth int) {
 			} else if v, ok := c.num(dwarf.AttrVtableElemLoc); ok {
 				slot = v
 			}
-			name := c.str(dwarf.AttrLinkageName)
+			// Overloads share a short name: the mangled one tells
+			// them apart.
+			name := c.linkageName()
 			if name == "" {
 				name = c.str(dwarf.AttrName)
 			}
 			n.Virtuals = append(n.Virtuals, Virtual{Name: name, Slot: slot})
 		}
 	}
+	uniqueVirtuals(n.Virtuals)
 	sort.SliceStable(n.Virtuals, func(i, j int) bool { return n.Virtuals[i].Slot < n.Virtuals[j].Slot })
+}
+
+// uniqueVirtuals renames the second and later of virtuals that share a
+// name (overloads without a linkage name in their DWARF) "name#2", "name#3"
+// in declaration order: the diff keys virtuals by name, and two under one
+// key made a file differ from itself.
+func uniqueVirtuals(vs []Virtual) {
+	if len(vs) < 2 {
+		return
+	}
+	seen := make(map[string]int, len(vs))
+	for i := range vs {
+		n := vs[i].Name
+		seen[n]++
+		if k := seen[n]; k > 1 {
+			vs[i].Name = n + "#" + strconv.Itoa(k)
+		}
+	}
 }
 
 var encodings = map[int64]string{
@@ -766,11 +802,19 @@ func (b *builder) sizeOf(t *Type) int64 {
 	return -1
 }
 
-// signature builds a function type from a subprogram or subroutine type.
-func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
-	// C++ has no unprototyped functions (and its DWARF no
-	// DW_AT_prototyped): f() takes nothing.
-	prototyped := e.flag(dwarf.AttrPrototyped) || b.cpp || len(e.str(dwarf.AttrLinkageName)) > 2 && e.str(dwarf.AttrLinkageName)[:2] == "_Z"
+// signature builds a function type from a subprogram or subroutine type;
+// definition: e is a function's definition (its code), not a declaration
+// or a type.
+func (b *builder) signature(e *entry, kids []*entry, definition bool, depth int) *Type {
+	// Its parameters are exactly those DWARF lists when it has a
+	// prototype; in C++ and every language but C and assembly (Ada,
+	// Fortran), whose DWARF has no DW_AT_prototyped; and for a C
+	// function defined without a prototype (K&R C, void f() {...}),
+	// whose definition lists the parameters it takes. Only a C
+	// declaration or function type without a prototype, or what GNU as
+	// describes, says nothing about them.
+	prototyped := e.flag(dwarf.AttrPrototyped) || strings.HasPrefix(e.linkageName(), "_Z") ||
+		b.lang != langMipsAssembler && (!isC(b.lang) || definition)
 	fn := &Type{Kind: Func, Elem: b.elem(e, depth)}
 	for _, c := range kids {
 		switch c.tag {

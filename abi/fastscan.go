@@ -76,7 +76,7 @@ type unitHeader struct {
 	addrSize         int
 	abbrevOff        uint64
 	kind             int
-	cpp              bool // a C++ unit (its DW_AT_language), set by scanUnit
+	lang             uint64 // its DW_AT_language, set by scanUnit
 }
 
 func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, error) {
@@ -278,7 +278,7 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 	}
 	var sc scopes
 	sc.cpp = isCPlusPlus(d.lang)
-	u.cpp = sc.cpp
+	u.lang = d.lang
 	for r.off < u.end {
 		d = die{off: r.off}
 		a, err := r.entry(s, u, tab, &d)
@@ -355,6 +355,19 @@ func (sc *scopes) pop() bool {
 	}
 	sc.stack = sc.stack[:len(sc.stack)-1]
 	return true
+}
+
+// langMipsAssembler is the DW_AT_language GNU as writes.
+const langMipsAssembler = 0x8001
+
+// isC reports whether a DW_AT_language is a C dialect (or unknown: 0),
+// where a function may have no prototype.
+func isC(lang uint64) bool {
+	switch lang {
+	case 0, 0x1, 0x2, 0xc, 0x1d, 0x2c: // C89, C, C99, C11, C17
+		return true
+	}
+	return false
 }
 
 // isCPlusPlus reports whether a DW_AT_language is a C++ dialect.
