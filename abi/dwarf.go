@@ -33,6 +33,9 @@ type index struct {
 	// qual holds the qualified name of each type declared in a C++
 	// scope, by offset: the builder names the type with it.
 	qual map[dwarf.Offset]string
+	// declName holds the qualified names of the type declarations of
+	// C++ units, by offset, for specName.
+	declName map[dwarf.Offset]string
 	// units are the units scan read, in order, with their languages
 	// (fastScan keeps them in its unit headers instead).
 	units []unitLang
@@ -50,7 +53,7 @@ func newIndex() *index {
 		funcDecls: map[string]dwarf.Offset{}, varDecls: map[string]dwarf.Offset{},
 		funcAddr: map[uint64]dwarf.Offset{}, varAddr: map[uint64]dwarf.Offset{},
 		defs: map[string]dwarf.Offset{}, decls: map[string]dwarf.Offset{},
-		qual: map[dwarf.Offset]string{},
+		qual: map[dwarf.Offset]string{}, declName: map[dwarf.Offset]string{},
 	}
 }
 
@@ -95,11 +98,13 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 				continue
 			}
 			prefix := sc.prefix()
-			name, _ := e.Val(dwarf.AttrName).(string)
-			if e.Children && !sc.push(e.Tag, []byte(name)) {
+			d := dieOf(e)
+			d.cpp = sc.cpp
+			ix.specName(&d, sc.cpp)
+			if e.Children && !sc.push(e.Tag, d.name) {
 				r.SkipChildren()
 			}
-			ix.add(e, prefix, wantNames, seenName)
+			ix.addScoped(&d, prefix, wantNames, seenName)
 		}
 	}
 	return ix, nil
@@ -142,7 +147,8 @@ func (f *forward) Next() (*dwarf.Entry, error) {
 
 func (f *forward) SkipChildren() { f.r.SkipChildren() }
 
-func (ix *index) add(e *dwarf.Entry, prefix string, wantNames bool, seenName map[string]bool) {
+// dieOf is the part of e the index uses.
+func dieOf(e *dwarf.Entry) die {
 	d := die{off: uint64(e.Offset), tag: uint64(e.Tag)}
 	if n, ok := e.Val(dwarf.AttrName).(string); ok {
 		d.name = []byte(n)
@@ -159,16 +165,38 @@ func (ix *index) add(e *dwarf.Entry, prefix string, wantNames bool, seenName map
 	if o, ok := originOf(e); ok {
 		d.origin, d.hasOrigin = uint64(o), true
 	}
-	ix.addScoped(&d, prefix, wantNames, seenName)
+	return d
+}
+
+// specName names a C++ type definition that has no DW_AT_name but a
+// DW_AT_specification (GCC 4.4 writes the class's declaration in its
+// namespace and the definition, nameless, at the top of the unit) with
+// the qualified name of its declaration. Unnamed, each such definition
+// was written inline wherever it was used, recursively.
+func (ix *index) specName(d *die, cpp bool) {
+	if !cpp || namedKind(dwarf.Tag(d.tag)) == "" || d.declaration {
+		return
+	}
+	if len(d.name) == 0 && d.hasOrigin {
+		if n, ok := ix.declName[dwarf.Offset(d.origin)]; ok {
+			d.name, d.specNamed = []byte(n), true
+		}
+	}
 }
 
 // addScoped indexes an entry found in the scope prefix ("std::"): a type
 // is keyed by its qualified name, which the builder uses too.
 func (ix *index) addScoped(e *die, prefix string, wantNames bool, seenName map[string]bool) {
-	if prefix != "" && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
+	if e.specNamed {
+		// Named by specName, with its declaration's qualified name.
+		ix.qual[dwarf.Offset(e.off)] = string(e.name)
+	} else if prefix != "" && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
 		q := prefix + string(e.name)
 		ix.qual[dwarf.Offset(e.off)] = q
 		e.name = []byte(q)
+	}
+	if e.declaration && e.cpp && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
+		ix.declName[dwarf.Offset(e.off)] = string(e.name)
 	}
 	ix.addDIE(e, wantNames, seenName)
 }
@@ -464,6 +492,8 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	name := e.str(dwarf.AttrName)
 	if q, ok := b.ix.qual[off]; ok {
 		name = q
+	} else if name == "" && namedKind(e.tag) != "" {
+		name = b.specName(e)
 	}
 	if e.tag == dwarf.TagTypedef && name != "" {
 		key := Key(Typedef, name)
@@ -508,6 +538,23 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	t := b.node(e, kids, depth+1)
 	b.inline[off] = t
 	return t
+}
+
+// specName is the name of the declaration a nameless type definition's
+// DW_AT_specification names (the index names those whose declaration
+// comes first); "" without one.
+func (b *builder) specName(e *entry) string {
+	o, ok := e.ref(dwarf.AttrSpecification)
+	if !ok || o == e.off {
+		return ""
+	}
+	if q, ok := b.ix.qual[o]; ok {
+		return q
+	}
+	if d, _ := b.src.read(o, true); d != nil && namedKind(d.tag) == namedKind(e.tag) {
+		return d.str(dwarf.AttrName)
+	}
+	return ""
 }
 
 // targetSig describes what the typedef e names, enough to tell two

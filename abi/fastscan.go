@@ -263,6 +263,8 @@ type die struct {
 	origin, sibling       uint64
 	hasOrigin, hasSibling bool
 	lang                  uint64 // DW_AT_language of a unit
+	cpp                   bool   // in a C++ unit
+	specNamed             bool   // name is its specification's (specName)
 }
 
 func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames bool, seenName map[string]bool) error {
@@ -292,6 +294,8 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 			continue
 		}
 		prefix := sc.prefix()
+		d.cpp = sc.cpp
+		ix.specName(&d, sc.cpp)
 		if a.children && !sc.push(dwarf.Tag(a.tag), d.name) {
 			if d.hasSibling && d.sibling > d.off && d.sibling <= u.end {
 				r.off = d.sibling
