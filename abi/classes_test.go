@@ -187,3 +187,43 @@ func TestMemberBecomesVirtual(t *testing.T) {
 		})
 	}
 }
+
+// TestClangDWARF5: clang's DWARF 5 names strings and addresses by index
+// (DW_FORM_strx, DW_FORM_addrx, DW_OP_addrx) and ranges with
+// DW_FORM_rnglistx; it is read with its types, virtual overloads keep
+// their linkage names, and a file diffed with itself shows nothing.
+func TestClangDWARF5(t *testing.T) {
+	fixture.Compiler(t, "clang++")
+	path := build(t, "clang++", "over.cc", overloads+`
+inline int helper(int x) { return x + 1; }
+int use(Base *b) { return helper(b->get()); }
+int counter = 1;
+`, "-gdwarf-5")
+	a := read(t, path)
+	if a.DebugInfo != abi.DebugDWARF {
+		t.Fatalf("debug info %q", a.DebugInfo)
+	}
+	for name, want := range map[string]string{
+		"_Z3useP4Base":    "int(struct Base *)",
+		"_ZN4Base3addEl":  "int(struct Base *, long)",
+		"_ZNK4Base3getEv": "int(const struct Base *)",
+		"counter":         "int",
+	} {
+		s := symbol(a, name)
+		if s == nil {
+			t.Errorf("%s not exported", name)
+			continue
+		}
+		if got := abi.Spell(s.Type); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	st := a.Types["struct Base"]
+	if st == nil || len(st.Virtuals) < 6 || !slices.ContainsFunc(st.Virtuals, func(v abi.Virtual) bool { return v.Name == "_ZN4Base3addEPKci" }) {
+		t.Errorf("struct Base: %+v", st)
+	}
+	r := abidiff.Compare(a, read(t, path), nil)
+	if r.Changed() || r.Exit(false) != 0 {
+		t.Errorf("diff X X: exit %d, %v", r.Exit(false), changeTexts(r))
+	}
+}

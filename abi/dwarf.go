@@ -218,6 +218,8 @@ func (ix *index) addDIE(e *die, wantNames bool, seenName map[string]bool) {
 			byName, byAddr = ix.vars, ix.varAddr
 			if loc := e.location; len(loc) == 9 && loc[0] == 0x03 {
 				addAddr(byAddr, binary.LittleEndian.Uint64(loc[1:]), def)
+			} else if e.hasLocAddr {
+				addAddr(byAddr, e.locAddr, def)
 			}
 		} else if e.hasLowpc {
 			addAddr(byAddr, e.lowpc, def)

@@ -276,6 +276,18 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
 			v.b = r.b[r.off-val : r.off]
 		case formData1, formData2, formData4, formData8, formUdata, formFlag, formFlagPresent, formAddr:
+		case formStrx, formStrx1, formStrx2, formStrx3, formStrx4:
+			b, ok := s.strx(u, val)
+			if !ok {
+				continue
+			}
+			v.s = string(b)
+		case formAddrx, formAddrx1, formAddrx2, formAddrx3, formAddrx4:
+			a, ok := s.addrx(u, val)
+			if !ok {
+				continue
+			}
+			v.n = int64(a)
 		default:
 			continue // strx, sec_offset, ...: not used by the builder
 		}

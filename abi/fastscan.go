@@ -77,6 +77,10 @@ type unitHeader struct {
 	abbrevOff        uint64
 	kind             int
 	lang             uint64 // its DW_AT_language, set by scanUnit
+	// DW_AT_str_offsets_base and DW_AT_addr_base of the unit DIE
+	// (DWARF 5: strx and addrx forms index from them), set by scanUnit.
+	strBase, addrBase       uint64
+	hasStrBase, hasAddrBase bool
 }
 
 func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, error) {
@@ -263,12 +267,16 @@ type die struct {
 	origin, sibling       uint64
 	hasOrigin, hasSibling bool
 	lang                  uint64 // DW_AT_language of a unit
-	cpp                   bool   // in a C++ unit
-	specNamed             bool   // name is its specification's (specName)
+	locAddr               uint64 // a DW_OP_addrx location's address
+	hasLocAddr            bool
+	cpp                   bool // in a C++ unit
+	specNamed             bool // name is its specification's (specName)
 }
 
 func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames bool, seenName map[string]bool) error {
 	r := reader{b: s.info[:u.end], off: u.data, order: s.order}
+	// The unit DIE's own attributes may use the bases it gives.
+	r.unitBases(tab, u)
 	// The unit DIE itself.
 	var d die
 	a, err := r.entry(s, u, tab, &d)
@@ -383,6 +391,79 @@ func isCPlusPlus(lang uint64) bool {
 	return false
 }
 
+// Attributes of a unit DIE (DWARF 5).
+const (
+	attrStrOffsetsBase dwarf.Attr = 0x72
+	attrAddrBase       dwarf.Attr = 0x73
+)
+
+// unitBases records the unit DIE's DW_AT_str_offsets_base and
+// DW_AT_addr_base in u, reading a copy of r (r does not move).
+func (r reader) unitBases(tab abbrevTable, u *unitHeader) {
+	a, _ := r.abbrev(tab)
+	if a == nil {
+		return
+	}
+	for _, at := range a.attrs {
+		form, _, val, ok := r.attr(at, u)
+		if !ok {
+			return
+		}
+		if form != formSecOffset {
+			continue
+		}
+		switch dwarf.Attr(at.attr) {
+		case attrStrOffsetsBase:
+			u.strBase, u.hasStrBase = val, true
+		case attrAddrBase:
+			u.addrBase, u.hasAddrBase = val, true
+		}
+	}
+}
+
+// strx is the string a DW_FORM_strx* index names: an offset into
+// .debug_str from the unit's slice of .debug_str_offsets.
+func (s *sections) strx(u *unitHeader, idx uint64) ([]byte, bool) {
+	w := uint64(4)
+	if u.dwarf64 {
+		w = 8
+	}
+	n := uint64(len(s.strOffsets))
+	if !u.hasStrBase || u.strBase > n || idx >= (n-u.strBase)/w {
+		return nil, false
+	}
+	r := reader{b: s.strOffsets, off: u.strBase + idx*w, order: s.order}
+	off := r.offset(u.dwarf64)
+	if r.err || off >= uint64(len(s.str)) {
+		return nil, false
+	}
+	return cstring(s.str, off), true
+}
+
+// addrx is the address a DW_FORM_addrx* index (or DW_OP_addrx) names in
+// the unit's slice of .debug_addr.
+func (s *sections) addrx(u *unitHeader, idx uint64) (uint64, bool) {
+	w := uint64(u.addrSize)
+	n := uint64(len(s.addr))
+	if !u.hasAddrBase || u.addrBase > n || idx >= (n-u.addrBase)/w {
+		return 0, false
+	}
+	r := reader{b: s.addr, off: u.addrBase + idx*w, order: s.order}
+	if w == 4 {
+		return uint64(r.u32()), !r.err
+	}
+	return r.u64(), !r.err
+}
+
+// isStrx and isAddrx report the index forms of DWARF 5.
+func isStrx(form uint64) bool {
+	return form == formStrx || form >= formStrx1 && form <= formStrx4
+}
+
+func isAddrx(form uint64) bool {
+	return form == formAddrx || form >= formAddrx1 && form <= formAddrx4
+}
+
 // skipTree skips the children of the entry just read.
 func (r *reader) skipTree(s *sections, u *unitHeader, tab abbrevTable) error {
 	depth := 1
@@ -430,7 +511,10 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 			case formGNUStrpAlt:
 				str = s.altString(val)
 			default:
-				return nil, errSlowPath
+				var ok bool
+				if str, ok = s.strx(u, val); !ok || !isStrx(form) {
+					return nil, errSlowPath
+				}
 			}
 			if dwarf.Attr(at.attr) == dwarf.AttrName {
 				d.name = str
@@ -444,13 +528,26 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 		case dwarf.AttrDeclaration:
 			d.declaration = val != 0 || form == formFlagPresent
 		case dwarf.AttrLowpc:
-			if form != formAddr {
+			if isAddrx(form) {
+				var ok bool
+				if val, ok = s.addrx(u, val); !ok {
+					return nil, errSlowPath
+				}
+			} else if form != formAddr {
 				return nil, errSlowPath
 			}
 			d.lowpc, d.hasLowpc = val, true
 		case dwarf.AttrLocation:
 			if form == formExprloc || form == formBlock1 || form == formBlock {
 				d.location = r.b[r.off-val : r.off]
+				// DWARF 5: DW_OP_addrx N, the variable's address
+				// in .debug_addr.
+				if loc := d.location; len(loc) > 1 && loc[0] == 0xa1 {
+					lr := reader{b: loc, off: 1}
+					if i := lr.uleb(); !lr.err && lr.off == uint64(len(loc)) {
+						d.locAddr, d.hasLocAddr = s.addrx(u, i)
+					}
+				}
 			}
 		case dwarf.AttrAbstractOrigin, dwarf.AttrSpecification, dwarf.AttrSibling:
 			var ref uint64
@@ -521,8 +618,14 @@ func (r *reader) skipForm(form uint64, u *unitHeader) (uint64, bool) {
 	case formData2, formRef2, formStrx2, formAddrx2:
 		return uint64(r.u16()), true
 	case formStrx3, formAddrx3:
-		r.skip(3)
-		return 0, true
+		p := r.take(3)
+		if p == nil {
+			return 0, false
+		}
+		if r.order == binary.BigEndian {
+			return uint64(p[0])<<16 | uint64(p[1])<<8 | uint64(p[2]), true
+		}
+		return uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16, true
 	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
 		return uint64(r.u32()), true
 	case formData8, formRef8, formRefSig8, formRefSup8:
