@@ -227,3 +227,33 @@ int counter = 1;
 		t.Errorf("diff X X: exit %d, %v", r.Exit(false), changeTexts(r))
 	}
 }
+
+// TestAnonymousBehindTypedefPointer: typedef struct {...} *P spells
+// "struct {...} *" whatever the struct holds; a member it loses is still
+// a change the diff reports.
+func TestAnonymousBehindTypedefPointer(t *testing.T) {
+	const src = `
+typedef struct {
+  char m1;
+#ifdef V0
+  char m2;
+#endif
+} *Struct1Ptr;
+char f1(Struct1Ptr s) { return s->m1; }
+`
+	old := read(t, build(t, "gcc", "anon.c", src, "-g", "-DV0"))
+	new := read(t, build(t, "gcc", "anon.c", src, "-g"))
+	r := abidiff.Compare(old, new, nil)
+	removed := false
+	for _, tc := range r.Types {
+		for _, c := range tc.Changes {
+			removed = removed || tc.Name == "Struct1Ptr" && c.Kind == abidiff.MemberRemoved && strings.HasSuffix(c.Path, "m2")
+		}
+	}
+	if !removed || r.Exit(false)&abidiff.ExitChange == 0 {
+		t.Errorf("exit %d, m2 removed: %v; %v", r.Exit(false), removed, changeTexts(r))
+	}
+	if r := abidiff.Compare(new, new, nil); r.Changed() {
+		t.Errorf("diff X X: %v", changeTexts(r))
+	}
+}

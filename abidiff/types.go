@@ -172,6 +172,8 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		}
 		if canonSpell(abi.Spell(o.Elem)) != canonSpell(abi.Spell(n.Elem)) {
 			c.retyped(path, TypedefTarget, o.Elem, n.Elem)
+		} else {
+			c.inner(path, o, n)
 		}
 	case abi.Base:
 		size()
@@ -183,8 +185,31 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.retyped(path, typeKind(path), o, n)
 		} else {
 			size()
+			c.inner(path, o, n)
 		}
 	}
+}
+
+// inner compares what two nodes of the same spelling point to, when it is
+// written in place on both sides: an anonymous struct behind a pointer
+// (typedef struct {...} *P) spells alike however its members change, and
+// only its own comparison sees them. The path goes on with "*" (or "[]",
+// or nothing through a qualifier); named types stop the descent, since
+// they are compared under their own names.
+func (c *changes) inner(path string, o, n *abi.Type) {
+	if o.Elem == nil || n.Elem == nil || o.Elem.Ref != "" || n.Elem.Ref != "" {
+		return
+	}
+	switch o.Kind {
+	case abi.Pointer, abi.Reference, abi.RvalueReference:
+		path += "*"
+	case abi.Array:
+		path += "[]"
+	case abi.Const, abi.Volatile, abi.Restrict, abi.Typedef:
+	default:
+		return
+	}
+	c.node(path, o.Elem, n.Elem)
 }
 
 func isAggregate(t *abi.Type) bool {
