@@ -33,6 +33,7 @@ type index struct {
 	// qual holds the qualified name of each type declared in a C++
 	// scope, by offset: the builder names the type with it.
 	qual map[dwarf.Offset]string
+	key  []byte // addDIE's scratch buffer
 	// declName holds the qualified names of the type declarations of
 	// C++ units, by offset, for specName.
 	declName map[dwarf.Offset]string
@@ -250,19 +251,26 @@ func (ix *index) addDIE(e *die, wantNames bool, seenName map[string]bool) {
 		if e.declaration && !wantNames {
 			return
 		}
-		key := Key(tagKind(dwarf.Tag(e.tag)), string(e.name))
-		if wantNames && !seenName[key] {
+		// The key is built in a scratch buffer: looking a []byte up
+		// converted in place allocates nothing, and most keys (size_t,
+		// struct _IO_FILE) are met again in every unit.
+		k := tagKind(dwarf.Tag(e.tag))
+		ix.key = ix.key[:0]
+		if k == Struct || k == Union || k == Enum {
+			ix.key = append(append(ix.key, k...), ' ')
+		}
+		ix.key = append(ix.key, e.name...)
+		if wantNames && !seenName[string(ix.key)] {
+			key := string(ix.key)
 			seenName[key] = true
 			ix.names = append(ix.names, key)
 		}
+		m := ix.defs
 		if e.declaration {
-			if _, ok := ix.decls[key]; !ok {
-				ix.decls[key] = dwarf.Offset(e.off)
-			}
-			return
+			m = ix.decls
 		}
-		if _, ok := ix.defs[key]; !ok {
-			ix.defs[key] = dwarf.Offset(e.off)
+		if _, ok := m[string(ix.key)]; !ok {
+			m[string(ix.key)] = dwarf.Offset(e.off)
 		}
 	}
 }

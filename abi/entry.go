@@ -237,18 +237,38 @@ func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) 
 	return e, kids
 }
 
-// full decodes one DIE with all its attributes; nil for a null entry.
+// builderAttr reports whether the builder reads attribute at (entry.str,
+// num, flag, ref, block): full keeps only those, so a DIE's file, line,
+// column and location attributes cost no attrVal.
+func builderAttr(at uint64) bool {
+	switch dwarf.Attr(at) {
+	case dwarf.AttrName, dwarf.AttrLinkageName, attrMIPSLinkageName, dwarf.AttrType,
+		dwarf.AttrDeclaration, dwarf.AttrSpecification, dwarf.AttrAbstractOrigin, dwarf.AttrSibling,
+		dwarf.AttrVirtuality, dwarf.AttrVtableElemLoc, dwarf.AttrByteSize, dwarf.AttrEncoding,
+		dwarf.AttrUpperBound, dwarf.AttrLowerBound, dwarf.AttrCount, dwarf.AttrConstValue,
+		dwarf.AttrDataMemberLoc, dwarf.AttrDataBitOffset, dwarf.AttrBitSize, dwarf.AttrBitOffset,
+		dwarf.AttrPrototyped, dwarf.AttrExternal, dwarf.AttrEnumClass:
+		return true
+	}
+	return false
+}
+
+// full decodes one DIE with the attributes the builder reads
+// (builderAttr); nil for a null entry.
 func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool) {
 	off := r.off
 	a, err := r.abbrev(tab)
 	if a == nil {
 		return nil, err == nil
 	}
-	e := &entry{off: dwarf.Offset(s.base + off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, len(a.attrs))}
+	e := &entry{off: dwarf.Offset(s.base + off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, a.used)}
 	for _, at := range a.attrs {
 		form, start, val, ok := r.attr(at, u)
 		if !ok {
 			return nil, false
+		}
+		if !builderAttr(uint64(at.attr)) {
+			continue
 		}
 		v := attrVal{at: dwarf.Attr(at.attr), n: int64(val)}
 		switch form {
@@ -272,7 +292,7 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 		case formSdata:
 			// skipForm returned the signed value's bits.
 		case formImplicitConst:
-			v.n = at.implicit
+			v.n = int64(at.implicit)
 		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
 			v.b = r.b[r.off-val : r.off]
 		case formData1, formData2, formData4, formData8, formUdata, formFlag, formFlagPresent, formAddr:

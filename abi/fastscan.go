@@ -121,12 +121,16 @@ func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, e
 
 type abbrevAttr struct {
 	attr, form uint16
-	implicit   int64
+	// implicit is a DW_FORM_implicit_const's value; 32 bits keep the
+	// spec 8 bytes (a libc has hundreds of thousands), and compilers
+	// write file and line numbers there.
+	implicit int32
 }
 
 type abbrev struct {
 	tag      uint16
 	children bool
+	used     uint16       // how many of attrs the builder reads (builderAttr)
 	attrs    []abbrevAttr // nil for a code the table does not define
 }
 
@@ -192,9 +196,16 @@ func (sl *abbrevSlab) parse(b []byte, off uint64) (abbrevTable, error) {
 			}
 			aa := abbrevAttr{attr: uint16(at), form: uint16(form)}
 			if form == formImplicitConst {
-				aa.implicit = r.sleb()
+				v := r.sleb()
+				if v != int64(int32(v)) {
+					return nil, errSlowPath
+				}
+				aa.implicit = int32(v)
 			}
 			sl.attrs = append(sl.attrs, aa)
+			if builderAttr(at) {
+				a.used++
+			}
 		}
 		// Non-nil even when empty: nil marks an unused code.
 		a.attrs = sl.attrs[first:len(sl.attrs):len(sl.attrs)]
