@@ -775,6 +775,14 @@ func (r *reader) leb() (v uint64, bits uint, last byte) {
 }
 
 func (r *reader) uleb() uint64 {
+	// Most numbers (abbreviation codes, forms, attribute names) are one
+	// byte.
+	if r.off < uint64(len(r.b)) && !r.err {
+		if c := r.b[r.off]; c < 0x80 {
+			r.off++
+			return uint64(c)
+		}
+	}
 	v, _, _ := r.leb()
 	return v
 }
