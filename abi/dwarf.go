@@ -4,6 +4,7 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -722,6 +723,15 @@ func (b *builder) classKids(n *Type, kids []*entry, depth int) {
 			n.Bases = append(n.Bases, BaseClass{Type: m.Type, Offset: m.Offset, Virtual: v != 0})
 		case dwarf.TagSubprogram:
 			if v, _ := c.num(dwarf.AttrVirtuality); v == 0 {
+				if n.Incomplete {
+					name := c.linkageName()
+					if name == "" {
+						name = c.str(dwarf.AttrName)
+					}
+					if name != "" && !slices.Contains(n.Methods, name) {
+						n.Methods = append(n.Methods, name)
+					}
+				}
 				continue
 			}
 			slot := int64(-1)

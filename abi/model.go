@@ -192,6 +192,12 @@ type Type struct {
 	// Statics are a C++ class's static data members: no storage in the
 	// object (each is a symbol of its own), listed for their types.
 	Statics []Member `json:"statics,omitempty"`
+	// Methods are the member functions a C++ class's declaration (an
+	// Incomplete type: its vtable and definition live in another
+	// file) lists as not virtual, by linkage name: one of them that the
+	// other side's definition makes virtual is a vtable change. Set on
+	// incomplete types only.
+	Methods []string `json:"methods,omitempty"`
 }
 
 // BaseClass is one base of a C++ class.

@@ -87,6 +87,12 @@ func (c *changes) sameLayout() {
 		return
 	}
 	for i := range c.list {
+		if k := c.list[i].Kind; k == VirtualAdded || k == VirtualRemoved || k == VirtualSlot {
+			// The vtable is not the object's layout: a virtual
+			// function in another slot, or a new one, breaks
+			// callers however the members lie.
+			continue
+		}
 		c.list[i].Compatible = true
 		if c.list[i].Note == "" {
 			c.list[i].Note = sameLayoutNote
@@ -150,6 +156,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			// to compare, and callers of opaque types are unaffected.
 			state := map[bool]string{true: "declared", false: "defined"}
 			c.add(Change{Kind: Declaration, Path: path, Old: state[o.Incomplete], New: state[n.Incomplete], Compatible: true})
+			c.becameVirtual(path, o, n)
 			return
 		}
 		size()
@@ -351,6 +358,29 @@ func (c *changes) virtuals(path string, o, n *abi.Type) {
 	for _, v := range n.Virtuals {
 		if !seen[v.Name] {
 			c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(v.Name), New: itoa(v.Slot)})
+		}
+	}
+}
+
+// becameVirtual compares a class's declaration with its definition on the
+// other side: a member function the declaration lists as not virtual
+// (abi.Type.Methods) that the definition has in its vtable became virtual
+// (a vtable entry callers of the old class do not have), and the reverse
+// is one that stopped being virtual. libabigail reports both as
+// incompatible changes to the vtable.
+func (c *changes) becameVirtual(path string, o, n *abi.Type) {
+	for _, m := range o.Methods {
+		for _, v := range n.Virtuals {
+			if v.Name == m {
+				c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(m), New: itoa(v.Slot), Note: "now declared virtual"})
+			}
+		}
+	}
+	for _, m := range n.Methods {
+		for _, v := range o.Virtuals {
+			if v.Name == m {
+				c.add(Change{Kind: VirtualRemoved, Path: path, Member: symbolName(m), Old: itoa(v.Slot), Note: "no longer virtual"})
+			}
 		}
 	}
 }
