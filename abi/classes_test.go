@@ -264,3 +264,12 @@ char f1(Struct1Ptr s) { return s->m1; }
 		t.Errorf("diff X X: %v", changeTexts(r))
 	}
 }
+
+// TestClassKey: a C++ class declared with the class key is marked Class,
+// a struct is not (libabigail's type_kind = class / struct).
+func TestClassKey(t *testing.T) {
+	a := read(t, build(t, "g++", "cl.cc", "class C { public: int x; int f(); };\nint C::f() { return x; }\nstruct S { int y; };\nint g(S *s) { return s->y; }\n", "-g"))
+	if c, s := a.Types["struct C"], a.Types["struct S"]; c == nil || s == nil || !c.Class || s.Class {
+		t.Errorf("struct C %+v, struct S %+v: want C a class, S not", c, s)
+	}
+}

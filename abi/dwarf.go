@@ -657,7 +657,7 @@ func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
 	size, _ := e.num(dwarf.AttrByteSize)
 	switch e.tag {
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
-		n := &Type{Kind: Struct, Name: name, Size: size}
+		n := &Type{Kind: Struct, Name: name, Size: size, Class: e.tag == dwarf.TagClassType}
 		if e.tag == dwarf.TagUnionType {
 			n.Kind = Union
 		}

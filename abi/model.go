@@ -182,6 +182,10 @@ type Type struct {
 	Enumerators []Enumerator `json:"enumerators,omitempty"`
 	Params      []*Type      `json:"params,omitempty"`
 	Variadic    bool         `json:"variadic,omitempty"`
+	// Class marks a C++ struct declared with the class key
+	// (DW_TAG_class_type): the same kind of type as a struct, which a
+	// suppression's type_kind = class or struct tells apart.
+	Class bool `json:"class,omitempty"`
 	// EnumClass marks a C++ scoped enum (enum class).
 	EnumClass bool `json:"enum_class,omitempty"`
 	// Bases are a C++ class's base classes, in declaration order.
