@@ -4,7 +4,10 @@ import (
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // maxDepth bounds the nesting of inline type nodes; deeper DWARF is
@@ -31,6 +34,19 @@ type index struct {
 	// qual holds the qualified name of each type declared in a C++
 	// scope, by offset: the builder names the type with it.
 	qual map[dwarf.Offset]string
+	key  []byte // addDIE's scratch buffer
+	// declName holds the qualified names of the type declarations of
+	// C++ units, by offset, for specName.
+	declName map[dwarf.Offset]string
+	// units are the units scan read, in order, with their languages
+	// (fastScan keeps them in its unit headers instead).
+	units []unitLang
+}
+
+// unitLang is where a unit starts and its DW_AT_language.
+type unitLang struct {
+	start dwarf.Offset
+	lang  uint64
 }
 
 func newIndex() *index {
@@ -39,7 +55,7 @@ func newIndex() *index {
 		funcDecls: map[string]dwarf.Offset{}, varDecls: map[string]dwarf.Offset{},
 		funcAddr: map[uint64]dwarf.Offset{}, varAddr: map[uint64]dwarf.Offset{},
 		defs: map[string]dwarf.Offset{}, decls: map[string]dwarf.Offset{},
-		qual: map[dwarf.Offset]string{},
+		qual: map[dwarf.Offset]string{}, declName: map[dwarf.Offset]string{},
 	}
 }
 
@@ -68,6 +84,7 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 		var sc scopes
 		lang, _ := cu.Val(dwarf.AttrLanguage).(int64)
 		sc.cpp = isCPlusPlus(uint64(lang))
+		ix.units = append(ix.units, unitLang{start: cu.Offset, lang: uint64(lang)})
 		for {
 			e, err := r.Next()
 			if err != nil {
@@ -83,11 +100,13 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 				continue
 			}
 			prefix := sc.prefix()
-			name, _ := e.Val(dwarf.AttrName).(string)
-			if e.Children && !sc.push(e.Tag, []byte(name)) {
+			d := dieOf(e)
+			d.cpp = sc.cpp
+			ix.specName(&d, sc.cpp)
+			if e.Children && !sc.push(e.Tag, d.name) {
 				r.SkipChildren()
 			}
-			ix.add(e, prefix, wantNames, seenName)
+			ix.addScoped(&d, prefix, wantNames, seenName)
 		}
 	}
 	return ix, nil
@@ -130,12 +149,15 @@ func (f *forward) Next() (*dwarf.Entry, error) {
 
 func (f *forward) SkipChildren() { f.r.SkipChildren() }
 
-func (ix *index) add(e *dwarf.Entry, prefix string, wantNames bool, seenName map[string]bool) {
+// dieOf is the part of e the index uses.
+func dieOf(e *dwarf.Entry) die {
 	d := die{off: uint64(e.Offset), tag: uint64(e.Tag)}
 	if n, ok := e.Val(dwarf.AttrName).(string); ok {
 		d.name = []byte(n)
 	}
 	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+		d.linkName = []byte(n)
+	} else if n, ok := e.Val(attrMIPSLinkageName).(string); ok {
 		d.linkName = []byte(n)
 	}
 	d.external, _ = e.Val(dwarf.AttrExternal).(bool)
@@ -145,16 +167,38 @@ func (ix *index) add(e *dwarf.Entry, prefix string, wantNames bool, seenName map
 	if o, ok := originOf(e); ok {
 		d.origin, d.hasOrigin = uint64(o), true
 	}
-	ix.addScoped(&d, prefix, wantNames, seenName)
+	return d
+}
+
+// specName names a C++ type definition that has no DW_AT_name but a
+// DW_AT_specification (GCC 4.4 writes the class's declaration in its
+// namespace and the definition, nameless, at the top of the unit) with
+// the qualified name of its declaration. Unnamed, each such definition
+// was written inline wherever it was used, recursively.
+func (ix *index) specName(d *die, cpp bool) {
+	if !cpp || namedKind(dwarf.Tag(d.tag)) == "" || d.declaration {
+		return
+	}
+	if len(d.name) == 0 && d.hasOrigin {
+		if n, ok := ix.declName[dwarf.Offset(d.origin)]; ok {
+			d.name, d.specNamed = []byte(n), true
+		}
+	}
 }
 
 // addScoped indexes an entry found in the scope prefix ("std::"): a type
 // is keyed by its qualified name, which the builder uses too.
 func (ix *index) addScoped(e *die, prefix string, wantNames bool, seenName map[string]bool) {
-	if prefix != "" && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
+	if e.specNamed {
+		// Named by specName, with its declaration's qualified name.
+		ix.qual[dwarf.Offset(e.off)] = string(e.name)
+	} else if prefix != "" && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
 		q := prefix + string(e.name)
 		ix.qual[dwarf.Offset(e.off)] = q
 		e.name = []byte(q)
+	}
+	if e.declaration && e.cpp && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
+		ix.declName[dwarf.Offset(e.off)] = string(e.name)
 	}
 	ix.addDIE(e, wantNames, seenName)
 }
@@ -176,6 +220,8 @@ func (ix *index) addDIE(e *die, wantNames bool, seenName map[string]bool) {
 			byName, byAddr = ix.vars, ix.varAddr
 			if loc := e.location; len(loc) == 9 && loc[0] == 0x03 {
 				addAddr(byAddr, binary.LittleEndian.Uint64(loc[1:]), def)
+			} else if e.hasLocAddr {
+				addAddr(byAddr, e.locAddr, def)
 			}
 		} else if e.hasLowpc {
 			addAddr(byAddr, e.lowpc, def)
@@ -206,19 +252,26 @@ func (ix *index) addDIE(e *die, wantNames bool, seenName map[string]bool) {
 		if e.declaration && !wantNames {
 			return
 		}
-		key := Key(tagKind(dwarf.Tag(e.tag)), string(e.name))
-		if wantNames && !seenName[key] {
+		// The key is built in a scratch buffer: looking a []byte up
+		// converted in place allocates nothing, and most keys (size_t,
+		// struct _IO_FILE) are met again in every unit.
+		k := tagKind(dwarf.Tag(e.tag))
+		ix.key = ix.key[:0]
+		if k == Struct || k == Union || k == Enum {
+			ix.key = append(append(ix.key, k...), ' ')
+		}
+		ix.key = append(ix.key, e.name...)
+		if wantNames && !seenName[string(ix.key)] {
+			key := string(ix.key)
 			seenName[key] = true
 			ix.names = append(ix.names, key)
 		}
+		m := ix.defs
 		if e.declaration {
-			if _, ok := ix.decls[key]; !ok {
-				ix.decls[key] = dwarf.Offset(e.off)
-			}
-			return
+			m = ix.decls
 		}
-		if _, ok := ix.defs[key]; !ok {
-			ix.defs[key] = dwarf.Offset(e.off)
+		if _, ok := m[string(ix.key)]; !ok {
+			m[string(ix.key)] = dwarf.Offset(e.off)
 		}
 	}
 }
@@ -269,9 +322,9 @@ type builder struct {
 	named int
 	// bigEndian: DW_AT_bit_offset counts from the other end.
 	bigEndian bool
-	// cpp: the DIE being converted is in a C++ unit (set at each read
-	// that starts a conversion).
-	cpp bool
+	// lang: the DW_AT_language of the unit of the DIE being converted
+	// (set at each read that starts a conversion).
+	lang uint64
 }
 
 func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
@@ -306,7 +359,7 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSiz
 		if ix, err = scan(d, false); err != nil {
 			return err
 		}
-		src = dwarfSource{r: d.Reader()}
+		src = dwarfSource{r: d.Reader(), units: ix.units, cur: new(uint64)}
 	}
 	// Hostile DWARF can make unnamed types revisit each other until the
 	// depth limit; bound the total by the size of the input.
@@ -360,7 +413,8 @@ func (b *builder) function(off dwarf.Offset) *Type {
 	if e == nil || e.tag != dwarf.TagSubprogram {
 		return nil
 	}
-	cpp := b.src.cplusplus()
+	lang := b.src.lang()
+	definition := !e.flag(dwarf.AttrDeclaration)
 	merged := *e
 	typed := func(ps []*entry) bool {
 		for _, p := range ps {
@@ -401,8 +455,8 @@ func (b *builder) function(off dwarf.Offset) *Type {
 		}
 		merged = next
 	}
-	b.cpp = cpp
-	return b.signature(&merged, params, 0)
+	b.lang = lang
+	return b.signature(&merged, params, definition, 0)
 }
 
 func (b *builder) variable(off dwarf.Offset) *Type {
@@ -445,10 +499,12 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	if e == nil {
 		return &Type{Kind: Unknown, Name: fmt.Sprintf("unreadable type at %#x", off)}
 	}
-	b.cpp = b.src.cplusplus()
+	b.lang = b.src.lang()
 	name := e.str(dwarf.AttrName)
 	if q, ok := b.ix.qual[off]; ok {
 		name = q
+	} else if name == "" && namedKind(e.tag) != "" {
+		name = b.specName(e)
 	}
 	if e.tag == dwarf.TagTypedef && name != "" {
 		key := Key(Typedef, name)
@@ -493,6 +549,23 @@ func (b *builder) at(off dwarf.Offset, depth int) *Type {
 	t := b.node(e, kids, depth+1)
 	b.inline[off] = t
 	return t
+}
+
+// specName is the name of the declaration a nameless type definition's
+// DW_AT_specification names (the index names those whose declaration
+// comes first); "" without one.
+func (b *builder) specName(e *entry) string {
+	o, ok := e.ref(dwarf.AttrSpecification)
+	if !ok || o == e.off {
+		return ""
+	}
+	if q, ok := b.ix.qual[o]; ok {
+		return q
+	}
+	if d, _ := b.src.read(o, true); d != nil && namedKind(d.tag) == namedKind(e.tag) {
+		return d.str(dwarf.AttrName)
+	}
+	return ""
 }
 
 // targetSig describes what the typedef e names, enough to tell two
@@ -584,7 +657,7 @@ func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
 	size, _ := e.num(dwarf.AttrByteSize)
 	switch e.tag {
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
-		n := &Type{Kind: Struct, Name: name, Size: size}
+		n := &Type{Kind: Struct, Name: name, Size: size, Class: e.tag == dwarf.TagClassType}
 		if e.tag == dwarf.TagUnionType {
 			n.Kind = Union
 		}
@@ -622,7 +695,7 @@ func (b *builder) node(e *entry, kids []*entry, depth int) *Type {
 	case dwarf.TagArrayType:
 		return b.array(e, kids, depth)
 	case dwarf.TagSubroutineType:
-		return b.signature(e, kids, depth)
+		return b.signature(e, kids, false, depth)
 	case dwarf.TagUnspecifiedType:
 		return &Type{Kind: Unknown, Name: name}
 	}
@@ -650,6 +723,15 @@ func (b *builder) classKids(n *Type, kids []*entry, depth int) {
 			n.Bases = append(n.Bases, BaseClass{Type: m.Type, Offset: m.Offset, Virtual: v != 0})
 		case dwarf.TagSubprogram:
 			if v, _ := c.num(dwarf.AttrVirtuality); v == 0 {
+				if n.Incomplete {
+					name := c.linkageName()
+					if name == "" {
+						name = c.str(dwarf.AttrName)
+					}
+					if name != "" && !slices.Contains(n.Methods, name) {
+						n.Methods = append(n.Methods, name)
+					}
+				}
 				continue
 			}
 			slot := int64(-1)
@@ -660,14 +742,35 @@ func (b *builder) classKids(n *Type, kids []*entry, depth int) {
 			} else if v, ok := c.num(dwarf.AttrVtableElemLoc); ok {
 				slot = v
 			}
-			name := c.str(dwarf.AttrLinkageName)
+			// Overloads share a short name: the mangled one tells
+			// them apart.
+			name := c.linkageName()
 			if name == "" {
 				name = c.str(dwarf.AttrName)
 			}
 			n.Virtuals = append(n.Virtuals, Virtual{Name: name, Slot: slot})
 		}
 	}
+	uniqueVirtuals(n.Virtuals)
 	sort.SliceStable(n.Virtuals, func(i, j int) bool { return n.Virtuals[i].Slot < n.Virtuals[j].Slot })
+}
+
+// uniqueVirtuals renames the second and later of virtuals that share a
+// name (overloads without a linkage name in their DWARF) "name#2", "name#3"
+// in declaration order: the diff keys virtuals by name, and two under one
+// key made a file differ from itself.
+func uniqueVirtuals(vs []Virtual) {
+	if len(vs) < 2 {
+		return
+	}
+	seen := make(map[string]int, len(vs))
+	for i := range vs {
+		n := vs[i].Name
+		seen[n]++
+		if k := seen[n]; k > 1 {
+			vs[i].Name = n + "#" + strconv.Itoa(k)
+		}
+	}
 }
 
 var encodings = map[int64]string{
@@ -766,11 +869,19 @@ func (b *builder) sizeOf(t *Type) int64 {
 	return -1
 }
 
-// signature builds a function type from a subprogram or subroutine type.
-func (b *builder) signature(e *entry, kids []*entry, depth int) *Type {
-	// C++ has no unprototyped functions (and its DWARF no
-	// DW_AT_prototyped): f() takes nothing.
-	prototyped := e.flag(dwarf.AttrPrototyped) || b.cpp || len(e.str(dwarf.AttrLinkageName)) > 2 && e.str(dwarf.AttrLinkageName)[:2] == "_Z"
+// signature builds a function type from a subprogram or subroutine type;
+// definition: e is a function's definition (its code), not a declaration
+// or a type.
+func (b *builder) signature(e *entry, kids []*entry, definition bool, depth int) *Type {
+	// Its parameters are exactly those DWARF lists when it has a
+	// prototype; in C++ and every language but C and assembly (Ada,
+	// Fortran), whose DWARF has no DW_AT_prototyped; and for a C
+	// function defined without a prototype (K&R C, void f() {...}),
+	// whose definition lists the parameters it takes. Only a C
+	// declaration or function type without a prototype, or what GNU as
+	// describes, says nothing about them.
+	prototyped := e.flag(dwarf.AttrPrototyped) || strings.HasPrefix(e.linkageName(), "_Z") ||
+		b.lang != langMipsAssembler && (!isC(b.lang) || definition)
 	fn := &Type{Kind: Func, Elem: b.elem(e, depth)}
 	for _, c := range kids {
 		switch c.tag {

@@ -39,6 +39,16 @@ func (e *entry) str(a dwarf.Attr) string {
 	return ""
 }
 
+// linkageName is the entry's mangled name: DW_AT_linkage_name, or
+// DW_AT_MIPS_linkage_name, which GCC before 4.5 (and in DWARF 2 and 3)
+// and older clang wrote instead; empty without either.
+func (e *entry) linkageName() string {
+	if n := e.str(dwarf.AttrLinkageName); n != "" {
+		return n
+	}
+	return e.str(attrMIPSLinkageName)
+}
+
 func (e *entry) num(a dwarf.Attr) (int64, bool) {
 	if v := e.get(a); v != nil && !v.ref && v.b == nil && v.s == "" {
 		return v.n, true
@@ -100,20 +110,31 @@ type dieSource interface {
 	// blocks and call sites are most of its DWARF and not its type).
 	read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry)
 	addrSize() int
-	// cplusplus reports whether the entry read last is in a C++ unit,
-	// where f() has no parameters rather than unknown ones.
-	cplusplus() bool
+	// lang is the DW_AT_language of the unit of the entry read last (0
+	// when unknown): in C++ f() has no parameters rather than unknown
+	// ones.
+	lang() uint64
 }
 
 // dwarfSource reads with debug/dwarf.
-type dwarfSource struct{ r *dwarf.Reader }
+type dwarfSource struct {
+	r *dwarf.Reader
+	// units are where the units start and their languages (scan's
+	// index), cur the language of the unit read last; without them the
+	// language is unknown (0), and a function's mangled name still says
+	// C++ (builder.signature).
+	units []unitLang
+	cur   *uint64
+}
 
 func (s dwarfSource) addrSize() int { return s.r.AddressSize() }
 
-// cplusplus is false: debug/dwarf reads relocatable objects and what the
-// fast scan declines, where the language is not tracked; a function's
-// mangled name still says C++ (builder.prototyped).
-func (s dwarfSource) cplusplus() bool { return false }
+func (s dwarfSource) lang() uint64 {
+	if s.cur == nil {
+		return 0
+	}
+	return *s.cur
+}
 
 func isParam(t dwarf.Tag) bool {
 	return t == dwarf.TagFormalParameter || t == dwarf.TagUnspecifiedParameters
@@ -121,6 +142,13 @@ func isParam(t dwarf.Tag) bool {
 
 func (s dwarfSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
 	s.r.Seek(off)
+	if s.cur != nil {
+		i := sort.Search(len(s.units), func(i int) bool { return s.units[i].start > off })
+		*s.cur = 0
+		if i > 0 {
+			*s.cur = s.units[i-1].lang
+		}
+	}
 	r := &forward{r: s.r}
 	e, err := r.Next()
 	if err != nil || e == nil || e.Offset != off || e.Tag == 0 {
@@ -163,11 +191,14 @@ func (b *byteSource) addrSize() int {
 	return 8
 }
 
-func (b *byteSource) cplusplus() bool {
+func (b *byteSource) lang() uint64 {
 	if b.lastAlt {
-		return b.alt.cplusplus()
+		return b.alt.lang()
 	}
-	return b.last != nil && b.last.cpp
+	if b.last == nil {
+		return 0
+	}
+	return b.last.lang
 }
 
 func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) {
@@ -206,18 +237,38 @@ func (b *byteSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) 
 	return e, kids
 }
 
-// full decodes one DIE with all its attributes; nil for a null entry.
+// builderAttr reports whether the builder reads attribute at (entry.str,
+// num, flag, ref, block): full keeps only those, so a DIE's file, line,
+// column and location attributes cost no attrVal.
+func builderAttr(at uint64) bool {
+	switch dwarf.Attr(at) {
+	case dwarf.AttrName, dwarf.AttrLinkageName, attrMIPSLinkageName, dwarf.AttrType,
+		dwarf.AttrDeclaration, dwarf.AttrSpecification, dwarf.AttrAbstractOrigin, dwarf.AttrSibling,
+		dwarf.AttrVirtuality, dwarf.AttrVtableElemLoc, dwarf.AttrByteSize, dwarf.AttrEncoding,
+		dwarf.AttrUpperBound, dwarf.AttrLowerBound, dwarf.AttrCount, dwarf.AttrConstValue,
+		dwarf.AttrDataMemberLoc, dwarf.AttrDataBitOffset, dwarf.AttrBitSize, dwarf.AttrBitOffset,
+		dwarf.AttrPrototyped, dwarf.AttrExternal, dwarf.AttrEnumClass:
+		return true
+	}
+	return false
+}
+
+// full decodes one DIE with the attributes the builder reads
+// (builderAttr); nil for a null entry.
 func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool) {
 	off := r.off
 	a, err := r.abbrev(tab)
 	if a == nil {
 		return nil, err == nil
 	}
-	e := &entry{off: dwarf.Offset(s.base + off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, len(a.attrs))}
+	e := &entry{off: dwarf.Offset(s.base + off), tag: dwarf.Tag(a.tag), children: a.children, attrs: make([]attrVal, 0, a.used)}
 	for _, at := range a.attrs {
 		form, start, val, ok := r.attr(at, u)
 		if !ok {
 			return nil, false
+		}
+		if !builderAttr(uint64(at.attr)) {
+			continue
 		}
 		v := attrVal{at: dwarf.Attr(at.attr), n: int64(val)}
 		switch form {
@@ -241,10 +292,22 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 		case formSdata:
 			// skipForm returned the signed value's bits.
 		case formImplicitConst:
-			v.n = at.implicit
+			v.n = int64(at.implicit)
 		case formExprloc, formBlock, formBlock1, formBlock2, formBlock4:
 			v.b = r.b[r.off-val : r.off]
 		case formData1, formData2, formData4, formData8, formUdata, formFlag, formFlagPresent, formAddr:
+		case formStrx, formStrx1, formStrx2, formStrx3, formStrx4:
+			b, ok := s.strx(u, val)
+			if !ok {
+				continue
+			}
+			v.s = string(b)
+		case formAddrx, formAddrx1, formAddrx2, formAddrx3, formAddrx4:
+			a, ok := s.addrx(u, val)
+			if !ok {
+				continue
+			}
+			v.n = int64(a)
 		default:
 			continue // strx, sec_offset, ...: not used by the builder
 		}

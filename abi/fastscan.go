@@ -77,7 +77,11 @@ type unitHeader struct {
 	addrSize         int
 	abbrevOff        uint64
 	kind             int
-	cpp              bool // a C++ unit (its DW_AT_language), set by scanUnit
+	lang             uint64 // its DW_AT_language, set by scanUnit
+	// DW_AT_str_offsets_base and DW_AT_addr_base of the unit DIE
+	// (DWARF 5: strx and addrx forms index from them), set by scanUnit.
+	strBase, addrBase       uint64
+	hasStrBase, hasAddrBase bool
 }
 
 func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, error) {
@@ -118,12 +122,16 @@ func readUnitHeader(b []byte, off uint64, order binary.ByteOrder) (unitHeader, e
 
 type abbrevAttr struct {
 	attr, form uint16
-	implicit   int64
+	// implicit is a DW_FORM_implicit_const's value; 32 bits keep the
+	// spec 8 bytes (a libc has hundreds of thousands), and compilers
+	// write file and line numbers there.
+	implicit int32
 }
 
 type abbrev struct {
 	tag      uint16
 	children bool
+	used     uint16       // how many of attrs the builder reads (builderAttr)
 	attrs    []abbrevAttr // nil for a code the table does not define
 }
 
@@ -189,9 +197,16 @@ func (sl *abbrevSlab) parse(b []byte, off uint64) (abbrevTable, error) {
 			}
 			aa := abbrevAttr{attr: uint16(at), form: uint16(form)}
 			if form == formImplicitConst {
-				aa.implicit = r.sleb()
+				v := r.sleb()
+				if v != int64(int32(v)) {
+					return nil, errSlowPath
+				}
+				aa.implicit = int32(v)
 			}
 			sl.attrs = append(sl.attrs, aa)
+			if builderAttr(at) {
+				a.used++
+			}
 		}
 		// Non-nil even when empty: nil marks an unused code.
 		a.attrs = sl.attrs[first:len(sl.attrs):len(sl.attrs)]
@@ -264,10 +279,16 @@ type die struct {
 	origin, sibling       uint64
 	hasOrigin, hasSibling bool
 	lang                  uint64 // DW_AT_language of a unit
+	locAddr               uint64 // a DW_OP_addrx location's address
+	hasLocAddr            bool
+	cpp                   bool // in a C++ unit
+	specNamed             bool // name is its specification's (specName)
 }
 
 func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames bool, seenName map[string]bool) error {
 	r := reader{b: s.info[:u.end], off: u.data, order: s.order}
+	// The unit DIE's own attributes may use the bases it gives.
+	r.unitBases(tab, u)
 	// The unit DIE itself.
 	var d die
 	a, err := r.entry(s, u, tab, &d)
@@ -279,7 +300,7 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 	}
 	var sc scopes
 	sc.cpp = isCPlusPlus(d.lang)
-	u.cpp = sc.cpp
+	u.lang = d.lang
 	for r.off < u.end {
 		d = die{off: r.off}
 		a, err := r.entry(s, u, tab, &d)
@@ -293,6 +314,8 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 			continue
 		}
 		prefix := sc.prefix()
+		d.cpp = sc.cpp
+		ix.specName(&d, sc.cpp)
 		if a.children && !sc.push(dwarf.Tag(a.tag), d.name) {
 			if d.hasSibling && d.sibling > d.off && d.sibling <= u.end {
 				r.off = d.sibling
@@ -358,6 +381,19 @@ func (sc *scopes) pop() bool {
 	return true
 }
 
+// langMipsAssembler is the DW_AT_language GNU as writes.
+const langMipsAssembler = 0x8001
+
+// isC reports whether a DW_AT_language is a C dialect (or unknown: 0),
+// where a function may have no prototype.
+func isC(lang uint64) bool {
+	switch lang {
+	case 0, 0x1, 0x2, 0xc, 0x1d, 0x2c: // C89, C, C99, C11, C17
+		return true
+	}
+	return false
+}
+
 // isCPlusPlus reports whether a DW_AT_language is a C++ dialect.
 func isCPlusPlus(lang uint64) bool {
 	switch lang {
@@ -365,6 +401,79 @@ func isCPlusPlus(lang uint64) bool {
 		return true
 	}
 	return false
+}
+
+// Attributes of a unit DIE (DWARF 5).
+const (
+	attrStrOffsetsBase dwarf.Attr = 0x72
+	attrAddrBase       dwarf.Attr = 0x73
+)
+
+// unitBases records the unit DIE's DW_AT_str_offsets_base and
+// DW_AT_addr_base in u, reading a copy of r (r does not move).
+func (r reader) unitBases(tab abbrevTable, u *unitHeader) {
+	a, _ := r.abbrev(tab)
+	if a == nil {
+		return
+	}
+	for _, at := range a.attrs {
+		form, _, val, ok := r.attr(at, u)
+		if !ok {
+			return
+		}
+		if form != formSecOffset {
+			continue
+		}
+		switch dwarf.Attr(at.attr) {
+		case attrStrOffsetsBase:
+			u.strBase, u.hasStrBase = val, true
+		case attrAddrBase:
+			u.addrBase, u.hasAddrBase = val, true
+		}
+	}
+}
+
+// strx is the string a DW_FORM_strx* index names: an offset into
+// .debug_str from the unit's slice of .debug_str_offsets.
+func (s *sections) strx(u *unitHeader, idx uint64) ([]byte, bool) {
+	w := uint64(4)
+	if u.dwarf64 {
+		w = 8
+	}
+	n := uint64(len(s.strOffsets))
+	if !u.hasStrBase || u.strBase > n || idx >= (n-u.strBase)/w {
+		return nil, false
+	}
+	r := reader{b: s.strOffsets, off: u.strBase + idx*w, order: s.order}
+	off := r.offset(u.dwarf64)
+	if r.err || off >= uint64(len(s.str)) {
+		return nil, false
+	}
+	return cstring(s.str, off), true
+}
+
+// addrx is the address a DW_FORM_addrx* index (or DW_OP_addrx) names in
+// the unit's slice of .debug_addr.
+func (s *sections) addrx(u *unitHeader, idx uint64) (uint64, bool) {
+	w := uint64(u.addrSize)
+	n := uint64(len(s.addr))
+	if !u.hasAddrBase || u.addrBase > n || idx >= (n-u.addrBase)/w {
+		return 0, false
+	}
+	r := reader{b: s.addr, off: u.addrBase + idx*w, order: s.order}
+	if w == 4 {
+		return uint64(r.u32()), !r.err
+	}
+	return r.u64(), !r.err
+}
+
+// isStrx and isAddrx report the index forms of DWARF 5.
+func isStrx(form uint64) bool {
+	return form == formStrx || form >= formStrx1 && form <= formStrx4
+}
+
+func isAddrx(form uint64) bool {
+	return form == formAddrx || form >= formAddrx1 && form <= formAddrx4
 }
 
 // skipTree skips the children of the entry just read.
@@ -414,7 +523,10 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 			case formGNUStrpAlt:
 				str = s.altString(val)
 			default:
-				return nil, errSlowPath
+				var ok bool
+				if str, ok = s.strx(u, val); !ok || !isStrx(form) {
+					return nil, errSlowPath
+				}
 			}
 			if dwarf.Attr(at.attr) == dwarf.AttrName {
 				d.name = str
@@ -428,13 +540,26 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 		case dwarf.AttrDeclaration:
 			d.declaration = val != 0 || form == formFlagPresent
 		case dwarf.AttrLowpc:
-			if form != formAddr {
+			if isAddrx(form) {
+				var ok bool
+				if val, ok = s.addrx(u, val); !ok {
+					return nil, errSlowPath
+				}
+			} else if form != formAddr {
 				return nil, errSlowPath
 			}
 			d.lowpc, d.hasLowpc = val, true
 		case dwarf.AttrLocation:
 			if form == formExprloc || form == formBlock1 || form == formBlock {
 				d.location = r.b[r.off-val : r.off]
+				// DWARF 5: DW_OP_addrx N, the variable's address
+				// in .debug_addr.
+				if loc := d.location; len(loc) > 1 && loc[0] == 0xa1 {
+					lr := reader{b: loc, off: 1}
+					if i := lr.uleb(); !lr.err && lr.off == uint64(len(loc)) {
+						d.locAddr, d.hasLocAddr = s.addrx(u, i)
+					}
+				}
 			}
 		case dwarf.AttrAbstractOrigin, dwarf.AttrSpecification, dwarf.AttrSibling:
 			var ref uint64
@@ -505,8 +630,14 @@ func (r *reader) skipForm(form uint64, u *unitHeader) (uint64, bool) {
 	case formData2, formRef2, formStrx2, formAddrx2:
 		return uint64(r.u16()), true
 	case formStrx3, formAddrx3:
-		r.skip(3)
-		return 0, true
+		p := r.take(3)
+		if p == nil {
+			return 0, false
+		}
+		if r.order == binary.BigEndian {
+			return uint64(p[0])<<16 | uint64(p[1])<<8 | uint64(p[2]), true
+		}
+		return uint64(p[0]) | uint64(p[1])<<8 | uint64(p[2])<<16, true
 	case formData4, formRef4, formRefSup4, formStrx4, formAddrx4:
 		return uint64(r.u32()), true
 	case formData8, formRef8, formRefSig8, formRefSup8:
@@ -645,6 +776,14 @@ func (r *reader) leb() (v uint64, bits uint, last byte) {
 }
 
 func (r *reader) uleb() uint64 {
+	// Most numbers (abbreviation codes, forms, attribute names) are one
+	// byte.
+	if r.off < uint64(len(r.b)) && !r.err {
+		if c := r.b[r.off]; c < 0x80 {
+			r.off++
+			return uint64(c)
+		}
+	}
 	v, _, _ := r.leb()
 	return v
 }

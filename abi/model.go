@@ -182,6 +182,10 @@ type Type struct {
 	Enumerators []Enumerator `json:"enumerators,omitempty"`
 	Params      []*Type      `json:"params,omitempty"`
 	Variadic    bool         `json:"variadic,omitempty"`
+	// Class marks a C++ struct declared with the class key
+	// (DW_TAG_class_type): the same kind of type as a struct, which a
+	// suppression's type_kind = class or struct tells apart.
+	Class bool `json:"class,omitempty"`
 	// EnumClass marks a C++ scoped enum (enum class).
 	EnumClass bool `json:"enum_class,omitempty"`
 	// Bases are a C++ class's base classes, in declaration order.
@@ -192,6 +196,12 @@ type Type struct {
 	// Statics are a C++ class's static data members: no storage in the
 	// object (each is a symbol of its own), listed for their types.
 	Statics []Member `json:"statics,omitempty"`
+	// Methods are the member functions a C++ class's declaration (an
+	// Incomplete type: its vtable and definition live in another
+	// file) lists as not virtual, by linkage name: one of them that the
+	// other side's definition makes virtual is a vtable change. Set on
+	// incomplete types only.
+	Methods []string `json:"methods,omitempty"`
 }
 
 // BaseClass is one base of a C++ class.

@@ -87,6 +87,12 @@ func (c *changes) sameLayout() {
 		return
 	}
 	for i := range c.list {
+		if k := c.list[i].Kind; k == VirtualAdded || k == VirtualRemoved || k == VirtualSlot {
+			// The vtable is not the object's layout: a virtual
+			// function in another slot, or a new one, breaks
+			// callers however the members lie.
+			continue
+		}
 		c.list[i].Compatible = true
 		if c.list[i].Note == "" {
 			c.list[i].Note = sameLayoutNote
@@ -150,6 +156,7 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			// to compare, and callers of opaque types are unaffected.
 			state := map[bool]string{true: "declared", false: "defined"}
 			c.add(Change{Kind: Declaration, Path: path, Old: state[o.Incomplete], New: state[n.Incomplete], Compatible: true})
+			c.becameVirtual(path, o, n)
 			return
 		}
 		size()
@@ -172,6 +179,8 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		}
 		if canonSpell(abi.Spell(o.Elem)) != canonSpell(abi.Spell(n.Elem)) {
 			c.retyped(path, TypedefTarget, o.Elem, n.Elem)
+		} else {
+			c.inner(path, o, n)
 		}
 	case abi.Base:
 		size()
@@ -183,8 +192,31 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.retyped(path, typeKind(path), o, n)
 		} else {
 			size()
+			c.inner(path, o, n)
 		}
 	}
+}
+
+// inner compares what two nodes of the same spelling point to, when it is
+// written in place on both sides: an anonymous struct behind a pointer
+// (typedef struct {...} *P) spells alike however its members change, and
+// only its own comparison sees them. The path goes on with "*" (or "[]",
+// or nothing through a qualifier); named types stop the descent, since
+// they are compared under their own names.
+func (c *changes) inner(path string, o, n *abi.Type) {
+	if o.Elem == nil || n.Elem == nil || o.Elem.Ref != "" || n.Elem.Ref != "" {
+		return
+	}
+	switch o.Kind {
+	case abi.Pointer, abi.Reference, abi.RvalueReference:
+		path += "*"
+	case abi.Array:
+		path += "[]"
+	case abi.Const, abi.Volatile, abi.Restrict, abi.Typedef:
+	default:
+		return
+	}
+	c.node(path, o.Elem, n.Elem)
 }
 
 func isAggregate(t *abi.Type) bool {
@@ -326,6 +358,29 @@ func (c *changes) virtuals(path string, o, n *abi.Type) {
 	for _, v := range n.Virtuals {
 		if !seen[v.Name] {
 			c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(v.Name), New: itoa(v.Slot)})
+		}
+	}
+}
+
+// becameVirtual compares a class's declaration with its definition on the
+// other side: a member function the declaration lists as not virtual
+// (abi.Type.Methods) that the definition has in its vtable became virtual
+// (a vtable entry callers of the old class do not have), and the reverse
+// is one that stopped being virtual. libabigail reports both as
+// incompatible changes to the vtable.
+func (c *changes) becameVirtual(path string, o, n *abi.Type) {
+	for _, m := range o.Methods {
+		for _, v := range n.Virtuals {
+			if v.Name == m {
+				c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(m), New: itoa(v.Slot), Note: "now declared virtual"})
+			}
+		}
+	}
+	for _, m := range n.Methods {
+		for _, v := range o.Virtuals {
+			if v.Name == m {
+				c.add(Change{Kind: VirtualRemoved, Path: path, Member: symbolName(m), Old: itoa(v.Slot), Note: "no longer virtual"})
+			}
 		}
 	}
 }

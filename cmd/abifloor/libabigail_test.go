@@ -197,13 +197,14 @@ func parseLibabigailTable(table, src string) []libabigailCase {
 }
 
 var (
-	removedRe = regexp.MustCompile(`(?m)^(Functions|Variables) changes summary: ([1-9][0-9]*) Removed|^(Function|Variable) symbols changes summary: ([1-9][0-9]*) Removed|SONAME changed|architecture changed|vtable offset|virtual function|the vtable offset`)
+	removedRe = regexp.MustCompile(`(?m)^(Functions|Variables) changes summary: ([1-9][0-9]*) Removed|^(Function|Variable) symbols changes summary: ([1-9][0-9]*) Removed|SONAME changed|architecture changed|vtable offset|virtual function|the vtable offset|ABI incompatible change to the vtable`)
 	nonEmpty  = regexp.MustCompile(`\S`)
 )
 
 // statusOfReport is the exit status a reference report implies: 0 when
 // empty, 12 when it removes a function or variable, changes the SONAME,
-// the architecture or a vtable offset, else 4; -1 when it is unreadable.
+// the architecture or a vtable offset, or says "ABI incompatible change
+// to the vtable" (a member function now declared virtual), else 4; -1 when it is unreadable.
 // It is a heuristic: a report whose every change was filtered out is
 // still text, and counts as 4.
 func statusOfReport(name string) int {
