@@ -1,12 +1,13 @@
 package elfx
 
 import (
-	"compress/zlib"
 	"debug/elf"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/klauspost/compress/zlib"
 
 	"github.com/klauspost/compress/zstd"
 )
