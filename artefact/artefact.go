@@ -289,6 +289,8 @@ type walker struct {
 	// read alone (memory.go).
 	held, slack int64
 	alone       bool
+	// decoding counts the decompressors open in the walk.
+	decoding int
 	// emitted counts the members handed to fn; skip, on a walk read
 	// again, is how many of them the first reading handed already.
 	emitted, skip int
@@ -509,6 +511,10 @@ func linkInside(name, target string) bool {
 // wherever the reading stopped; the caller's format reader skips the rest.
 func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io.Reader, depth int) error {
 	m := &Member{Name: prefix + name, Size: size, Mode: mode}
+	// decoded: the member's bytes are charged to the budget as they are
+	// read (a decompressed stream, or a sparse member's made-up zeros).
+	_, sparseZeros := r.(*counted)
+	decoded := w.decoding > 0 || sparseZeros
 	if w.opt.Progress != nil {
 		w.progress(m.Name)
 		r = &memberProgress{r: r, w: w, name: m.Name, left: progressEvery}
@@ -577,7 +583,24 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		}
 		head = got
 	}
-	data, err := readWhole(head, r, size)
+	var data []byte
+	if decoded {
+		// Every byte of it is charged: one claiming more than the
+		// budget has left is a bomb, refused before any is read; one
+		// within it gets its whole buffer at once, whose pages cost
+		// memory only as the bytes arrive (growing by doubling cost
+		// one and a half times the member).
+		if left := w.allowance(); size-int64(len(head)) > left {
+			m.Err = fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, left, w.opt.Ratio, w.pool.grant)
+			return w.emit(m)
+		}
+		data = make([]byte, len(head), size)
+		copy(data, head)
+		_, err = io.ReadFull(r, data[len(head):size])
+		data = data[:size]
+	} else {
+		data, err = readWhole(head, r, size)
+	}
 	if err != nil {
 		m.Err = readErr(err)
 		return w.emit(m)
@@ -676,11 +699,26 @@ func (c *counted) Read(p []byte) (int, error) {
 	if c.w.bombed {
 		return 0, c.w.bomb()
 	}
-	n, err := c.r.Read(p)
+	// One read charges at most a MiB past the budget: a sparse member's
+	// reader fills a whole buffer with zeros at once. The read that
+	// spends the budget returns nothing, or io.ReadFull, filling its
+	// buffer with it, would drop the error (a 500 MB sparse member was
+	// read whole past a spent budget).
+	n, err := c.r.Read(p[:min(len(p), countedRead)])
 	if !c.w.charge(int64(n)) {
-		return n, c.w.bomb()
+		return 0, c.w.bomb()
 	}
 	return n, err
+}
+
+const countedRead = 1 << 20
+
+// allowance is how many more decompressed bytes the walk may read.
+func (w *walker) allowance() int64 {
+	if w.bombed {
+		return 0
+	}
+	return w.own + max(w.pool.Left(), 0)
 }
 
 // charge counts n decompressed bytes: from the walk's own allowance, then

@@ -242,3 +242,28 @@ func TestDecoderMemoryRSS(t *testing.T) {
 		t.Errorf("%s", fmt.Sprintf("peak RSS %d MB, more than 256 MB", rss>>20))
 	}
 }
+
+// FuzzZstdFrameWindow: the frame header reader never panics, and the
+// window a stream is allowed stays within maxZstdWindow.
+func FuzzZstdFrameWindow(f *testing.F) {
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x88, 0x29, 0x00})
+	f.Add([]byte{0x28, 0xb5, 0x2f, 0xfd, 0xe4, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Fuzz(func(t *testing.T, h []byte) {
+		zstdFrameWindow(h)
+		if w, mem := zstdMemory(h); w > maxZstdWindow || w < minZstdWindow || mem <= w {
+			t.Fatalf("window %d, memory %d", w, mem)
+		}
+	})
+}
+
+// FuzzZipDirSize: the end-record reader never panics, and the directory
+// it finds is never larger than the file.
+func FuzzZipDirSize(f *testing.F) {
+	f.Add([]byte("PK\x05\x06\x00\x00\x00\x00\x01\x00\x01\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add([]byte("PK\x06\x06" + strings.Repeat("\x00", 52) + "PK\x06\x07\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00PK\x05\x06\x00\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x00\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if n := zipDirSize(bytes.NewReader(b), int64(len(b))); n < 0 || n > int64(len(b)) {
+			t.Fatalf("directory of %d bytes in a %d-byte file", n, len(b))
+		}
+	})
+}

@@ -98,7 +98,9 @@ func (w *walker) decompressor(f Format, br *bufio.Reader) (io.Reader, func(), er
 		return nil, nil, err
 	}
 	c := &counted{r: dr, w: w}
+	w.decoding++
 	return c, func() {
+		w.decoding--
 		closer()
 		if need >= bigDecoder {
 			// Its memory is garbage only once the decoder is out of
