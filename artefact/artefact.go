@@ -163,6 +163,10 @@ type Options struct {
 	// run, not once an artefact, and the walks of parallel workers share
 	// it. Nil gives this walk an allowance of its own (MinExpand).
 	Budget *Budget
+	// DecoderMemory is the memory the decoders of a walk without a
+	// Budget may hold at once (default DefaultDecoderMemory); a run's
+	// Budget sets its own (Budget.SetDecoderMemory).
+	DecoderMemory int64
 	// Progress, when set, is called with the member about to be read,
 	// and again for every MiB of it read and once it is read, with the bytes read so far of
 	// the artefact itself (compressed, as on disk) and its size. The
@@ -231,11 +235,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 		if !IsLayout(p) {
 			return fmt.Errorf("%s: %w: a directory without oci-layout and index.json", p, ErrFormat)
 		}
-		w := newWalker(ctx, opt, fn, dirSize(p))
-		if setup != nil {
-			setup(w)
-		}
-		return outer(p, w.layout(p))
+		return outer(p, retrying(ctx, opt, fn, dirSize(p), setup, func(w *walker) error { return w.layout(p) }))
 	}
 	if !st.Mode().IsRegular() {
 		return &os.PathError{Op: "open", Path: p, Err: errors.New("not a regular file")}
@@ -245,11 +245,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 		return err
 	}
 	defer f.Close()
-	w := newWalker(ctx, opt, fn, st.Size())
-	if setup != nil {
-		setup(w)
-	}
-	return outer(p, w.file(w.counting(f), st.Size()))
+	return outer(p, retrying(ctx, opt, fn, st.Size(), setup, func(w *walker) error { return w.file(w.counting(f), st.Size()) }))
 }
 
 // outer is the error a walk returns: fn's own (or cancellation) as fn
@@ -268,8 +264,7 @@ func outer(p string, err error) error {
 // WalkReaderAt is Walk on an artefact held by r (size bytes).
 func WalkReaderAt(ctx context.Context, r io.ReaderAt, size int64, opt Options, fn func(*Member) error) error {
 	opt.fill()
-	w := newWalker(ctx, opt, fn, size)
-	return outer("", w.file(w.counting(r), size))
+	return outer("", retrying(ctx, opt, fn, size, nil, func(w *walker) error { return w.file(w.counting(r), size) }))
 }
 
 type walker struct {
@@ -286,6 +281,19 @@ type walker struct {
 	limit  int64
 	pool   *Budget
 	bombed bool
+	// pooled is what the walk charged to pool, given back when the walk
+	// is read again alone.
+	pooled int64
+	// held is the decoder memory the walk holds, slack the part of it
+	// not yet taken by a nested decoder; alone is set while the walk is
+	// read alone (memory.go).
+	held, slack int64
+	alone       bool
+	// decoding counts the decompressors open in the walk.
+	decoding int
+	// emitted counts the members handed to fn; skip, on a walk read
+	// again, is how many of them the first reading handed already.
+	emitted, skip int
 	// replayKeep, while a layer is read again for hard links' targets,
 	// names the members emitted; other members (errors already
 	// reported in the first pass) are not emitted again.
@@ -315,6 +323,9 @@ func newWalker(ctx context.Context, opt Options, fn func(*Member) error, size in
 	pool := opt.Budget
 	if pool == nil {
 		pool = NewBudget(opt.MinExpand)
+		if opt.DecoderMemory > 0 {
+			pool.SetDecoderMemory(opt.DecoderMemory)
+		}
 	}
 	return &walker{ctx: ctx, opt: opt, fn: fn, own: own, limit: own, pool: pool, control: opt.Control, size: size}
 }
@@ -429,6 +440,11 @@ func (w *walker) emit(m *Member) error {
 		}
 		w.lastErr = m.Name
 	}
+	w.emitted++
+	if w.skip > 0 {
+		w.skip--
+		return nil
+	}
 	if err := w.fn(m); err != nil {
 		return stop{err}
 	}
@@ -495,6 +511,10 @@ func linkInside(name, target string) bool {
 // wherever the reading stopped; the caller's format reader skips the rest.
 func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io.Reader, depth int) error {
 	m := &Member{Name: prefix + name, Size: size, Mode: mode}
+	// decoded: the member's bytes are charged to the budget as they are
+	// read (a decompressed stream, or a sparse member's made-up zeros).
+	_, sparseZeros := r.(*counted)
+	decoded := w.decoding > 0 || sparseZeros
 	if w.opt.Progress != nil {
 		w.progress(m.Name)
 		r = &memberProgress{r: r, w: w, name: m.Name, left: progressEvery}
@@ -563,7 +583,24 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		}
 		head = got
 	}
-	data, err := readWhole(head, r, size)
+	var data []byte
+	if decoded {
+		// Every byte of it is charged: one claiming more than the
+		// budget has left is a bomb, refused before any is read; one
+		// within it gets its whole buffer at once, whose pages cost
+		// memory only as the bytes arrive (growing by doubling cost
+		// one and a half times the member).
+		if left := w.allowance(); size-int64(len(head)) > left {
+			m.Err = fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, left, w.opt.Ratio, w.pool.grant)
+			return w.emit(m)
+		}
+		data = make([]byte, len(head), size)
+		copy(data, head)
+		_, err = io.ReadFull(r, data[len(head):size])
+		data = data[:size]
+	} else {
+		data, err = readWhole(head, r, size)
+	}
 	if err != nil {
 		m.Err = readErr(err)
 		return w.emit(m)
@@ -662,11 +699,26 @@ func (c *counted) Read(p []byte) (int, error) {
 	if c.w.bombed {
 		return 0, c.w.bomb()
 	}
-	n, err := c.r.Read(p)
+	// One read charges at most a MiB past the budget: a sparse member's
+	// reader fills a whole buffer with zeros at once. The read that
+	// spends the budget returns nothing, or io.ReadFull, filling its
+	// buffer with it, would drop the error (a 500 MB sparse member was
+	// read whole past a spent budget).
+	n, err := c.r.Read(p[:min(len(p), countedRead)])
 	if !c.w.charge(int64(n)) {
-		return n, c.w.bomb()
+		return 0, c.w.bomb()
 	}
 	return n, err
+}
+
+const countedRead = 1 << 20
+
+// allowance is how many more decompressed bytes the walk may read.
+func (w *walker) allowance() int64 {
+	if w.bombed {
+		return 0
+	}
+	return w.own + max(w.pool.Left(), 0)
 }
 
 // charge counts n decompressed bytes: from the walk's own allowance, then
@@ -681,6 +733,7 @@ func (w *walker) charge(n int64) bool {
 	}
 	n -= w.own
 	w.own = 0
+	w.pooled += n
 	if !w.pool.take(n) {
 		w.bombed = true
 		return false
@@ -697,9 +750,13 @@ func (w *walker) bomb() error {
 // reading many small bombs costs their sum, not MinExpand each. It is
 // safe for concurrent use by the walks of parallel workers. Once spent it
 // stays spent: every later walk that needs it fails with ErrBomb.
+//
+// It also holds the run's decoder memory (see memory.go), which every
+// decoder of the run reserves from before it starts.
 type Budget struct {
 	grant int64
 	left  atomic.Int64
+	mem   *memPool
 }
 
 // NewBudget returns a run's budget of n bytes (DefaultMinExpand when n <= 0).
@@ -707,7 +764,7 @@ func NewBudget(n int64) *Budget {
 	if n <= 0 {
 		n = DefaultMinExpand
 	}
-	b := &Budget{grant: n}
+	b := &Budget{grant: n, mem: newMemPool(0)}
 	b.left.Store(n)
 	return b
 }

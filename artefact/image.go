@@ -374,7 +374,7 @@ func (w *walker) layerPass(b blobs, name, prefix string, each func(e tarEntry, d
 	case Gzip, Zstd, XZ, Bzip2:
 		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
+			return decoderErr(f, err)
 		}
 		defer closer()
 		in = dr

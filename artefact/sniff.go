@@ -60,7 +60,10 @@ func gunzipHead(head []byte) []byte {
 }
 
 var zstdPool = sync.Pool{New: func() any {
-	d, _ := zstd.NewReader(nil, zstdOptions...)
+	// A small window: a frame asking for more is not decoded here
+	// (its history would be allocated for 264 bytes) but left to the
+	// full read, under the run's decoder memory.
+	d, _ := zstd.NewReader(nil, zstdOptions(minZstdWindow)...)
 	return d
 }}
 

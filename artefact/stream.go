@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -45,7 +46,7 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 		}
 		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
+			return decoderErr(f, err)
 		}
 		defer closer()
 		return w.stream(prefix, dr, depth, layers+1)
@@ -66,26 +67,82 @@ func (w *walker) stream(prefix string, r io.Reader, depth, layers int) error {
 	return fmt.Errorf("%w: not an artefact this tool reads", ErrFormat)
 }
 
-// decompressor returns the decompressed stream of r, charged to the
-// walker's budget (counted), and what ends it.
-func (w *walker) decompressor(f Format, r io.Reader) (io.Reader, func(), error) {
-	dr, closer, err := decompress(w.ctx, f, r, w.opt.NoTools)
+// decompressor returns the decompressed stream of br, charged to the
+// walker's budget (counted), and what ends it. The decoder's memory is
+// reserved from the run's decoder memory first (memory.go), and given
+// back when it ends.
+func (w *walker) decompressor(f Format, br *bufio.Reader) (io.Reader, func(), error) {
+	head, _ := br.Peek(HeadSize)
+	var need, window int64
+	switch f {
+	case Gzip:
+		need = gzipMemory
+	case Bzip2:
+		need = bzip2Memory
+	case Zstd:
+		window, need = zstdMemory(head)
+	case XZ:
+		n, err := xzMemory(head)
+		if err != nil {
+			return nil, nil, err
+		}
+		need = n
+	}
+	release, err := w.reserve(need, string(f)+" stream")
 	if err != nil {
 		return nil, nil, err
 	}
-	return &counted{r: dr, w: w}, closer, nil
+	dr, closer, err := decompress(w.ctx, f, br, w.opt.NoTools, need, window)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	c := &counted{r: dr, w: w}
+	w.decoding++
+	return c, func() {
+		w.decoding--
+		closer()
+		if need >= bigDecoder {
+			// Its memory is garbage only once the decoder is out of
+			// reach, and free for the next decoder's only after a
+			// collection: without one, the next walk's window was
+			// allocated beside this one's.
+			closer, c.r = nil, nil
+			runtime.GC()
+		}
+		release()
+	}, nil
 }
 
-// zstdOptions bound a zstd decoder: one goroutine and a bounded window,
-// so an artefact's frame may not claim gigabytes of decoder memory.
-var zstdOptions = []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true)}
+// bigDecoder is the decoder memory past which a decoder's end collects
+// its memory before giving the reservation back.
+const bigDecoder = 16 << 20
 
-func decompress(ctx context.Context, f Format, r io.Reader, noTools bool) (io.Reader, func(), error) {
+// decoderErr is an error of decompressor as the stream's error: the
+// format's own (malformed) is wrapped, the budget's and fn's are not.
+func decoderErr(f Format, err error) error {
+	var s stop
+	if errors.As(err, &s) || errors.Is(err, ErrDecoderMemory) {
+		return err
+	}
+	return fmt.Errorf("%w: %s: %v", ErrFormat, f, err)
+}
+
+// zstdOptions are the options of a zstd decoder whose window may be up
+// to window bytes: one goroutine and the low-memory history, so a
+// frame's claim is the memory reserved for it.
+func zstdOptions(window int64) []zstd.DOption {
+	return []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(uint64(window)), zstd.WithDecoderLowmem(true)}
+}
+
+// decompress returns a decoder of f over r that holds at most mem bytes
+// (for zstd, a window of at most window bytes).
+func decompress(ctx context.Context, f Format, r io.Reader, noTools bool, mem, window int64) (io.Reader, func(), error) {
 	if f == XZ && !noTools {
-		// -T1: one thread, as the Go reader; the memory limit refuses
-		// a hostile stream's claim of a huge dictionary (xz -9 needs
-		// 65 MiB).
-		if t, closer, err := toolReader(ctx, "xz", r, "-dc", "-T1", "--memlimit-decompress="+maxXZMem); err == nil {
+		// -T1: one thread, as the Go reader; the memory limit is what
+		// was reserved for the stream, so a later block claiming a
+		// larger dictionary than the first is refused by xz itself.
+		if t, closer, err := toolReader(ctx, "xz", r, "-dc", "-T1", fmt.Sprintf("--memlimit-decompress=%dMiB", mib(mem))); err == nil {
 			return t, closer, nil
 		}
 	}
@@ -99,23 +156,17 @@ func decompress(ctx context.Context, f Format, r io.Reader, noTools bool) (io.Re
 	case Bzip2:
 		return bzip2.NewReader(r), func() {}, nil
 	case XZ:
-		if br, ok := r.(*bufio.Reader); ok {
-			head, _ := br.Peek(64)
-			if err := xzDictOK(head); err != nil {
-				return nil, nil, err
-			}
-		}
 		z, err := xz.NewReader(r)
 		if err != nil {
 			return nil, nil, err
 		}
 		return z, func() {}, nil
 	case Zstd:
-		z, err := zstd.NewReader(r, zstdOptions...)
+		z, err := zstd.NewReader(r, zstdOptions(window)...)
 		if err != nil {
 			return nil, nil, err
 		}
-		return zstdErrs{z}, z.Close, nil
+		return zstdErrs{z, window}, z.Close, nil
 	}
 	return nil, nil, fmt.Errorf("unknown compression %s", f)
 }
@@ -285,6 +336,10 @@ func (w *walker) debControl(r io.Reader) error {
 	if f := Detect(head); f != Tar {
 		dr, closer, err := w.decompressor(f, br)
 		if err != nil {
+			var s stop
+			if errors.As(err, &s) || errors.Is(err, ErrDecoderMemory) {
+				return err
+			}
 			return fmt.Errorf("%w: control.tar: %v", ErrFormat, err)
 		}
 		defer closer()
@@ -449,11 +504,8 @@ func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
 // maxXZDict bounds the dictionary an xz stream may claim: the Go reader
 // allocates what the header says (up to 4 GiB), and xz -9 (the highest
 // preset, the most Debian uses) needs 64 MiB. The xz program gets a memory
-// limit of maxXZMem, what its -9 decoder takes with room to spare.
-const (
-	maxXZDict = 64 << 20
-	maxXZMem  = "100MiB"
-)
+// limit of what was reserved for the stream (xzMemory).
+const maxXZDict = 64 << 20
 
 // maxZstdWindow bounds the window a zstd frame may ask for: zstd -19 uses
 // 8 MiB, --ultra -22 128 MiB; --long=28 and beyond is refused.
@@ -462,8 +514,15 @@ const maxZstdWindow = 128 << 20
 // xzDictOK reads the LZMA2 dictionary size from the first block header of
 // an xz stream (after the 12-byte stream header) and refuses a huge one.
 func xzDictOK(h []byte) error {
+	_, err := xzDict(h)
+	return err
+}
+
+// xzDict is the LZMA2 dictionary size of the first block of an xz stream
+// starting with h, 0 when h does not tell; a huge one is refused.
+func xzDict(h []byte) (uint64, error) {
 	if len(h) < 14 || h[12] == 0 { // no block: an empty stream, or too short to tell
-		return nil
+		return 0, nil
 	}
 	end := 12 + (int(h[12])+1)*4
 	flags := h[13]
@@ -490,30 +549,39 @@ func xzDictOK(h []byte) error {
 		id, ok1 := varint()
 		n, ok2 := varint()
 		if !ok1 || !ok2 || i > len(h) || n > uint64(len(h)-i) { // n is a claim: compared, never added
-			return nil // the reader will say what is wrong
+			return 0, nil // the reader will say what is wrong
 		}
 		if id == 0x21 && n == 1 {
 			d := h[i]
 			if d > 40 {
-				return fmt.Errorf("xz: bad dictionary size code %d", d)
+				return 0, fmt.Errorf("xz: bad dictionary size code %d", d)
 			}
 			size := uint64(2|(d&1)) << (d/2 + 11)
 			if size > maxXZDict {
-				return fmt.Errorf("xz: the stream claims a %d MiB dictionary, more than %d MiB", size>>20, maxXZDict>>20)
+				return 0, fmt.Errorf("xz: the stream claims a %d MiB dictionary, more than %d MiB", size>>20, maxXZDict>>20)
 			}
+			return size, nil
 		}
 		i += int(n)
 	}
-	return nil
+	return 0, nil
 }
 
-// zstdErrs names the zstd decoder's refusal of a large window.
-type zstdErrs struct{ z *zstd.Decoder }
+// zstdErrs names the zstd decoder's refusal of a large window: larger
+// than maxZstdWindow, or than the first frame's (window).
+type zstdErrs struct {
+	z      *zstd.Decoder
+	window int64
+}
 
 func (r zstdErrs) Read(p []byte) (int, error) {
 	n, err := r.z.Read(p)
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		err = fmt.Errorf("%w: zstd: the frame asks for a window of more than %d MiB (zstd --ultra -22 uses 128 MiB): %v", ErrFormat, maxZstdWindow>>20, err)
+		if r.window < maxZstdWindow {
+			err = fmt.Errorf("%w: zstd: a frame asks for a window of more than %d MiB, larger than the stream's first frame: %v", ErrFormat, r.window>>20, err)
+		} else {
+			err = fmt.Errorf("%w: zstd: the frame asks for a window of more than %d MiB (zstd --ultra -22 uses 128 MiB): %v", ErrFormat, maxZstdWindow>>20, err)
+		}
 	}
 	return n, err
 }

@@ -17,6 +17,11 @@ import (
 // zip reads a zip archive (a wheel, a jar, a .conda) through its central
 // directory: only the members selected or nested are decompressed.
 func (w *walker) zip(prefix string, r io.ReaderAt, size int64, depth int) error {
+	release, err := w.reserve(zipMemory(r, size), "the zip's directory")
+	if err != nil {
+		return err
+	}
+	defer release()
 	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return fmt.Errorf("%w: zip: %v", ErrFormat, err)

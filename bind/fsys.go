@@ -31,6 +31,10 @@ type openFile struct {
 	key  fileKey
 	head []byte
 	done func()
+	// obj or objErr, when set, is the file parsed already (an image's
+	// ELF file, whose bytes are not held).
+	obj    *object
+	objErr error
 }
 
 func (in openFile) close() {

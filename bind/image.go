@@ -19,11 +19,13 @@ import (
 	"github.com/abifloor/abifloor/walk"
 )
 
-// DefaultImageMemory bounds what LoadImage holds of an image. Every ELF
-// file over 64 KiB is held sparse (headers and tables, compressed), so a
-// real image's programs take far less; 256 MiB keeps an image of
-// thousands of small distinct programs (4,000 × 64 KiB in an 81 KB
-// zstd --long layer) from costing a gigabyte (issue 19 item 13).
+// DefaultImageMemory bounds what LoadImage holds of an image. An ELF
+// file is not held: it is parsed as its layer is read, and only what the
+// audit reads of it (its object: dynamic section, needed list, versions,
+// the symbols it needs and defines, names copied once per image) is kept,
+// so an image of thousands of small distinct programs (4,000 × 64 KiB in
+// an 81 KB zstd --long layer) costs their tables, not their bytes (issue
+// 19 item 13: 424 MB before).
 const DefaultImageMemory = 256 << 20
 
 // Image is a container image's file system held in memory: its layers
@@ -54,17 +56,17 @@ func DefaultPath() []string {
 	return []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
 }
 
-// imageFile is the contents of a file of an image: whole, or for an ELF
-// file over imageSparseOver only its non-executable parts compressed
-// outside the Go heap (artefact.Sparse; on a 718 MB image of this
-// machine's /usr/bin and libraries, peak RSS 340 MB where holding the
-// files whole took 637 MB), which hold
-// all bind reads (headers, dynamic segment, symbol and version tables,
-// relocations; a read of a dropped part is an error, never wrong bytes).
+// imageFile is what an image holds of one of its files: for an ELF file
+// its parsed object (or the error parsing it), and the first bytes that
+// tell it is ELF; for a file named to keep (ld.so.cache) its contents.
+// The member is read sparse when over imageSparseOver (artefact.Sparse:
+// only its non-executable parts), then parsed and dropped.
 type imageFile struct {
-	r    io.ReaderAt
-	size int64
-	head []byte
+	r      io.ReaderAt
+	size   int64
+	head   []byte
+	obj    *object
+	objErr error
 }
 
 // imageSparseOver is the size above which an ELF file of an image is
@@ -105,6 +107,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 		},
 	}
 	errTooMuch := errors.New("too much")
+	strs := interner{}
 	v, err := artefact.WalkView(ctx, p, opt, func(m *artefact.Member) error {
 		if m.Err != nil {
 			if errors.Is(m.Err, artefact.ErrTooLarge) && opt.MaxMember == maxMemory {
@@ -114,25 +117,36 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 			img.bad[m.Name] = m.Err
 			return nil
 		}
-		f := imageFile{r: m.Content, size: m.Size}
-		switch c := m.Content.(type) {
-		case nil:
+		if m.Content == nil {
 			return nil
-		case *artefact.Sparse:
-			img.held += c.Held()
-		default:
-			img.held += m.Size
+		}
+		f := imageFile{r: m.Content, size: m.Size}
+		head := make([]byte, min(m.Size, headSize))
+		n, err := m.Content.ReadAt(head, 0)
+		if err != nil && n < len(head) {
+			img.bad[m.Name] = err
+			return nil
+		}
+		if elfx.IsELF(head) && !opt.Want(m.Name) {
+			// Parsed now, its bytes dropped: the object is all the
+			// audit reads of it.
+			f.obj, f.objErr = parseObjectHead(m.Content, m.Size, head)
+			f.r, f.head = nil, head[:min(len(head), elfHead)]
+			img.held += strs.detach(f.obj) + int64(len(f.head))
+			if f.objErr != nil {
+				img.held += int64(len(f.objErr.Error()))
+			}
+		} else {
+			f.head = head
+			if c, ok := m.Content.(*artefact.Sparse); ok {
+				img.held += c.Held()
+			} else {
+				img.held += m.Size
+			}
+			img.held += int64(len(head))
 		}
 		if img.held > maxMemory {
 			return errTooMuch
-		}
-		// The head is held apart: every open reads it, and a sparse
-		// member decompresses on each read.
-		f.head = make([]byte, min(m.Size, headSize))
-		n, err := m.Content.ReadAt(f.head, 0)
-		if err != nil && n < len(f.head) {
-			img.bad[m.Name] = err
-			return nil
 		}
 		img.files[m.Name] = f
 		return nil
@@ -165,7 +179,97 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 	for i, n := range names {
 		img.ids[n] = uint64(i + 1)
 	}
+	for n, f := range img.files {
+		if f.obj != nil {
+			f.obj.key = fileKey{imageDev, img.ids[n]}
+		}
+	}
 	return img, nil
+}
+
+// elfHead is what an image keeps of an ELF file's bytes: enough to tell
+// it is ELF.
+const elfHead = 64
+
+// interner holds one copy of each name of an image's objects. A name
+// parsed from a file is a view of its whole dynamic string table, which
+// would keep the table (as large as the file) alive; copied once per
+// image, the names that thousands of programs share cost one copy.
+type interner map[string]string
+
+func (in interner) str(s string) (string, int64) {
+	if c, ok := in[s]; ok {
+		return c, 0
+	}
+	c := strings.Clone(s)
+	in[c] = c
+	return c, int64(len(c)) + 48 // the bytes and the map entry
+}
+
+// detach replaces every name of o with its copy in the interner, so o
+// holds nothing of its file, and returns an estimate of the memory o
+// holds: its tables and the names it added.
+func (in interner) detach(o *object) int64 {
+	if o == nil {
+		return 0
+	}
+	var n, k int64
+	str := func(s *string) {
+		*s, k = in.str(*s)
+		n += k + 16
+	}
+	strs := func(ss []string) {
+		for i := range ss {
+			str(&ss[i])
+		}
+	}
+	n += 512 // the object itself
+	str(&o.Arch)
+	str(&o.Interp)
+	str(&o.Soname)
+	strs(o.Needed)
+	strs(o.Rpath)
+	strs(o.Runpath)
+	for i := range o.defs {
+		str(&o.defs[i].version)
+		n += 24
+	}
+	if o.defHead != nil {
+		heads := make(map[string]int32, len(o.defHead))
+		for name, i := range o.defHead {
+			c, k := in.str(name)
+			heads[c] = i
+			n += k + 48
+		}
+		o.defHead = heads
+	}
+	if o.verdefs != nil {
+		vd := make(map[string]bool, len(o.verdefs))
+		for name := range o.verdefs {
+			c, k := in.str(name)
+			vd[c] = true
+			n += k + 48
+		}
+		o.verdefs = vd
+	}
+	for i := range o.verneeds {
+		v := &o.verneeds[i]
+		str(&v.File)
+		for j := range v.Versions {
+			str(&v.Versions[j].Name)
+			n += 24
+		}
+	}
+	for i := range o.refs {
+		r := &o.refs[i]
+		str(&r.Name)
+		str(&r.Version)
+		str(&r.File)
+		str(&r.Reloc)
+		str(&r.Binding)
+		n += 24
+	}
+	return n
 }
 
 // Held is the number of bytes of file contents the image holds.
@@ -271,6 +375,7 @@ func (img *Image) open(p string, head, buf []byte) (openFile, error) {
 		return in, nil
 	}
 	in.r, in.size, in.head = f.r, f.size, f.head
+	in.obj, in.objErr = f.obj, f.objErr
 	return in, nil
 }
 

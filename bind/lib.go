@@ -106,6 +106,9 @@ func openObject(path string) (*object, error) {
 // parseInput parses an open file, which is known by its identity from
 // then on.
 func parseInput(in openFile) (*object, error) {
+	if in.obj != nil || in.objErr != nil {
+		return in.obj, in.objErr // its key was set when it was parsed
+	}
 	o, err := parseObjectHead(in.r, in.size, in.head)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,22 @@ const Config = `{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr
 // manifest.json naming the same blobs).
 func Write(t testing.TB, dir string, layers ...[]byte) []byte {
 	t.Helper()
+	return WriteWith(t, dir, func(i int, l []byte) []byte {
+		if i%2 != 0 {
+			return l
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(l)
+		zw.Close()
+		return z.Bytes()
+	}, layers...)
+}
+
+// WriteWith is Write with each layer stored as compress makes it from
+// the layer's index and tar (a zstd --long layer, say).
+func WriteWith(t testing.TB, dir string, compress func(i int, layer []byte) []byte, layers ...[]byte) []byte {
+	t.Helper()
 	var tb bytes.Buffer
 	tw := tar.NewWriter(&tb)
 	add := func(name string, b []byte) {
@@ -54,14 +70,7 @@ func Write(t testing.TB, dir string, layers ...[]byte) []byte {
 	var ls []desc
 	var paths []string
 	for i, l := range layers {
-		b := l
-		if i%2 == 0 { // mixed: compressed and plain layers
-			var z bytes.Buffer
-			zw := gzip.NewWriter(&z)
-			zw.Write(l)
-			zw.Close()
-			b = z.Bytes()
-		}
+		b := compress(i, l)
 		d := blob(b)
 		ls = append(ls, desc{"application/vnd.oci.image.layer.v1.tar+gzip", d, len(b)})
 		paths = append(paths, "blobs/sha256/"+d[7:])
