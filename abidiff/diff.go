@@ -232,7 +232,15 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 		}
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
 		impOld, impNew := newImpacts(old), newImpacts(new)
-		for _, tc := range compareTypes(cmp, sup, &r.Filtered) {
+		var own map[string]TypeChange
+		if sup != nil && pubOld != nil {
+			own = map[string]TypeChange{}
+		}
+		tcs := compareTypes(cmp, sup, &r.Filtered, own)
+		if own != nil {
+			tcs = hideUnreached(cmp, sup, tcs, own, pubOld, pubNew, &r.Filtered)
+		}
+		for _, tc := range tcs {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
 				r.PrivateTypes = append(r.PrivateTypes, tc)
 				continue

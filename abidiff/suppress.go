@@ -70,13 +70,34 @@ type rule struct {
 	enumeratorsRe            *regexp.Regexp
 	simple                   *regexp.Regexp // the simple format's REGEX
 	hasTypeFilter, hasRanges bool
-	// sizeChange is has_size_change = yes: only a change of size.
+	// sizeChange is has_size_change = yes: the has_data_member_inserted_*
+	// ranges match a type whose size changed too (without it they
+	// match only a type that kept its size, as libabigail has it).
 	sizeChange bool
+	// access is accessed_through: direct, pointer, reference or
+	// reference-or-pointer. Such a rule hides a type's change only where
+	// it is reached that way (reach.go).
+	access string
+	// members and membersRe are has_data_member and
+	// has_data_member_regexp: the old type has all those members, or
+	// one whose name matches.
+	members   []string
+	membersRe *regexp.Regexp
+	// params are parameter properties of a [suppress_function]: the
+	// function's parameter at an index has a type so spelled.
+	params []paramSpec
 	// unknowable is set by a property abifloor cannot evaluate from its
-	// ABI model (accessed_through, parameter, source_location_not_in,
-	// source_location_not_regexp): such a rule hides nothing, so a
+	// ABI model (source_location_not_in, source_location_not_regexp: the
+	// model keeps no source locations): such a rule hides nothing, so a
 	// change is never hidden by a guess. docs/diff.md says so.
 	unknowable bool
+}
+
+// paramSpec is one parameter property: "'N TYPE" or "'N /REGEX/".
+type paramSpec struct {
+	index int
+	name  string
+	re    *regexp.Regexp
 }
 
 // boundary is one end of a has_data_member_inserted_* range: bits, or
@@ -108,7 +129,7 @@ var properties = map[string][]string{
 var typeProperties = []string{"label", "drop", "drop_artifact", "name", "name_regexp", "name_not_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp",
 	"file_name_not_regexp", "type_kind", "has_data_member_inserted_at", "has_data_member_inserted_between",
 	"has_data_members_inserted_between", "changed_enumerators", "changed_enumerators_regexp", "has_size_change", "accessed_through",
-	"source_location_not_in", "source_location_not_regexp"}
+	"has_data_member", "has_data_member_regexp", "source_location_not_in", "source_location_not_regexp"}
 
 // maxRules bounds what one file may declare.
 const maxRules = 1 << 16
@@ -202,7 +223,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 		if !slices.Contains(properties[cur.section], key) {
 			return nil, fmt.Errorf("%s: [%s]: property %q is not supported (supported: %s)", at, cur.section, key, strings.Join(properties[cur.section], ", "))
 		}
-		if given[key] {
+		if given[key] && key != "parameter" {
 			return nil, fmt.Errorf("%s: [%s]: property %q given twice", at, cur.section, key)
 		}
 		given[key] = true
@@ -255,8 +276,34 @@ func (r *rule) set(key, val string) error {
 	case "label":
 	case "has_size_change":
 		r.sizeChange = val == "yes" || val == "true"
-	case "accessed_through", "parameter", "source_location_not_in", "source_location_not_regexp":
+	case "source_location_not_in", "source_location_not_regexp":
 		r.unknowable = true
+	case "accessed_through":
+		switch val {
+		case "direct", "pointer", "reference", "reference-or-pointer":
+			r.access = val
+		default:
+			return fmt.Errorf("want direct, pointer, reference or reference-or-pointer, got %q", val)
+		}
+	case "has_data_member":
+		v := strings.TrimSpace(val)
+		if inner, ok := strings.CutPrefix(v, "{"); ok {
+			if v, ok = strings.CutSuffix(inner, "}"); !ok {
+				return fmt.Errorf("want {MEMBER, ...}, got %q", val)
+			}
+		}
+		r.members = splitList(v)
+		if len(r.members) == 0 {
+			return fmt.Errorf("no member named")
+		}
+	case "has_data_member_regexp":
+		return re(&r.membersRe)
+	case "parameter":
+		p, err := parseParam(val)
+		if err != nil {
+			return err
+		}
+		r.params = append(r.params, p)
 	case "drop", "drop_artifact", "allow_other_aliases":
 		// drop = yes removes the matched artifacts before comparing;
 		// for a report that is the same as suppressing them.
@@ -353,6 +400,34 @@ func (r *rule) set(key, val string) error {
 		return re(&r.enumeratorsRe)
 	}
 	return nil
+}
+
+// parseParam reads a parameter property: an apostrophe, the parameter's
+// index (0 is the first, or the implicit this of a member function, as
+// libabigail counts), a space, then the type's name or a regexp between
+// slashes.
+func parseParam(v string) (paramSpec, error) {
+	v = strings.TrimSpace(v)
+	rest, ok := strings.CutPrefix(v, "'")
+	if !ok {
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+	}
+	num, typ, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || n > 1<<16 {
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+	}
+	p := paramSpec{index: n}
+	typ = strings.TrimSpace(typ)
+	if inner, ok := strings.CutPrefix(typ, "/"); ok && strings.HasSuffix(inner, "/") && len(inner) > 0 {
+		p.re, err = regexp.Compile(inner[:len(inner)-1])
+		return p, err
+	}
+	if typ == "" {
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+	}
+	p.name = typ
+	return p, nil
 }
 
 func splitList(v string) []string {
@@ -524,6 +599,9 @@ func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
 			return false
 		}
 	}
+	if len(r.params) > 0 && !r.paramsMatch(sym) {
+		return false
+	}
 	if r.hasTypeFilter {
 		t := sym.Type
 		if t != nil && r.section == secFunction {
@@ -580,7 +658,45 @@ func (s *Suppressions) SuppressesFile(path, soname string) bool {
 	return false
 }
 
+// paramsMatch applies the parameter properties to a function symbol. A
+// C++ member function's implicit this is parameter 0 in libabigail's
+// count, and DWARF lists it first, so the index is the position in the
+// list either way.
+func (r *rule) paramsMatch(sym abi.Symbol) bool {
+	t := sym.Type
+	if t == nil || t.Kind != abi.Func {
+		return false
+	}
+	for _, p := range r.params {
+		if p.index >= len(t.Params) {
+			return false
+		}
+		spelled := abi.Spell(t.Params[p.index])
+		if p.re != nil && !p.re.MatchString(spelled) && !p.re.MatchString(paramSpelling(spelled)) ||
+			p.re == nil && paramSpelling(p.name) != paramSpelling(spelled) {
+			return false
+		}
+	}
+	return true
+}
+
+// tagWords drops the C tags and the blanks before a declarator, so C's
+// "struct S *" and C++'s "S*" (libabigail's spellings) are one.
+var tagWords = strings.NewReplacer("struct ", "", "union ", "", "enum ", "", "class ", "", " *", "*", " &", "&")
+
+func paramSpelling(s string) string { return tagWords.Replace(canonSpell(strings.TrimSpace(s))) }
+
+// matchType is a rule's match of a type change where it was found; a rule
+// with accessed_through depends on how the type is reached, and is applied
+// by hideUnreached instead.
 func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
+	if r.access != "" {
+		return false
+	}
+	return r.matchTypeCore(tc, t, sc, size)
+}
+
+func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
 	key := tc.Name
 	switch r.section {
 	case ruleType:
@@ -590,9 +706,6 @@ func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Ty
 		return false
 	}
 	if !r.inScope(sc) || r.unknowable {
-		return false
-	}
-	if r.sizeChange && !slices.ContainsFunc(tc.Changes, func(c Change) bool { return c.Kind == Size && c.Path == "" }) {
 		return false
 	}
 	name := key
@@ -614,6 +727,9 @@ func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Ty
 			return false
 		}
 	}
+	if (len(r.members) > 0 || r.membersRe != nil) && !r.hasMembers(t) {
+		return false
+	}
 	if r.hasRanges && !r.insertedOnly(tc, t, size) {
 		return false
 	}
@@ -631,13 +747,46 @@ func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Ty
 	return true
 }
 
+// hasMembers applies has_data_member and has_data_member_regexp to the
+// old type t: it has every member named, and one whose name matches. The
+// members of its anonymous members count as its own, as in C.
+func (r *rule) hasMembers(t *abi.Type) bool {
+	if t == nil || t.Kind != abi.Struct && t.Kind != abi.Union {
+		return false
+	}
+	var names []string
+	var collect func(ms []abi.Member, depth int)
+	collect = func(ms []abi.Member, depth int) {
+		for _, m := range ms {
+			if m.Name == "" && m.Type != nil && depth < 64 {
+				collect(m.Type.Members, depth+1)
+				continue
+			}
+			names = append(names, m.Name)
+		}
+	}
+	collect(t.Members, 0)
+	collect(t.Statics, 0)
+	for _, m := range r.members {
+		if !slices.Contains(names, m) {
+			return false
+		}
+	}
+	return r.membersRe == nil || slices.ContainsFunc(names, r.membersRe.MatchString)
+}
+
 // insertedOnly reports whether every change to the type is a data member
-// inserted in one of the rule's ranges, or follows from one: the size
-// growing, or a member at or past a range's start moving. As in
-// libabigail, a removed member or a shrinking type is never suppressed.
+// inserted in one of the rule's ranges, or follows from one:
+// the size growing, or a member at or past a range's start moving. As in
+// libabigail, a type whose size changed matches only with has_size_change
+// = yes, and a shrinking type never. A type with no change of its own (one
+// on the way to a changed type) matches when it kept its size.
 func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int64) bool {
 	if t == nil {
 		return false
+	}
+	if len(tc.Changes) == 0 {
+		return true
 	}
 	type span struct{ lo, hi int64 }
 	var spans []span
@@ -668,7 +817,7 @@ func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int
 		case Size:
 			o, _ := strconv.ParseInt(c.Old, 10, 64)
 			n, _ := strconv.ParseInt(c.New, 10, 64)
-			if n < o || c.Path != "" {
+			if n < o || c.Path != "" || !r.sizeChange {
 				return false
 			}
 		case Offset, BitOffset:

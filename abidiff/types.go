@@ -12,11 +12,17 @@ import (
 // shallowly: a member whose type is another named type is compared by name,
 // and that type gets its own entry, so a change is reported once, where it
 // happened. Anonymous aggregates are written inline and compared in place.
-func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered) []TypeChange {
+//
+// own, when not nil, receives every change found under its type's key,
+// the suppressed ones too (reach needs them).
+func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered, own map[string]TypeChange) []TypeChange {
 	old, new := cmp.oa, cmp.na
 	sc := cmp.scope(sup)
 	size := func(t *abi.Type) int64 { return cmp.sizeOf(old, cmp.ox, t) }
 	keep := func(tc TypeChange, t *abi.Type) bool {
+		if own != nil {
+			own[tc.Name] = tc
+		}
 		if sup.typ(tc, t, sc, size) {
 			filtered.Types++
 			return false
