@@ -31,6 +31,11 @@ import (
 // libabigail's.
 type Suppressions struct {
 	rules []*rule
+	// Warnings say what was read but hides nothing: a section libabigail
+	// ignores for want of a property that selects anything, a file that
+	// is no suppression file at all. Ignoring them can only report more,
+	// never hide a change.
+	Warnings []string
 	// files are the paths of the old and new inputs, for
 	// file_name_regexp; set by WithFiles.
 	files []string
@@ -107,6 +112,11 @@ type boundary struct {
 	end    bool
 	member string
 	after  bool
+	// re is offset_of_first_data_member_regexp(RE) (last false) or
+	// offset_of_last_data_member_regexp(RE): the offset of the first or
+	// last member whose name matches.
+	re   *regexp.Regexp
+	last bool
 }
 
 // properties are those read in each section; anything else is an error.
@@ -158,7 +168,29 @@ func ParseSuppressions(name string, r io.Reader) (*Suppressions, error) {
 	if ini {
 		return parseINI(name, lines)
 	}
+	if !looksSimple(lines) {
+		// libabigail's reader takes a file with no section as one with
+		// no suppression (libabigail's own tests pass a report as a
+		// suppression file). Ignoring it can only report more.
+		return &Suppressions{Warnings: []string{fmt.Sprintf("%s: not a suppression file (no [section] and no \"symbol\" or \"type\" rule): ignored", name)}}, nil
+	}
 	return parseSimple(name, lines)
+}
+
+// looksSimple reports whether some line is, or is shaped like, a rule of
+// abifloor's simple format: "symbol REGEX", "type REGEX", or any other
+// two words (a misspelt rule, which is an error, not an ignored file).
+func looksSimple(lines []string) bool {
+	for _, t := range lines {
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		kind, _, _ := strings.Cut(t, " ")
+		if kind == ruleSymbol || kind == ruleType || len(strings.Fields(t)) <= 2 {
+			return true
+		}
+	}
+	return false
 }
 
 func parseSimple(name string, lines []string) (*Suppressions, error) {
@@ -185,10 +217,80 @@ func parseSimple(name string, lines []string) (*Suppressions, error) {
 	return s, nil
 }
 
+// sufficient are the properties of which a section needs one to select
+// anything; libabigail ignores a section with none (a lone change_kind,
+// or has_data_member_inserted_at alone).
+var sufficient = map[string][]string{
+	secFunction: {"label", "file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp", "name", "name_regexp", "name_not_regexp",
+		"parameter", "return_type_name", "return_type_regexp", "symbol_name", "symbol_name_regexp", "symbol_name_not_regexp", "symbol_version", "symbol_version_regexp"},
+	secVariable: {"label", "file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp", "name", "name_regexp", "name_not_regexp",
+		"symbol_name", "symbol_name_regexp", "symbol_name_not_regexp", "symbol_version", "symbol_version_regexp", "type_name", "type_name_regexp"},
+	secType: {"file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp", "name", "name_regexp", "name_not_regexp", "type_kind",
+		"source_location_not_in", "source_location_not_regexp"},
+	secFile: {"file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp"},
+}
+
+func init() { sufficient[secAllow] = sufficient[secType] }
+
+// joinContinued joins a value that goes on over the next lines: one left
+// empty after "=", or a brace not yet closed, as libabigail's reader reads
+// "has_data_member_inserted_between =" followed by "{ ... }" on lines of
+// their own. The joined value stays on the property's line.
+func joinContinued(lines []string) []string {
+	out := slices.Clone(lines)
+	for i := 0; i < len(out); i++ {
+		t := out[i]
+		if t == "" || t[0] == '[' || t[0] == '#' || t[0] == ';' {
+			continue
+		}
+		_, val, ok := strings.Cut(t, "=")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		open := strings.Count(val, "{") - strings.Count(val, "}")
+		if val != "" && open <= 0 {
+			continue
+		}
+		for j := i + 1; j < len(out) && j < i+1+maxRules; j++ {
+			n := out[j]
+			if n == "" || n[0] == '#' || n[0] == ';' {
+				continue
+			}
+			if n[0] == '[' || val != "" && open <= 0 || val == "" && strings.Contains(n, "=") && !strings.HasPrefix(n, "{") {
+				break
+			}
+			t += " " + n
+			val += n
+			open += strings.Count(n, "{") - strings.Count(n, "}")
+			out[j] = ""
+			if open <= 0 {
+				break
+			}
+		}
+		out[i] = t
+	}
+	return out
+}
+
 func parseINI(name string, lines []string) (*Suppressions, error) {
 	s := &Suppressions{}
 	var cur *rule
 	var given map[string]bool
+	lines = joinContinued(lines)
+	check := func() {
+		if cur == nil || cur.section == "" {
+			return
+		}
+		for _, k := range sufficient[cur.section] {
+			if given[k] {
+				return
+			}
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: [%s] names nothing to select (none of %s): ignored, as libabigail ignores it", cur.where, cur.section, strings.Join(sufficient[cur.section], ", ")))
+		s.rules = slices.DeleteFunc(s.rules, func(r *rule) bool { return r == cur })
+	}
+	defer check()
 	for i, t := range lines {
 		line := i + 1
 		at := fmt.Sprintf("%s:%d", name, line)
@@ -207,6 +309,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 			if len(s.rules) >= maxRules {
 				return nil, fmt.Errorf("%s: more than %d sections", at, maxRules)
 			}
+			check()
 			cur = &rule{where: at, section: sec}
 			given = map[string]bool{}
 			s.rules = append(s.rules, cur)
@@ -461,6 +564,19 @@ func parseBoundary(v string) (boundary, error) {
 	if v == "end" {
 		return boundary{end: true}, nil
 	}
+	for _, f := range []string{"offset_of_first_data_member_regexp", "offset_of_last_data_member_regexp"} {
+		if arg, ok := strings.CutPrefix(v, f+"("); ok {
+			arg, ok := strings.CutSuffix(arg, ")")
+			if arg = strings.TrimSpace(arg); !ok || arg == "" {
+				return boundary{}, fmt.Errorf("want %s(REGEX), got %q", f, v)
+			}
+			re, err := regexp.Compile(arg)
+			if err != nil {
+				return boundary{}, err
+			}
+			return boundary{re: re, last: strings.Contains(f, "_last_")}, nil
+		}
+	}
 	for _, f := range []string{"offset_of", "offset_after"} {
 		if arg, ok := strings.CutPrefix(v, f+"("); ok {
 			arg, ok := strings.CutSuffix(arg, ")")
@@ -489,6 +605,7 @@ func JoinSuppressions(list ...*Suppressions) *Suppressions {
 			out = &Suppressions{}
 		}
 		out.rules = append(out.rules, s.rules...)
+		out.Warnings = append(out.Warnings, s.Warnings...)
 	}
 	return out
 }
@@ -828,11 +945,32 @@ func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int
 			if !in(o, true) {
 				return false
 			}
+		case MemberType:
+			// A member in the range that changed type (a reserved
+			// char[50] that became char[46] to make room): libabigail
+			// checks only the inserted members against the ranges.
+			o, ok := memberBit(t, c.Path)
+			if !ok || !in(o, false) {
+				return false
+			}
 		default:
 			return false
 		}
 	}
 	return inserted
+}
+
+// memberBit is the old bit offset of t's direct member name.
+func memberBit(t *abi.Type, name string) (int64, bool) {
+	for _, m := range t.Members {
+		if m.Name == name && name != "" {
+			if m.BitSize > 0 {
+				return m.BitOffset, true
+			}
+			return m.Offset * 8, true
+		}
+	}
+	return 0, false
 }
 
 // eval evaluates a boundary against the old type t; ok is false when it
@@ -844,6 +982,18 @@ func (b boundary) eval(t *abi.Type, isEnd bool, size func(*abi.Type) int64) (int
 		return math.MaxInt64, true
 	case b.end:
 		return t.Size * 8, true
+	case b.re != nil:
+		var off int64
+		found := false
+		for _, m := range t.Members {
+			if m.Name != "" && b.re.MatchString(m.Name) && (b.last || !found) {
+				off, found = m.Offset*8, true
+				if m.BitSize > 0 {
+					off = m.BitOffset
+				}
+			}
+		}
+		return off, found
 	case b.member == "":
 		return b.bits, true
 	}

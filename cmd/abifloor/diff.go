@@ -62,6 +62,9 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintln(env.stderr, "abifloor diff:", err)
 			return diffError | diffUsage
 		}
+		for _, w := range s.Warnings {
+			fmt.Fprintln(env.stderr, "abifloor diff: warning:", w)
+		}
 		sups = append(sups, s)
 	}
 	sup := abidiff.JoinSuppressions(sups...).WithFiles(pos[0], pos[1])
