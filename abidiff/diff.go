@@ -183,9 +183,12 @@ func Harmless(c Change) bool {
 	case MemberAdded, MemberRemoved:
 		// A member renamed in place; not one moved into an anonymous
 		// aggregate.
+		if c.Note == anonymousNote {
+			return true
+		}
 		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
 	}
-	return c.Note == typedefNote
+	return c.Note == typedefNote || c.Note == anonymousNote
 }
 
 // harmless reports whether every change to t is harmless, or t is a

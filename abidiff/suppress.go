@@ -177,6 +177,8 @@ func ParseSuppressions(name string, r io.Reader) (*Suppressions, error) {
 	return parseSimple(name, lines)
 }
 
+var ruleWord = regexp.MustCompile(`^[a-z_]+$`)
+
 // looksSimple reports whether some line is, or is shaped like, a rule of
 // abifloor's simple format: "symbol REGEX", "type REGEX", or any other
 // two words (a misspelt rule, which is an error, not an ignored file).
@@ -186,7 +188,7 @@ func looksSimple(lines []string) bool {
 			continue
 		}
 		kind, _, _ := strings.Cut(t, " ")
-		if kind == ruleSymbol || kind == ruleType || len(strings.Fields(t)) <= 2 {
+		if kind == ruleSymbol || kind == ruleType || len(strings.Fields(t)) == 2 && ruleWord.MatchString(kind) {
 			return true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 )
@@ -62,6 +63,7 @@ func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered, own map[
 		c := changes{cmp: cmp, key: key}
 		c.node("", old.Types[key], n)
 		c.sameLayout()
+		c.foldAnonymous(old.Types[key], n)
 		if len(c.list) > 0 {
 			tc := TypeChange{Name: key, Changes: c.list}
 			if keep(tc, old.Types[key]) {
@@ -364,4 +366,79 @@ func symbolName(name string) string {
 		return d
 	}
 	return name
+}
+
+// anonymousNote marks the changes of members that moved into (or out of)
+// an anonymous struct or union at the same offsets, with the same types:
+// libabigail calls it harmless ("data member became part of anonymous
+// data member"), and so does abifloor (Harmless).
+const anonymousNote = "same members, now in an anonymous member"
+
+// anonLeaf is a named member of an aggregate, its anonymous members seen
+// through: its absolute place and its type.
+type anonLeaf struct {
+	off, bitOff, bitSize int64
+	typ                  string
+	overlay              bool // inside an anonymous union
+}
+
+// flatLeaves lists t's named members with those of its anonymous members,
+// by name.
+func flatLeaves(t *abi.Type) map[string]anonLeaf {
+	out := map[string]anonLeaf{}
+	var walk func(ms []abi.Member, base int64, overlay bool, depth int)
+	walk = func(ms []abi.Member, base int64, overlay bool, depth int) {
+		for _, m := range ms {
+			if m.Name == "" && m.Type != nil && m.Type.Ref == "" && depth < 64 {
+				walk(m.Type.Members, base+m.Offset, overlay || m.Type.Kind == abi.Union, depth+1)
+				continue
+			}
+			bo := m.BitOffset
+			if m.BitSize > 0 {
+				bo += base * 8
+			}
+			out[m.Name] = anonLeaf{off: base + m.Offset, bitOff: bo, bitSize: m.BitSize, typ: canonSpell(abi.Spell(m.Type)), overlay: overlay}
+		}
+	}
+	walk(t.Members, 0, false, 0)
+	return out
+}
+
+// foldAnonymous marks the changes to a struct harmless when they only
+// move members into or out of anonymous members: the size is the same,
+// every old member is found, seen through anonymous members, at the same
+// place with the same type, and every new member not in the old type
+// overlays others in an anonymous union (a tag array beside them).
+func (c *changes) foldAnonymous(o, n *abi.Type) {
+	if len(c.list) == 0 || o == nil || n == nil || o.Kind != abi.Struct || n.Kind != abi.Struct || o.Size != n.Size {
+		return
+	}
+	moved := false
+	for _, ch := range c.list {
+		anon := strings.Contains(ch.Path, "(anonymous")
+		switch {
+		case ch.Kind == MemberRemoved || ch.Kind == MemberAdded:
+			moved = moved || anon
+		case !anon:
+			return
+		}
+	}
+	if !moved {
+		return
+	}
+	ol, nl := flatLeaves(o), flatLeaves(n)
+	for name, l := range ol {
+		if nl[name].typ != l.typ || nl[name].off != l.off || nl[name].bitOff != l.bitOff || nl[name].bitSize != l.bitSize {
+			return
+		}
+	}
+	for name, l := range nl {
+		if _, ok := ol[name]; !ok && !l.overlay {
+			return
+		}
+	}
+	for i := range c.list {
+		c.list[i].Compatible = true
+		c.list[i].Note = anonymousNote
+	}
 }

@@ -1,0 +1,191 @@
+package abidiff_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/report"
+)
+
+// classCase is one class of libabigail's test tables, rebuilt from
+// sources written here: two versions of an object file compiled at test
+// time, an optional suppression file, and the exit status abidiff's
+// contract gives (libabigail 2.3's reports where 2.2 differs).
+type classCase struct {
+	name     string
+	cc       string // gcc or g++
+	v0, v1   string
+	supp     string
+	want     int
+	harmless bool
+}
+
+var classCases = []classCase{
+	{
+		name: "function suppressed hides the types reached only through it",
+		v0:   "struct S { int a; };\nvoid bar(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int a; int b; };\nvoid bar(struct S *s) { (void)s; }\n",
+		supp: "[suppress_function]\nname = bar\n",
+		want: 0,
+	},
+	{
+		name: "function suppressed, type reached elsewhere too",
+		v0:   "struct S { int a; };\nvoid bar(struct S *s) { (void)s; }\nvoid baz(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int a; int b; };\nvoid bar(struct S *s) { (void)s; }\nvoid baz(struct S *s) { (void)s; }\n",
+		supp: "[suppress_function]\nname = bar\n",
+		want: 4,
+	},
+	{
+		name: "added-function rule leaves subtype changes",
+		v0:   "struct S { int a; };\nvoid bar(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int a; int b; };\nvoid bar(struct S *s) { (void)s; }\n",
+		supp: "[suppress_function]\nname = bar\nchange_kind = added-function\n",
+		want: 4,
+	},
+	{
+		name: "change_kind alone is ignored",
+		v0:   "void bar(void) {}\nvoid gone(void) {}\n",
+		v1:   "void bar(void) {}\n",
+		supp: "[suppress_function]\nchange_kind = all\n",
+		want: 12,
+	},
+	{
+		name: "accessed_through pointer hides a change seen through a pointer",
+		v0:   "struct S { int a; };\nvoid bar(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int a; char b; };\nvoid bar(struct S *s) { (void)s; }\n",
+		supp: "[suppress_type]\nname = S\naccessed_through = pointer\n",
+		want: 0,
+	},
+	{
+		name: "accessed_through pointer leaves a change seen by value",
+		v0:   "struct S { int a; };\nvoid bar(struct S s) { (void)s; }\n",
+		v1:   "struct S { int a; char b; };\nvoid bar(struct S s) { (void)s; }\n",
+		supp: "[suppress_type]\nname = S\naccessed_through = pointer\n",
+		want: 4,
+	},
+	{
+		name: "accessed_through reference-or-pointer through a typedef",
+		cc:   "g++",
+		v0:   "struct S { int a; };\ntypedef S T;\nvoid bar(T &s) { (void)s; }\n",
+		v1:   "struct S { int a; char b; };\ntypedef S T;\nvoid bar(T &s) { (void)s; }\n",
+		supp: "[suppress_type]\nname = S\naccessed_through = reference-or-pointer\n",
+		want: 0,
+	},
+	{
+		name: "a type rule hides what is reached only through the type",
+		v0:   "struct In { int a; };\nstruct Out { struct In *in; };\nvoid bar(struct Out *o) { (void)o; }\n",
+		v1:   "struct In { int a; int b; };\nstruct Out { struct In *in; };\nvoid bar(struct Out *o) { (void)o; }\n",
+		supp: "[suppress_type]\nname = Out\n",
+		want: 0,
+	},
+	{
+		name: "has_data_member",
+		v0:   "struct S { int priv; int a; };\nvoid bar(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int priv; int a; int b; };\nvoid bar(struct S *s) { (void)s; }\n",
+		supp: "[suppress_type]\ntype_kind = struct\nhas_data_member = {priv, a}\n",
+		want: 0,
+	},
+	{
+		name: "has_data_member not all there",
+		v0:   "struct S { int priv; int a; };\nvoid bar(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int priv; int a; int b; };\nvoid bar(struct S *s) { (void)s; }\n",
+		supp: "[suppress_type]\ntype_kind = struct\nhas_data_member = {priv, other}\n",
+		want: 4,
+	},
+	{
+		name: "allow_type has_data_member_regexp with a reserved region",
+		v0:   "struct C { int m0; char reserved1[16]; };\nvoid foo(struct C *c) { (void)c; }\n",
+		v1:   "struct C { int m0; int inserted; char reserved1[12]; };\nvoid foo(struct C *c) { (void)c; }\n",
+		supp: "[allow_type]\n type_kind = struct\n has_data_member_regexp = reserved\n\n[suppress_type]\n type_kind = struct\n has_data_member_inserted_between =\n  {\n   offset_of_first_data_member_regexp(reserved),\n   end\n  }\n",
+		want: 0,
+	},
+	{
+		name: "insertion range without has_size_change leaves a type that grew",
+		v0:   "struct S { int a; };\nvoid bar(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int a; int b; };\nvoid bar(struct S *s) { (void)s; }\n",
+		supp: "[suppress_type]\nname = S\nhas_data_member_inserted_at = end\n",
+		want: 4,
+	},
+	{
+		name: "insertion range with has_size_change",
+		v0:   "struct S { int a; };\nvoid bar(struct S *s) { (void)s; }\n",
+		v1:   "struct S { int a; int b; };\nvoid bar(struct S *s) { (void)s; }\n",
+		supp: "[suppress_type]\nname = S\nhas_data_member_inserted_at = end\nhas_size_change = yes\n",
+		want: 0,
+	},
+	{
+		name: "parameter",
+		cc:   "g++",
+		v0:   "struct S { int a; };\nvoid bar(int, S *s) { (void)s; }\n",
+		v1:   "struct S { int a; int b; };\nvoid bar(int, S *s) { (void)s; }\n",
+		supp: "[suppress_function]\nparameter = '1 S*\n",
+		want: 0,
+	},
+	{
+		name: "members moved into an anonymous union at the same offsets",
+		v0:   "struct S { int a; int b; int c; int d; };\nvoid foo(struct S *s) { (void)s; }\n",
+		v1:   "struct S { union { int tag[3]; struct { int a; int b; int c; }; }; int d; };\nvoid foo(struct S *s) { (void)s; }\n",
+		want: 0,
+	},
+	{
+		name:     "members moved into an anonymous union, --harmless",
+		v0:       "struct S { int a; int b; int c; int d; };\nvoid foo(struct S *s) { (void)s; }\n",
+		v1:       "struct S { union { int tag[3]; struct { int a; int b; int c; }; }; int d; };\nvoid foo(struct S *s) { (void)s; }\n",
+		harmless: true,
+		want:     4,
+	},
+	{
+		name: "a member moved into an anonymous struct that grew",
+		v0:   "struct S { int a; int b; };\nvoid foo(struct S *s) { (void)s; }\n",
+		v1:   "struct S { struct { int a; int x; }; int b; };\nvoid foo(struct S *s) { (void)s; }\n",
+		want: 4,
+	},
+}
+
+// TestLibabigailClasses: each class of libabigail's test tables that
+// abifloor once answered differently, rebuilt with gcc or g++.
+func TestLibabigailClasses(t *testing.T) {
+	for _, c := range classCases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			cc := c.cc
+			if cc == "" {
+				cc = "gcc"
+			}
+			dir := t.TempDir()
+			ext := ".c"
+			if cc == "g++" {
+				ext = ".cc"
+			}
+			o0 := fixture.Build(t, cc, dir, "v0"+ext, c.v0, "v0.o", "-g", "-c")
+			o1 := fixture.Build(t, cc, dir, "v1"+ext, c.v1, "v1.o", "-g", "-c")
+			var sup *abidiff.Suppressions
+			if c.supp != "" {
+				var err error
+				sup, err = abidiff.ParseSuppressions("test.suppr", strings.NewReader(c.supp))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sup = sup.WithFiles(o0, o1)
+			}
+			r := abidiff.Compare(load(t, o0), load(t, o1), sup)
+			if got := r.ExitWith(abidiff.ExitRules{Harmless: c.harmless}); got != c.want {
+				t.Errorf("exit %d, want %d\n%s", got, c.want, textOf(r))
+			}
+			// Every file diffed with itself is no change.
+			for _, o := range []string{o0, o1} {
+				if self := abidiff.Compare(load(t, o), load(t, o), nil); self.Exit(false) != 0 {
+					t.Errorf("%s against itself: exit %d\n%s", filepath.Base(o), self.Exit(false), textOf(self))
+				}
+			}
+		})
+	}
+}
+
+func textOf(r abidiff.Report) string {
+	var b strings.Builder
+	r.WriteText(&b, report.Painter{})
+	return b.String()
+}
