@@ -143,6 +143,37 @@ var classCases = []classCase{
 		v1:   "struct S { struct { int a; int x; }; int b; };\nvoid foo(struct S *s) { (void)s; }\n",
 		want: 4,
 	},
+	{
+		name: "an enum that became declaration-only",
+		v0:   "enum E { X };\nvoid reg(enum E *e) { (void)e; }\n",
+		v1:   "enum E;\nvoid reg(enum E *e) { (void)e; }\n",
+		want: 0,
+	},
+	{
+		name: "void * became int *",
+		v0:   "struct S { void *m; };\ntypedef const void *P;\nstruct T { P m; };\nvoid foo(struct S *s, struct T *t) { (void)s; (void)t; }\n",
+		v1:   "struct S { int *m; };\ntypedef const char *P;\nstruct T { P m; };\nvoid foo(struct S *s, struct T *t) { (void)s; (void)t; }\n",
+		want: 0,
+	},
+	{
+		name: "int * became void * is a change",
+		v0:   "struct S { int *m; };\nvoid foo(struct S *s) { (void)s; }\n",
+		v1:   "struct S { void *m; };\nvoid foo(struct S *s) { (void)s; }\n",
+		want: 4,
+	},
+	{
+		name: "cv-qualifiers added to members, through array typedefs",
+		v0:   "typedef void *A[7];\ntypedef A B;\nstruct S { A a; B b; int i; };\nvoid fun(struct S *s) { (void)s; }\n",
+		v1:   "typedef void *A[7];\ntypedef A B;\nstruct S { const A a; volatile B b; const int i; };\nvoid fun(struct S *s) { (void)s; }\n",
+		want: 0,
+	},
+	{
+		name:     "cv-qualifiers added to members, --harmless",
+		v0:       "struct S { int i; };\nvoid fun(struct S *s) { (void)s; }\n",
+		v1:       "struct S { const int i; };\nvoid fun(struct S *s) { (void)s; }\n",
+		harmless: true,
+		want:     4,
+	},
 }
 
 // TestLibabigailClasses: each class of libabigail's test tables that

@@ -178,7 +178,7 @@ func Harmless(c Change) bool {
 		return false
 	}
 	switch c.Kind {
-	case EnumeratorAdded, StaticAdded, StaticRemoved:
+	case EnumeratorAdded, StaticAdded, StaticRemoved, Declaration:
 		return true
 	case MemberAdded, MemberRemoved:
 		// A member renamed in place; not one moved into an anonymous
@@ -188,7 +188,7 @@ func Harmless(c Change) bool {
 		}
 		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
 	}
-	return c.Note == typedefNote || c.Note == anonymousNote
+	return c.Note == typedefNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote
 }
 
 // harmless reports whether every change to t is harmless, or t is a

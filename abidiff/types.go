@@ -112,7 +112,66 @@ func (c *changes) add(ch Change) {
 func (c *changes) retyped(path string, kind Kind, o, n *abi.Type) {
 	ch := Change{Kind: kind, Path: path, Old: abi.Spell(o), New: abi.Spell(n)}
 	ch.Note, ch.Compatible = c.cmp.namesOnly(o, n)
+	if !ch.Compatible && qualifiersOnly(c.cmp.oa, o, c.cmp.na, n) {
+		ch.Note, ch.Compatible = qualifierNote, true
+	}
 	c.add(ch)
+}
+
+// qualifierNote marks a member's or typedef's type that changed only in
+// const, volatile and restrict qualifiers (and typedef names): the same
+// bytes at the same place, libabigail's "compatible type" change, which
+// it filters out as harmless.
+const qualifierNote = "qualifiers only"
+
+// qualifiersOnly reports whether o (old) and n (new) are spelled the same
+// with every typedef followed and every qualifier dropped. Anonymous
+// aggregates, spelled alike whatever their members, never count.
+func qualifiersOnly(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
+	so, sn := bareSpell(oa, o, 0), bareSpell(na, n, 0)
+	return so == sn && !strings.Contains(so, "{")
+}
+
+// bareSpell writes t with typedefs followed and qualifiers dropped.
+func bareSpell(a *abi.ABI, t *abi.Type, depth int) string {
+	if t == nil {
+		return "void"
+	}
+	if depth > 64 {
+		return "{deep}"
+	}
+	if t.Ref != "" {
+		if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
+			return bareSpell(a, d.Elem, depth+1)
+		}
+		return canonSpell(t.Ref)
+	}
+	switch t.Kind {
+	case abi.Const, abi.Volatile, abi.Restrict, abi.Typedef:
+		return bareSpell(a, t.Elem, depth+1)
+	case abi.Pointer:
+		return bareSpell(a, t.Elem, depth+1) + "*"
+	case abi.Reference:
+		return bareSpell(a, t.Elem, depth+1) + "&"
+	case abi.RvalueReference:
+		return bareSpell(a, t.Elem, depth+1) + "&&"
+	case abi.Array:
+		return bareSpell(a, t.Elem, depth+1) + "[" + strconv.FormatInt(t.Count, 10) + "]"
+	case abi.Func:
+		var b strings.Builder
+		b.WriteString(bareSpell(a, t.Elem, depth+1) + "(")
+		for i, p := range t.Params {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(bareSpell(a, p, depth+1))
+		}
+		if t.Variadic {
+			b.WriteString(",...")
+		}
+		return b.String() + ")"
+	}
+	return canonSpell(abi.Spell(t))
 }
 
 // typeKind is the kind of a change of type at path: the member's type, or
@@ -166,6 +225,14 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		c.virtuals(path, o, n)
 		c.statics(path, o, n)
 	case abi.Enum:
+		if od, nd := enumDecl(o), enumDecl(n); od != nd {
+			// An enum declared only (enum e;, a GNU extension in C, or
+			// an opaque enum in C++) on one side: libabigail
+			// compares nothing and calls the change harmless.
+			state := map[bool]string{true: "declared", false: "defined"}
+			c.add(Change{Kind: Declaration, Path: path, Old: state[od], New: state[nd], Compatible: true})
+			return
+		}
 		size()
 		if o.EnumClass != n.EnumClass {
 			state := map[bool]string{true: "enum class", false: "enum"}
@@ -193,6 +260,12 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			size()
 		}
 	}
+}
+
+// enumDecl reports whether an enum is a declaration only: marked so, or
+// with no size and no enumerator (a defined enum always has a size).
+func enumDecl(t *abi.Type) bool {
+	return t.Incomplete || t.Size == 0 && len(t.Enumerators) == 0
 }
 
 func isAggregate(t *abi.Type) bool {

@@ -151,7 +151,42 @@ func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
 	if c.sameLayout(o, n) {
 		return sameLayoutNote, true
 	}
+	if voidToPointer(c.oa, o, c.na, n) {
+		return voidPointerNote, true
+	}
 	return "", false
+}
+
+// voidPointerNote marks a void * that became a pointer to a type: the
+// same pointer in the ABI, and one libabigail filters out as harmless.
+const voidPointerNote = "void * became a typed pointer"
+
+// peel follows references, typedefs and qualifiers to the type under t.
+func peel(a *abi.ABI, t *abi.Type) *abi.Type {
+	for i := 0; t != nil && i < 64; i++ {
+		if t.Ref != "" {
+			t = a.Types[t.Ref]
+			continue
+		}
+		switch t.Kind {
+		case abi.Typedef, abi.Const, abi.Volatile, abi.Restrict:
+			t = t.Elem
+			continue
+		}
+		return t
+	}
+	return t
+}
+
+// voidToPointer reports whether o is a pointer to void (through typedefs
+// and qualifiers) and n a pointer to something else.
+func voidToPointer(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
+	po, pn := peel(oa, o), peel(na, n)
+	if po == nil || pn == nil || po.Kind != abi.Pointer || pn.Kind != abi.Pointer {
+		return false
+	}
+	eo, en := peel(oa, po.Elem), peel(na, pn.Elem)
+	return (eo == nil || eo.Kind == abi.Void) && en != nil && en.Kind != abi.Void
 }
 
 // sameUnderlying reports whether o (in the old ABI) and n (in the new)
