@@ -174,6 +174,34 @@ var classCases = []classCase{
 		harmless: true,
 		want:     4,
 	},
+	{
+		name: "an added alias of a suppressed added function",
+		v0:   "void foo(void) {}\n",
+		v1:   "void foo(void) {}\nvoid bar(void) {}\nvoid baz(void) __attribute__((alias(\"bar\")));\n",
+		supp: "[suppress_function]\nname = bar\nchange_kind = added-function\n",
+		want: 0,
+	},
+	{
+		name: "changed_enumerators: a counter moved by enumerators added before it",
+		v0:   "enum E { e0, e1, e2, e_count };\nvoid foo(enum E e) { (void)e; }\n",
+		v1:   "enum E { e0, e1, e2, e3, e4, e_count };\nvoid foo(enum E e) { (void)e; }\n",
+		supp: "[suppress_type]\ntype_kind = enum\nchanged_enumerators = e_count\n",
+		want: 0,
+	},
+	{
+		name: "changed_enumerators: another value changed",
+		v0:   "enum E { e0, e1, e_count };\nvoid foo(enum E e) { (void)e; }\n",
+		v1:   "enum E { e0 = 7, e1, e_count };\nvoid foo(enum E e) { (void)e; }\n",
+		supp: "[suppress_type]\ntype_kind = enum\nchanged_enumerators = e_count\n",
+		want: 4,
+	},
+	{
+		name: "a reserved member replaced by one inserted in its range",
+		v0:   "struct C { int m0; int reserved1; int reserved2; };\nvoid foo(struct C *c) { (void)c; }\n",
+		v1:   "struct C { int m0; int inserted; int reserved2; };\nvoid foo(struct C *c) { (void)c; }\n",
+		supp: "[suppress_type]\ntype_kind = struct\nhas_data_member_inserted_between = {offset_of_first_data_member_regexp(reserved), offset_of_last_data_member_regexp(reserved)}\n",
+		want: 0,
+	},
 }
 
 // TestLibabigailClasses: each class of libabigail's test tables that

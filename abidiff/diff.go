@@ -348,8 +348,27 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 			add(s.Version, c)
 		}
 	}
+	// An added alias of a function a rule suppresses is suppressed too
+	// (libabigail compares a function with all its aliases).
+	aliases := map[uint64][]abi.Symbol{}
 	for _, s := range new.Symbols {
-		if _, ok := oldBy[s.ID()]; !ok && !hidden(s, SymbolAdded) {
+		if a := s.Place(); a != 0 {
+			if _, ok := oldBy[s.ID()]; !ok {
+				aliases[a] = append(aliases[a], s)
+			}
+		}
+	}
+	aliasHidden := func(s abi.Symbol) bool {
+		for _, o := range aliases[s.Place()] {
+			if o.Name != s.Name && o.Kind == s.Kind && sup.symbol(o, SymbolAdded, sc) {
+				r.Filtered.Symbols++
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range new.Symbols {
+		if _, ok := oldBy[s.ID()]; !ok && !hidden(s, SymbolAdded) && (s.Place() == 0 || !aliasHidden(s)) {
 			add(s.Version, Change{Kind: SymbolAdded, Symbol: s.String(), Compatible: true})
 		}
 	}

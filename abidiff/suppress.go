@@ -380,7 +380,10 @@ func (r *rule) set(key, val string) error {
 	switch key {
 	case "label":
 	case "has_size_change":
-		r.sizeChange = val == "yes" || val == "true"
+		// libabigail's reader ends a value at a ';' comment.
+		v, _, _ := strings.Cut(val, ";")
+		v = strings.TrimSpace(v)
+		r.sizeChange = v == "yes" || v == "true"
 	case "source_location_not_in", "source_location_not_regexp":
 		r.unknowable = true
 	case "accessed_through":
@@ -853,14 +856,26 @@ func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*ab
 		return false
 	}
 	if len(r.enumerators) > 0 || r.enumeratorsRe != nil {
+		// As libabigail: no enumerator removed, the same size, and
+		// every enumerator whose value changed named; enumerators
+		// added do not count.
+		changed := false
 		for _, c := range tc.Changes {
-			if c.Kind != EnumeratorAdded && c.Kind != EnumeratorRemoved && c.Kind != EnumeratorValue {
+			switch c.Kind {
+			case EnumeratorAdded:
+				continue
+			case EnumeratorValue:
+			default:
 				return false
 			}
 			e := c.Path[strings.LastIndexByte(c.Path, '.')+1:]
 			if !slices.Contains(r.enumerators, e) && (r.enumeratorsRe == nil || !r.enumeratorsRe.MatchString(e)) {
 				return false
 			}
+			changed = true
+		}
+		if !changed {
+			return false
 		}
 	}
 	return true
@@ -899,13 +914,16 @@ func (r *rule) hasMembers(t *abi.Type) bool {
 // the size growing, or a member at or past a range's start moving. As in
 // libabigail, a type whose size changed matches only with has_size_change
 // = yes, and a shrinking type never. A type with no change of its own (one
-// on the way to a changed type) matches when it kept its size.
+// on the way to a changed type) never matches.
 func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int64) bool {
 	if t == nil {
 		return false
 	}
 	if len(tc.Changes) == 0 {
-		return true
+		// No change of its own (a type on the way to a changed one):
+		// libabigail's leaf reports still show what lies below, so a
+		// range rule does not hide it.
+		return false
 	}
 	type span struct{ lo, hi int64 }
 	var spans []span
@@ -933,6 +951,13 @@ func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int
 				return false
 			}
 			inserted = true
+		case MemberRemoved:
+			// libabigail 2.3 lets deleted members in a range too (a
+			// reserved member replaced by the inserted ones).
+			o, ok := memberBit(t, c.Path)
+			if !ok || !in(o, false) {
+				return false
+			}
 		case Size:
 			o, _ := strconv.ParseInt(c.Old, 10, 64)
 			n, _ := strconv.ParseInt(c.New, 10, 64)
