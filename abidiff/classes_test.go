@@ -174,12 +174,38 @@ var classCases = []classCase{
 		harmless: true,
 		want:     4,
 	},
+	// A function added with an alias is one function: a rule hides it
+	// when it matches both symbols (libabigail 2.3), and for C++ the
+	// name properties match the one declaration's name.
 	{
-		name: "an added alias of a suppressed added function",
+		name: "an added C function and its alias, both matched",
+		v0:   "void foo(void) {}\n",
+		v1:   "void foo(void) {}\nvoid bar(void) {}\nvoid baz(void) __attribute__((alias(\"bar\")));\n",
+		supp: "[suppress_function]\nname_regexp = bar|baz\nchange_kind = added-function\n",
+		want: 0,
+	},
+	{
+		name: "an added C function and its alias, one matched",
 		v0:   "void foo(void) {}\n",
 		v1:   "void foo(void) {}\nvoid bar(void) {}\nvoid baz(void) __attribute__((alias(\"bar\")));\n",
 		supp: "[suppress_function]\nname = bar\nchange_kind = added-function\n",
+		want: 4,
+	},
+	{
+		name: "an added C++ function and its alias, by name",
+		cc:   "g++",
+		v0:   "void foo() {}\n",
+		v1:   "void foo() {}\nvoid bar() {}\nvoid baz() __attribute__((alias(\"_Z3barv\")));\n",
+		supp: "[suppress_function]\nname = bar\nchange_kind = added-function\n",
 		want: 0,
+	},
+	{
+		name: "an added C++ function and its alias, one symbol named",
+		cc:   "g++",
+		v0:   "void foo() {}\n",
+		v1:   "void foo() {}\nvoid bar() {}\nvoid baz() __attribute__((alias(\"_Z3barv\")));\n",
+		supp: "[suppress_function]\nsymbol_name = _Z3barv\nchange_kind = added-function\n",
+		want: 4,
 	},
 	{
 		name: "changed_enumerators: a counter moved by enumerators added before it",

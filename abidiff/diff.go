@@ -348,27 +348,35 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 			add(s.Version, c)
 		}
 	}
-	// An added alias of a function a rule suppresses is suppressed too
-	// (libabigail compares a function with all its aliases).
-	aliases := map[uint64][]abi.Symbol{}
+	// A symbol added with aliases (symbols of its kind at its place) is
+	// one function or variable to libabigail: it is hidden when one rule
+	// matches them all (addedGroup).
+	groups := map[uint64][]abi.Symbol{}
 	for _, s := range new.Symbols {
-		if a := s.Place(); a != 0 {
+		if p := s.Place(); p != 0 {
 			if _, ok := oldBy[s.ID()]; !ok {
-				aliases[a] = append(aliases[a], s)
+				groups[p] = append(groups[p], s)
 			}
 		}
 	}
-	aliasHidden := func(s abi.Symbol) bool {
-		for _, o := range aliases[s.Place()] {
-			if o.Name != s.Name && o.Kind == s.Kind && sup.symbol(o, SymbolAdded, sc) {
-				r.Filtered.Symbols++
-				return true
+	addedHidden := func(s abi.Symbol) bool {
+		var group []abi.Symbol
+		for _, o := range groups[s.Place()] {
+			if o.Kind == s.Kind {
+				group = append(group, o)
 			}
+		}
+		if s.Place() == 0 || len(group) < 2 {
+			return hidden(s, SymbolAdded)
+		}
+		if sup.addedGroup(group, sc) {
+			r.Filtered.Symbols++
+			return true
 		}
 		return false
 	}
 	for _, s := range new.Symbols {
-		if _, ok := oldBy[s.ID()]; !ok && !hidden(s, SymbolAdded) && (s.Place() == 0 || !aliasHidden(s)) {
+		if _, ok := oldBy[s.ID()]; !ok && !addedHidden(s) {
 			add(s.Version, Change{Kind: SymbolAdded, Symbol: s.String(), Compatible: true})
 		}
 	}

@@ -667,7 +667,39 @@ func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 	return false
 }
 
-func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
+func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool { return r.matchSymbolAs(sym, nil, c, sc) }
+
+// addedGroup reports whether s hides the addition of the function or
+// variable whose symbols (a name and its aliases) are group, as
+// libabigail 2.3 does: one rule must match every symbol, its name
+// properties matched for C++ against the name of any of them (the
+// aliases share one declaration and its name).
+func (s *Suppressions) addedGroup(group []abi.Symbol, sc scope) bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.rules {
+		all := true
+		for _, sym := range group {
+			var names []abi.Symbol
+			if sym.Demangled != "" {
+				names = group
+			}
+			if !r.matchSymbolAs(sym, names, SymbolAdded, sc) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// matchSymbolAs is matchSymbol with the name properties matched against
+// the names of any of nameSyms (nil: sym's own).
+func (r *rule) matchSymbolAs(sym abi.Symbol, nameSyms []abi.Symbol, c Kind, sc scope) bool {
 	switch r.section {
 	case ruleSymbol:
 		return r.simple.MatchString(sym.Name) || r.simple.MatchString(sym.String())
@@ -688,11 +720,17 @@ func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
 	// For C the function's name is the symbol's name; for C++ it is the
 	// qualified name, without parameters (lib::take), as libabigail has
 	// it; the full demangled name and the mangled one match too.
-	names := []string{sym.Name}
-	if sym.Demangled != "" {
-		names = append(names, sym.Demangled)
-		if d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones); err == nil {
-			names = append(names, d)
+	if nameSyms == nil {
+		nameSyms = []abi.Symbol{sym}
+	}
+	var names []string
+	for _, sym := range nameSyms {
+		names = append(names, sym.Name)
+		if sym.Demangled != "" {
+			names = append(names, sym.Demangled)
+			if d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones); err == nil {
+				names = append(names, d)
+			}
 		}
 	}
 	anyName := func(f func(string) bool) bool { return slices.ContainsFunc(names, f) }
