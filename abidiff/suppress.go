@@ -667,7 +667,9 @@ func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 	return false
 }
 
-func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool { return r.matchSymbolAs(sym, nil, c, sc) }
+func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
+	return r.matchSymbolAs(sym, nil, c, sc)
+}
 
 // addedGroup reports whether s hides the addition of the function or
 // variable whose symbols (a name and its aliases) are group, as
