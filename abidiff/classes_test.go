@@ -228,6 +228,24 @@ var classCases = []classCase{
 		supp: "[suppress_type]\ntype_kind = struct\nhas_data_member_inserted_between = {offset_of_first_data_member_regexp(reserved), offset_of_last_data_member_regexp(reserved)}\n",
 		want: 0,
 	},
+	{
+		name: "a qualifier removed from a member is a change",
+		v0:   "typedef const int T[5];\nstruct A { volatile T m; };\nvoid f(struct A *a) { (void)a; }\n",
+		v1:   "typedef const int T[5];\nstruct A { T m; };\nvoid f(struct A *a) { (void)a; }\n",
+		want: 4,
+	},
+	{
+		name: "a typedef'd enum parameter became its underlying type",
+		v0:   "typedef enum { ONE = 1, TWO = 2 } Filter;\nvoid do_something(Filter f) { (void)f; }\n",
+		v1:   "void do_something(unsigned int f) { (void)f; }\n",
+		want: 0,
+	},
+	{
+		name: "an enum parameter became a long",
+		v0:   "enum E { ONE = 1 };\nvoid do_something(enum E f) { (void)f; }\n",
+		v1:   "void do_something(long f) { (void)f; }\n",
+		want: 4,
+	},
 }
 
 // TestLibabigailClasses: each class of libabigail's test tables that

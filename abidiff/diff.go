@@ -188,7 +188,8 @@ func Harmless(c Change) bool {
 		}
 		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
 	}
-	return c.Note == typedefNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote
+	return c.Note == typedefNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote ||
+		c.Note == enumIntegerNote
 }
 
 // harmless reports whether every change to t is harmless, or t is a

@@ -118,8 +118,8 @@ func (c *changes) retyped(path string, kind Kind, o, n *abi.Type) {
 	c.add(ch)
 }
 
-// qualifierNote marks a member's or typedef's type that changed only in
-// const, volatile and restrict qualifiers (and typedef names): the same
+// qualifierNote marks a member's or typedef's type that only gained
+// const, volatile or restrict qualifiers (its typedef names aside): the same
 // bytes at the same place, libabigail's "compatible type" change, which
 // it filters out as harmless.
 const qualifierNote = "qualifiers only"
@@ -129,7 +129,49 @@ const qualifierNote = "qualifiers only"
 // aggregates, spelled alike whatever their members, never count.
 func qualifiersOnly(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
 	so, sn := bareSpell(oa, o, 0), bareSpell(na, n, 0)
-	return so == sn && !strings.Contains(so, "{")
+	if so != sn || strings.Contains(so, "{") {
+		return false
+	}
+	// Only qualifiers added: one removed (a volatile dropped) is a
+	// change libabigail reports.
+	ql, nl := qualLevels(oa, o, 0, 0, nil), qualLevels(na, n, 0, 0, nil)
+	if len(ql) != len(nl) {
+		return false
+	}
+	for i := range ql {
+		if ql[i]&^nl[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// qualLevels lists the qualifiers of t at each level of indirection
+// (the pointer, what it points to, ...), typedefs followed; a qualified
+// array's qualifiers are its elements', as in C.
+func qualLevels(a *abi.ABI, t *abi.Type, pending uint8, depth int, out []uint8) []uint8 {
+	if t == nil || depth > 64 {
+		return append(out, pending)
+	}
+	if t.Ref != "" {
+		if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
+			return qualLevels(a, d.Elem, pending, depth+1, out)
+		}
+		return append(out, pending)
+	}
+	switch t.Kind {
+	case abi.Const:
+		return qualLevels(a, t.Elem, pending|1, depth+1, out)
+	case abi.Volatile:
+		return qualLevels(a, t.Elem, pending|2, depth+1, out)
+	case abi.Restrict:
+		return qualLevels(a, t.Elem, pending|4, depth+1, out)
+	case abi.Typedef, abi.Array:
+		return qualLevels(a, t.Elem, pending, depth+1, out)
+	case abi.Pointer, abi.Reference, abi.RvalueReference:
+		return qualLevels(a, t.Elem, 0, depth+1, append(out, pending))
+	}
+	return append(out, pending)
 }
 
 // bareSpell writes t with typedefs followed and qualifiers dropped.

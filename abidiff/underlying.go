@@ -154,7 +154,55 @@ func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
 	if voidToPointer(c.oa, o, c.na, n) {
 		return voidPointerNote, true
 	}
+	if enumToInteger(c.oa, o, c.na, n) || c.enumToIntegerParams(o, n) {
+		return enumIntegerNote, true
+	}
 	return "", false
+}
+
+// enumToIntegerParams reports whether the function types o and n differ
+// only in enums that became integers of their size (and typedef names).
+func (c *comparer) enumToIntegerParams(o, n *abi.Type) bool {
+	o, n = resolve(c.oa, o), resolve(c.na, n)
+	if o == nil || n == nil || o.Kind != abi.Func || n.Kind != abi.Func || len(o.Params) != len(n.Params) || o.Variadic != n.Variadic {
+		return false
+	}
+	some := false
+	pair := func(x, y *abi.Type) bool {
+		if enumToInteger(c.oa, x, c.na, y) {
+			some = true
+			return true
+		}
+		return canonSpell(abi.Spell(x)) == canonSpell(abi.Spell(y)) || c.sameUnderlying(x, y)
+	}
+	if !pair(o.Elem, n.Elem) {
+		return false
+	}
+	for i := range o.Params {
+		if !pair(o.Params[i], n.Params[i]) {
+			return false
+		}
+	}
+	return some
+}
+
+// enumIntegerNote marks an enum (maybe behind a typedef) replaced by an
+// integer type of its size: the same value passed the same way, a change
+// libabigail filters out as harmless.
+const enumIntegerNote = "enum became an integer of its size"
+
+// enumToInteger reports whether o is an enum and n an integer base type of
+// the same size, typedefs and qualifiers followed.
+func enumToInteger(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
+	po, pn := peel(oa, o), peel(na, n)
+	if po == nil || pn == nil || po.Kind != abi.Enum || pn.Kind != abi.Base || po.Size == 0 || po.Size != pn.Size {
+		return false
+	}
+	switch pn.Encoding {
+	case "signed", "unsigned", "":
+		return true
+	}
+	return false
 }
 
 // voidPointerNote marks a void * that became a pointer to a type: the
