@@ -342,7 +342,7 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 			continue
 		}
 		cs := symbolChanges(cmp, s, n)
-		if len(cs) > 0 && (hidden(s, SymbolType) || hidden(n, SymbolType)) {
+		if len(cs) > 0 && (hidden(s, SymbolType) || hidden(n, SymbolType) || privateOnly(cmp, sup, cs, s, n, &r.Filtered)) {
 			continue
 		}
 		for _, c := range cs {
@@ -608,3 +608,23 @@ func list(items []string, max int) string {
 func itoa(n int64) string  { return strconv.FormatInt(n, 10) }
 func utoa(n uint64) string { return strconv.FormatUint(n, 10) }
 func hex(n uint64) string  { return "0x" + strconv.FormatUint(n, 16) }
+
+// privateOnly reports whether the changes cs of a symbol are a change of
+// type that keeps the layout and differs only in private types (those no
+// public header defines, --headers-dir): libabigail hides it with the
+// private types. It counts the symbol as filtered.
+func privateOnly(cmp *comparer, sup *Suppressions, cs []Change, o, n abi.Symbol, filtered *Filtered) bool {
+	if sup == nil || sup.public[0] == nil && sup.public[1] == nil {
+		return false
+	}
+	for _, c := range cs {
+		if c.Kind != SymbolType || !c.Compatible {
+			return false
+		}
+	}
+	if bareSpell(cmp.oa, o.Type, 0, sup.privateType) != bareSpell(cmp.na, n.Type, 0, sup.privateType) {
+		return false
+	}
+	filtered.Symbols++
+	return true
+}

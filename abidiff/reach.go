@@ -140,6 +140,9 @@ func (s *Suppressions) hidesAccess(tc TypeChange, t *abi.Type, acc access, sc sc
 // hides the type t (its change tc, maybe empty), and with it what is
 // reached only through t.
 func (s *Suppressions) blocks(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
+	if s.privateType(tc.Name) {
+		return true
+	}
 	for _, r := range s.rules {
 		if (r.section == secType || r.section == ruleType) && r.access == "" && r.matchTypeCore(tc, t, sc, size) {
 			return true

@@ -39,6 +39,69 @@ type Suppressions struct {
 	// files are the paths of the old and new inputs, for
 	// file_name_regexp; set by WithFiles.
 	files []string
+	// public are the types the public headers of the old and the new
+	// input define (WithPublicTypes), when headers were given.
+	public [2]map[string]bool
+	// known are the inputs' own types, to tell a class from a namespace.
+	known [2]map[string]*abi.Type
+}
+
+// WithPublicTypes returns s (nil is none) knowing the struct, union and
+// enum types the public headers of each input define (nil: no headers
+// for that side), as abidiff's --headers-dir1/--headers-dir2: a change to
+// a type neither side's headers define is private, and hidden; so are the
+// types reached only through one, and the member functions of a private
+// class. s itself is not changed.
+func (s *Suppressions) WithPublicTypes(old, new map[string]bool, oldABI, newABI *abi.ABI) *Suppressions {
+	if old == nil && new == nil {
+		return s
+	}
+	c := Suppressions{}
+	if s != nil {
+		c = *s
+	}
+	c.public = [2]map[string]bool{old, new}
+	c.known = [2]map[string]*abi.Type{oldABI.Types, newABI.Types}
+	return &c
+}
+
+func (s *Suppressions) knownClass(key string) bool {
+	for _, k := range s.known {
+		if t := k[key]; t != nil && t.Kind == abi.Struct {
+			return true
+		}
+	}
+	return false
+}
+
+// privateType reports whether key is a struct, union or enum that no
+// public header defines.
+func (s *Suppressions) privateType(key string) bool {
+	if s == nil || s.public[0] == nil && s.public[1] == nil {
+		return false
+	}
+	if !strings.HasPrefix(key, "struct ") && !strings.HasPrefix(key, "union ") && !strings.HasPrefix(key, "enum ") {
+		return false
+	}
+	return !s.public[0][key] && !s.public[1][key]
+}
+
+// privateMember reports whether sym is a member function or static
+// member of a private class.
+func (s *Suppressions) privateMember(sym abi.Symbol) bool {
+	if s == nil || sym.Demangled == "" || s.public[0] == nil && s.public[1] == nil {
+		return false
+	}
+	d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones)
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndex(d, "::")
+	if i <= 0 {
+		return false
+	}
+	cls := d[:i]
+	return s.privateType("struct "+cls) && s.knownClass("struct "+cls)
 }
 
 // Section names of libabigail's format, and the kinds of abifloor's rules.
@@ -659,6 +722,9 @@ func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 	if s == nil {
 		return false
 	}
+	if s.privateMember(sym) {
+		return true
+	}
 	for _, r := range s.rules {
 		if r.matchSymbol(sym, c, sc) {
 			return true
@@ -785,6 +851,9 @@ func (r *rule) matchSymbolAs(sym abi.Symbol, nameSyms []abi.Symbol, c Kind, sc s
 func (s *Suppressions) typ(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
 	if s == nil {
 		return false
+	}
+	if s.privateType(tc.Name) {
+		return true
 	}
 	allows, allowed := false, false
 	for _, r := range s.rules {

@@ -128,7 +128,7 @@ const qualifierNote = "qualifiers only"
 // with every typedef followed and every qualifier dropped. Anonymous
 // aggregates, spelled alike whatever their members, never count.
 func qualifiersOnly(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
-	so, sn := bareSpell(oa, o, 0), bareSpell(na, n, 0)
+	so, sn := bareSpell(oa, o, 0, nil), bareSpell(na, n, 0, nil)
 	if so != sn || strings.Contains(so, "{") {
 		return false
 	}
@@ -174,8 +174,9 @@ func qualLevels(a *abi.ABI, t *abi.Type, pending uint8, depth int, out []uint8) 
 	return append(out, pending)
 }
 
-// bareSpell writes t with typedefs followed and qualifiers dropped.
-func bareSpell(a *abi.ABI, t *abi.Type, depth int) string {
+// bareSpell writes t with typedefs followed and qualifiers dropped; a
+// named type mask reports is written {private}.
+func bareSpell(a *abi.ABI, t *abi.Type, depth int, mask func(string) bool) string {
 	if t == nil {
 		return "void"
 	}
@@ -184,29 +185,32 @@ func bareSpell(a *abi.ABI, t *abi.Type, depth int) string {
 	}
 	if t.Ref != "" {
 		if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
-			return bareSpell(a, d.Elem, depth+1)
+			return bareSpell(a, d.Elem, depth+1, mask)
+		}
+		if mask != nil && mask(t.Ref) {
+			return "{private}"
 		}
 		return canonSpell(t.Ref)
 	}
 	switch t.Kind {
 	case abi.Const, abi.Volatile, abi.Restrict, abi.Typedef:
-		return bareSpell(a, t.Elem, depth+1)
+		return bareSpell(a, t.Elem, depth+1, mask)
 	case abi.Pointer:
-		return bareSpell(a, t.Elem, depth+1) + "*"
+		return bareSpell(a, t.Elem, depth+1, mask) + "*"
 	case abi.Reference:
-		return bareSpell(a, t.Elem, depth+1) + "&"
+		return bareSpell(a, t.Elem, depth+1, mask) + "&"
 	case abi.RvalueReference:
-		return bareSpell(a, t.Elem, depth+1) + "&&"
+		return bareSpell(a, t.Elem, depth+1, mask) + "&&"
 	case abi.Array:
-		return bareSpell(a, t.Elem, depth+1) + "[" + strconv.FormatInt(t.Count, 10) + "]"
+		return bareSpell(a, t.Elem, depth+1, mask) + "[" + strconv.FormatInt(t.Count, 10) + "]"
 	case abi.Func:
 		var b strings.Builder
-		b.WriteString(bareSpell(a, t.Elem, depth+1) + "(")
+		b.WriteString(bareSpell(a, t.Elem, depth+1, mask) + "(")
 		for i, p := range t.Params {
 			if i > 0 {
 				b.WriteString(",")
 			}
-			b.WriteString(bareSpell(a, p, depth+1))
+			b.WriteString(bareSpell(a, p, depth+1, mask))
 		}
 		if t.Variadic {
 			b.WriteString(",...")

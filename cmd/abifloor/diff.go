@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/abifloor/abifloor/internal/input"
 
@@ -23,7 +26,7 @@ const (
 )
 
 func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif|junit] [--strict] [--harmless] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--max-debug-size N]")
+	fs := newFlags(env, "diff", "OLD NEW [--format text|json|github|sarif|junit] [--strict] [--harmless] [--suppressions FILE]... [--debug-dir DIR] [--d1 DIR] [--d2 DIR] [--headers-dir1 DIR] [--headers-dir2 DIR] [--max-debug-size N]")
 	format := fs.String("format", "text", "output `format`: text, json, github, sarif or junit")
 	var supFiles multiFlag
 	supUsage := "hide changes matching the rules in `FILE`: libabigail's suppression format ([suppress_function], [suppress_variable], [suppress_type]) or lines \"symbol REGEX\" / \"type REGEX\"; repeatable"
@@ -35,6 +38,11 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&dirs2, "debug-dir2", "separate debug info `DIR` for NEW only; repeatable")
 	fs.Var(&dirs1, "d1", "same as --debug-dir1 `DIR` (abidiff's name)")
 	fs.Var(&dirs2, "d2", "same as --debug-dir2 `DIR` (abidiff's name)")
+	var hdirs1, hdirs2 multiFlag
+	fs.Var(&hdirs1, "headers-dir1", "public headers of OLD under `DIR`: a change to a struct, union or enum they do not define is private, and hidden (abidiff's option); repeatable")
+	fs.Var(&hdirs2, "headers-dir2", "public headers of NEW under `DIR`, as --headers-dir1; repeatable")
+	fs.Var(&hdirs1, "hd1", "same as --headers-dir1 `DIR`")
+	fs.Var(&hdirs2, "hd2", "same as --headers-dir2 `DIR`")
 	strict := fs.Bool("strict", false, "set exit bit 8 (incompatible) for every break abifloor proves, not only for what abidiff calls incompatible")
 	harmless := fs.Bool("harmless", false, "count the changes abidiff calls harmless (typedef spellings, enumerators added, members renamed in place) in the exit status, as abidiff --harmless does")
 	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
@@ -111,6 +119,23 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "abifloor diff: nothing to compare: neither %s nor %s defines a symbol or a type\n", report.Clean(pos[0]), report.Clean(pos[1]))
 		return diffError
 	}
+	if len(hdirs1)+len(hdirs2) > 0 {
+		var pub [2]map[string]bool
+		for i, dirs := range [2][]string{hdirs1, hdirs2} {
+			if len(dirs) == 0 {
+				continue
+			}
+			p, err := headerTypes(ctx, dirs, abis[i])
+			if err != nil {
+				// Never hides a change: without the headers'
+				// answer every type counts as public.
+				fmt.Fprintf(env.stderr, "abifloor diff: warning: public headers of %s not read, every type counts as public: %s\n", report.Clean(pos[i]), cleanLines(err.Error()))
+				continue
+			}
+			pub[i] = p
+		}
+		sup = sup.WithPublicTypes(pub[0], pub[1], abis[0], abis[1])
+	}
 	r := abidiff.Compare(abis[0], abis[1], sup)
 	if ctx.Err() != nil {
 		fmt.Fprintln(env.stderr, "abifloor diff: incomplete: interrupted; no result")
@@ -148,3 +173,77 @@ func readSuppressions(name string) (*abidiff.Suppressions, error) {
 	defer in.Close()
 	return abidiff.ParseSuppressions(name, io.NewSectionReader(in.FD, 0, in.Size))
 }
+
+// maxHeaders bounds the header files one --headers-dir may bring in.
+const maxHeaders = 4096
+
+// headerTypes compiles every header under dirs and returns the keys of the
+// structs, unions and enums they define (a declaration alone is not a
+// definition). A C++ input (one with mangled symbols) is compiled with
+// g++.
+func headerTypes(ctx context.Context, dirs []string, a *abi.ABI) (map[string]bool, error) {
+	var headers []string
+	for _, d := range dirs {
+		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch strings.ToLower(filepath.Ext(p)) {
+			case ".h", ".hh", ".hpp", ".hxx", ".h++":
+				if e.Type().IsRegular() {
+					headers = append(headers, p)
+				}
+			}
+			if len(headers) > maxHeaders {
+				return fmt.Errorf("%s: more than %d headers", d, maxHeaders)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(headers) == 0 {
+		return nil, fmt.Errorf("no header under %s", strings.Join(dirs, ", "))
+	}
+	cc := "cc"
+	for _, s := range a.Symbols {
+		if s.Demangled != "" {
+			cc = "g++"
+			break
+		}
+	}
+	out := map[string]bool{}
+	add := func(a *abi.ABI) {
+		for k, t := range a.Types {
+			if (t.Kind == abi.Struct || t.Kind == abi.Union || t.Kind == abi.Enum) && !t.Incomplete && !(t.Kind == abi.Enum && t.Size == 0 && len(t.Enumerators) == 0) {
+				out[k] = true
+			}
+		}
+	}
+	opt := abi.HeaderOptions{Includes: dirs, Headers: headers, Types: []string{"*"}, CC: cc, Absent: true}
+	res, err := abi.CompileHeaders(ctx, opt)
+	var conflict *abi.ConflictError
+	if errors.As(err, &conflict) && len(headers) > 1 && len(headers) <= maxApart {
+		// Headers that do not compile together (two versions of one
+		// header side by side) are read one by one, and what each
+		// defines counts.
+		for _, h := range headers {
+			opt.Headers = []string{h}
+			r, err := abi.CompileHeaders(ctx, opt)
+			if err != nil {
+				return nil, err
+			}
+			add(r.ABI)
+		}
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	add(res.ABI)
+	return out, nil
+}
+
+// maxApart bounds the compiles of headers read one by one.
+const maxApart = 64

@@ -71,6 +71,7 @@ func TestLibabigailTables(t *testing.T) {
 		for i, d := range c.headers {
 			if d != "" {
 				pargs = append(pargs, fmt.Sprintf("--headers-dir%d", i+1), filepath.Join(tests, d))
+				args = append(args, fmt.Sprintf("--headers-dir%d", i+1), filepath.Join(tests, d))
 			}
 		}
 		pargs = append(pargs, strings.Fields(c.options)...)
