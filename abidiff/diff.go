@@ -137,13 +137,36 @@ type ExitRules struct {
 func (r *Report) ExitWith(rules ExitRules) int {
 	strict := rules.Strict
 	code := 0
-	if r.Changed() && rules.Harmless || r.netChanged() {
+	if rules.Harmless && r.changedForHarmless() || r.netChanged() {
 		code |= ExitChange
 	}
 	if r.AbidiffIncompatible || strict && !r.Compatible {
 		code |= ExitChange | ExitIncompatible
 	}
 	return code
+}
+
+// changedForHarmless is Changed without the changes even abidiff
+// --harmless does not count: a function's parameters or return that
+// changed in typedef names only (int -> Int), which libabigail does not
+// see as a change of the function at all.
+func (r *Report) changedForHarmless() bool {
+	if r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants)+len(r.File) > 0 {
+		return true
+	}
+	for _, c := range r.Symbols.Changes {
+		if !signatureTypedefs(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// signatureTypedefs reports whether c is a function's type that changed
+// in typedef names only: a function's spelling ends with its parameter
+// list, a variable of function pointer type's has "(*".
+func signatureTypedefs(c Change) bool {
+	return c.Kind == SymbolType && c.Note == typedefNote && strings.HasSuffix(c.Old, ")") && !strings.Contains(c.Old, "(*")
 }
 
 // netChanged reports whether r holds a change abidiff reports by

@@ -228,13 +228,38 @@ func headerTypes(ctx context.Context, dirs []string, a *abi.ABI) (map[string]boo
 		// Headers that do not compile together (two versions of one
 		// header side by side) are read one by one, and what each
 		// defines counts.
-		for _, h := range headers {
-			opt.Headers = []string{h}
+		budget := maxApart
+		try := func(hs ...string) bool {
+			if budget--; budget < 0 {
+				return false
+			}
+			opt.Headers = hs
 			r, err := abi.CompileHeaders(ctx, opt)
 			if err != nil {
-				return nil, err
+				return false
 			}
 			add(r.ABI)
+			return true
+		}
+		var alone, failed []string
+		for _, h := range headers {
+			if try(h) {
+				alone = append(alone, h)
+			} else {
+				failed = append(failed, h)
+			}
+		}
+		// A header that needs another directory's first is read after
+		// each one that compiles alone, until one pair compiles.
+		for _, h := range failed {
+			for _, g := range alone {
+				if filepath.Dir(g) != filepath.Dir(h) && try(g, h) {
+					break
+				}
+			}
+		}
+		if len(alone) == 0 {
+			return nil, err
 		}
 		return out, nil
 	}

@@ -62,14 +62,15 @@ func TestLibabigailTables(t *testing.T) {
 				pargs = append(pargs, "--suppressions", filepath.Join(tests, s))
 			}
 		}
-		for i, d := range c.debug {
-			if d != "" {
+		// Directory fields may list several, separated by commas.
+		for i, ds := range c.debug {
+			for _, d := range splitDirs(ds) {
 				args = append(args, fmt.Sprintf("--debug-dir%d", i+1), filepath.Join(tests, d))
 				pargs = append(pargs, fmt.Sprintf("--debug-info-dir%d", i+1), filepath.Join(tests, d))
 			}
 		}
-		for i, d := range c.headers {
-			if d != "" {
+		for i, ds := range c.headers {
+			for _, d := range splitDirs(ds) {
 				pargs = append(pargs, fmt.Sprintf("--headers-dir%d", i+1), filepath.Join(tests, d))
 				args = append(args, fmt.Sprintf("--headers-dir%d", i+1), filepath.Join(tests, d))
 			}
@@ -132,10 +133,11 @@ type libabigailCase struct {
 func (c libabigailCase) name() string { return c.table + ":" + filepath.Base(c.old) }
 
 var (
-	specRe   = regexp.MustCompile(`(?s)in_out_specs\[\]\s*=\s*\{(.*?)\n\};`)
-	entryRe  = regexp.MustCompile(`(?s)\{(.*?)\}`)
-	fieldRe  = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|\bNULL\b|abigail::tools_utils::(ABIDIFF_\w+)|\bABIDIFF_\w+`)
-	statusOf = map[string]int{"ABIDIFF_OK": 0, "ABIDIFF_ERROR": 1, "ABIDIFF_USAGE_ERROR": 2, "ABIDIFF_ABI_CHANGE": 4, "ABIDIFF_ABI_INCOMPATIBLE_CHANGE": 8}
+	specRe     = regexp.MustCompile(`(?s)in_out_specs\[\]\s*=\s*\{(.*?)\n\};`)
+	entryRe    = regexp.MustCompile(`(?s)\{(.*?)\}`)
+	adjacentRe = regexp.MustCompile(`"\s+"`)
+	fieldRe    = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|\bNULL\b|abigail::tools_utils::(ABIDIFF_\w+)|\bABIDIFF_\w+`)
+	statusOf   = map[string]int{"ABIDIFF_OK": 0, "ABIDIFF_ERROR": 1, "ABIDIFF_USAGE_ERROR": 2, "ABIDIFF_ABI_CHANGE": 4, "ABIDIFF_ABI_INCOMPATIBLE_CHANGE": 8}
 )
 
 // parseLibabigailTable reads the in_out_specs array of one test source.
@@ -148,7 +150,9 @@ func parseLibabigailTable(table, src string) []libabigailCase {
 	for _, e := range entryRe.FindAllStringSubmatch(m[1], -1) {
 		var strs []string
 		status, hasStatus := 0, false
-		for _, f := range fieldRe.FindAllStringSubmatch(e[1], -1) {
+		// Adjacent literals are one string, as in C ("a, " "b").
+		body := adjacentRe.ReplaceAllString(e[1], "")
+		for _, f := range fieldRe.FindAllStringSubmatch(body, -1) {
 			switch {
 			case strings.HasPrefix(f[0], `"`):
 				s, err := strconv.Unquote(f[0])
@@ -255,6 +259,16 @@ func statusOfReportText(s string) int {
 		status |= 12
 	}
 	return status
+}
+
+func splitDirs(s string) []string {
+	var out []string
+	for _, d := range strings.Split(s, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func isELFFile(name string) bool {
