@@ -163,10 +163,48 @@ func (r *Report) changedForHarmless() bool {
 }
 
 // signatureTypedefs reports whether c is a function's type that changed
-// in typedef names only: a function's spelling ends with its parameter
-// list, a variable of function pointer type's has "(*".
+// only in typedefs of base types (int -> Int).
 func signatureTypedefs(c Change) bool {
-	return c.Kind == SymbolType && c.Note == typedefNote && strings.HasSuffix(c.Old, ")") && !strings.Contains(c.Old, "(*")
+	return c.Kind == SymbolType && c.Note == baseTypedefNote
+}
+
+// baseTypedefNote marks a function whose parameters or return changed
+// only in typedefs of base types: libabigail does not see a change of
+// the function at all, even with --harmless.
+const baseTypedefNote = "base type typedef names only"
+
+// baseSpell writes t with the typedefs of base types followed.
+func baseSpell(a *abi.ABI, t *abi.Type, depth int) string {
+	if t == nil {
+		return "void"
+	}
+	if depth > 64 {
+		return "{deep}"
+	}
+	if t.Ref != "" {
+		if p := peel(a, t); p != nil && p.Kind == abi.Base {
+			if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
+				return canonSpell(abi.Spell(p))
+			}
+		}
+		return canonSpell(t.Ref)
+	}
+	var b strings.Builder
+	b.WriteString(string(t.Kind) + "(" + baseSpell(a, t.Elem, depth+1))
+	for _, p := range t.Params {
+		b.WriteString("," + baseSpell(a, p, depth+1))
+	}
+	if t.Variadic {
+		b.WriteString(",...")
+	}
+	if t.Ref == "" && t.Kind != abi.Func && t.Kind != abi.Pointer && t.Kind != abi.Reference && t.Kind != abi.RvalueReference &&
+		t.Kind != abi.Const && t.Kind != abi.Volatile && t.Kind != abi.Restrict && t.Kind != abi.Array {
+		b.WriteString("," + abi.Spell(t))
+	}
+	if t.Kind == abi.Array {
+		b.WriteString("," + strconv.FormatInt(t.Count, 10))
+	}
+	return b.String() + ")"
 }
 
 // netChanged reports whether r holds a change abidiff reports by
@@ -211,7 +249,7 @@ func Harmless(c Change) bool {
 		}
 		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
 	}
-	return c.Note == typedefNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote ||
+	return c.Note == typedefNote || c.Note == baseTypedefNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote ||
 		c.Note == enumIntegerNote
 }
 
@@ -559,6 +597,9 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 		if canonSpell(os) != canonSpell(ns) {
 			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
 			c.Note, c.Compatible = cmp.namesOnly(o.Type, n.Type)
+			if c.Note == typedefNote && o.Kind.IsFunc() && baseSpell(cmp.oa, o.Type, 0) == baseSpell(cmp.na, n.Type, 0) {
+				c.Note = baseTypedefNote
+			}
 			out = append(out, c)
 		}
 	}
