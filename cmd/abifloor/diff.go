@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
+	"regexp"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -125,7 +127,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 			if len(dirs) == 0 {
 				continue
 			}
-			p, err := headerTypes(ctx, dirs, abis[i])
+			p, err := headerTypes(ctx, dirs, abis[i], env.stderr)
 			if err != nil {
 				// Never hides a change: without the headers'
 				// answer every type counts as public.
@@ -181,7 +183,7 @@ const maxHeaders = 4096
 // structs, unions and enums they define (a declaration alone is not a
 // definition). A C++ input (one with mangled symbols) is compiled with
 // g++.
-func headerTypes(ctx context.Context, dirs []string, a *abi.ABI) (map[string]bool, error) {
+func headerTypes(ctx context.Context, dirs []string, a *abi.ABI, warn io.Writer) (map[string]bool, error) {
 	var headers []string
 	for _, d := range dirs {
 		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
@@ -259,7 +261,10 @@ func headerTypes(ctx context.Context, dirs []string, a *abi.ABI) (map[string]boo
 			}
 		}
 		if len(alone) == 0 {
-			return nil, err
+			// Nothing compiles on its own: what the header text
+			// defines counts.
+			fmt.Fprintf(warn, "abifloor diff: warning: no header under %s compiles on its own: their definitions are read from their text\n", strings.Join(dirs, ", "))
+			return scanDefinitions(headers)
 		}
 		return out, nil
 	}
@@ -272,3 +277,31 @@ func headerTypes(ctx context.Context, dirs []string, a *abi.ABI) (map[string]boo
 
 // maxApart bounds the compiles of headers read one by one.
 const maxApart = 64
+
+// definitionRe finds "struct NAME {" (union, enum, class) in header text.
+var definitionRe = regexp.MustCompile(`\b(struct|union|enum|class)\s+([A-Za-z_]\w*)\s*(?::[^{;]*)?\{`)
+
+// scanDefinitions reads the struct, union and enum definitions of headers
+// from their text, when no compile of them succeeds: a fallback that can
+// miss a definition made by a macro (which then counts as private only if
+// no other header defines it).
+func scanDefinitions(headers []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for _, h := range headers {
+		b, err := os.ReadFile(h)
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > 16<<20 {
+			return nil, fmt.Errorf("%s: header over 16 MB", h)
+		}
+		for _, m := range definitionRe.FindAllSubmatch(b, -1) {
+			kind := string(m[1])
+			if kind == "class" {
+				kind = "struct"
+			}
+			out[kind+" "+string(m[2])] = true
+		}
+	}
+	return out, nil
+}
