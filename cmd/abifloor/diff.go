@@ -7,8 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"regexp"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
