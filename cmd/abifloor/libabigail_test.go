@@ -206,7 +206,7 @@ func parseLibabigailTable(table, src string) []libabigailCase {
 var (
 	summaryRe  = regexp.MustCompile(`(?m)^\s*([A-Za-z/ ]+) summary: (.*)$`)
 	countRe    = regexp.MustCompile(`(\d+) (Removed|Changed|Added|removed|changed|added|artifacts? changed|leaf types? changed)`)
-	incompatRe = regexp.MustCompile(`SONAME changed|architecture changed|ABI incompatible change to the vtable|the vtable offset of method`)
+	incompatRe = regexp.MustCompile(`SONAME changed|architecture changed|ABI incompatible change to the vtable|the vtable offset of method|adds a new entry to the vtable`)
 	nonEmpty   = regexp.MustCompile(`\S`)
 )
 
@@ -329,6 +329,9 @@ func TestStatusOfReport(t *testing.T) {
 		{"  Unreachable types summary: 0 removed, 1 changed, 0 added types\n", 12},
 		{"Functions changes summary: 0 Removed, 1 Changed, 0 Added function\n  note that this is an ABI incompatible change to the vtable of struct S\n", 12},
 		{"ELF SONAME changed\nFunctions changes summary: 0 Removed, 0 Changed, 0 Added function\n", 12},
+		// A virtual function added makes every member function that
+		// reaches the class a change in VIRTUAL_MEMBER_CHANGE_CATEGORY.
+		{"Functions changes summary: 0 Removed, 3 Changed, 1 Added functions\n  [A] 'method virtual void S::fn1()'\n    note that this adds a new entry to the vtable of struct S\n", 12},
 	} {
 		if got := statusOfReportText(c.report); got != c.want {
 			t.Errorf("%q: %d, want %d", c.report, got, c.want)
