@@ -246,6 +246,36 @@ var classCases = []classCase{
 		v1:   "void do_something(long f) { (void)f; }\n",
 		want: 4,
 	},
+	{
+		name: "two virtual functions swapped",
+		cc:   "g++",
+		v0:   "struct S { virtual int a(); virtual int b(); int m; };\nint S::a() { return 1; }\nint S::b() { return 2; }\nint use(S *s) { return s->m; }\n",
+		v1:   "struct S { virtual int b(); virtual int a(); int m; };\nint S::a() { return 1; }\nint S::b() { return 2; }\nint use(S *s) { return s->m; }\n",
+		want: 12,
+	},
+	{
+		name: "overloaded virtuals, compared with themselves",
+		cc:   "g++",
+		v0:   "struct S { virtual int f(int); virtual int f(char); virtual int f(long); };\nint S::f(int) { return 1; }\nint S::f(char) { return 2; }\nint S::f(long) { return 3; }\n",
+		v1:   "struct S { virtual int f(int); virtual int f(char); virtual int f(long); };\nint S::f(int) { return 1; }\nint S::f(char) { return 2; }\nint S::f(long) { return 3; }\n",
+		want: 0,
+	},
+	{
+		name:     "a signature that changed in typedefs of base types, --harmless",
+		cc:       "g++",
+		v0:       "void foo(int, char) {}\n",
+		v1:       "typedef int Int;\ntypedef char Char;\nvoid foo(Int, Char) {}\n",
+		harmless: true,
+		want:     0,
+	},
+	{
+		name:     "a parameter that became a typedef of its struct, --harmless",
+		cc:       "g++",
+		v0:       "struct C { int m; };\nvoid foo(C) {}\n",
+		v1:       "struct C { int m; };\ntypedef C c_type;\nvoid foo(c_type) {}\n",
+		harmless: true,
+		want:     4,
+	},
 }
 
 // TestLibabigailClasses: each class of libabigail's test tables that

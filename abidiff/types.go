@@ -95,6 +95,12 @@ func (c *changes) sameLayout() {
 		return
 	}
 	for i := range c.list {
+		switch c.list[i].Kind {
+		case VirtualSlot, VirtualRemoved, VirtualAdded:
+			// The object's bytes are the same, its vtable's are not:
+			// a call through the old slot reaches another function.
+			continue
+		}
 		c.list[i].Compatible = true
 		if c.list[i].Note == "" {
 			c.list[i].Note = sameLayoutNote
@@ -435,23 +441,37 @@ func (c *changes) virtuals(path string, o, n *abi.Type) {
 	if len(o.Virtuals)+len(n.Virtuals) == 0 {
 		return
 	}
+	// A name can stand for several virtuals (overloads, when DWARF gives
+	// no linkage name): the k-th of a name, in slot order, is paired
+	// with the k-th of that name on the other side, so a class compared
+	// with itself never changes.
+	key := func(vs []abi.Virtual) []string {
+		n := map[string]int{}
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = v.Name + "\x00" + strconv.Itoa(n[v.Name])
+			n[v.Name]++
+		}
+		return out
+	}
+	ok, nk := key(o.Virtuals), key(n.Virtuals)
 	ns := map[string]int64{}
-	for _, v := range n.Virtuals {
-		ns[v.Name] = v.Slot
+	for i, v := range n.Virtuals {
+		ns[nk[i]] = v.Slot
 	}
 	seen := map[string]bool{}
-	for _, v := range o.Virtuals {
-		seen[v.Name] = true
-		slot, ok := ns[v.Name]
+	for i, v := range o.Virtuals {
+		seen[ok[i]] = true
+		slot, found := ns[ok[i]]
 		switch {
-		case !ok:
+		case !found:
 			c.add(Change{Kind: VirtualRemoved, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot)})
 		case slot != v.Slot:
 			c.add(Change{Kind: VirtualSlot, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot), New: itoa(slot)})
 		}
 	}
-	for _, v := range n.Virtuals {
-		if !seen[v.Name] {
+	for i, v := range n.Virtuals {
+		if !seen[nk[i]] {
 			c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(v.Name), New: itoa(v.Slot)})
 		}
 	}
