@@ -185,6 +185,15 @@ const maxHeaders = 4096
 // g++.
 func headerTypes(ctx context.Context, dirs []string, a *abi.ABI, warn io.Writer) (map[string]bool, error) {
 	var headers []string
+	abs := make([]string, len(dirs))
+	for i, d := range dirs {
+		// The compiler runs elsewhere: the headers are named in full.
+		var err error
+		if abs[i], err = filepath.Abs(d); err != nil {
+			return nil, err
+		}
+	}
+	dirs = abs
 	for _, d := range dirs {
 		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
@@ -237,7 +246,7 @@ func headerTypes(ctx context.Context, dirs []string, a *abi.ABI, warn io.Writer)
 			}
 			opt.Headers = hs
 			r, err := abi.CompileHeaders(ctx, opt)
-			if err != nil {
+			if err != nil || len(r.Absent.Headers) > 0 {
 				return false
 			}
 			add(r.ABI)
@@ -270,6 +279,11 @@ func headerTypes(ctx context.Context, dirs []string, a *abi.ABI, warn io.Writer)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(res.Absent.Headers) > 0 {
+		// A header not found would make every type it defines
+		// private: refuse rather than guess.
+		return nil, fmt.Errorf("headers not found: %s", strings.Join(res.Absent.Headers, ", "))
 	}
 	add(res.ABI)
 	return out, nil
