@@ -228,6 +228,11 @@ func FuzzParseSuppressions(f *testing.F) {
 		"[suppress_type]\nhas_data_members_inserted_between = {{offset_after(a), offset_of(b)}, {64, end}}\n",
 		"[suppress_type]\nchanged_enumerators = A, B\nfile_name_not_regexp = \"x\"\n",
 		"; c\n# c\n[suppress_function]\nlabel = l\ndrop = yes\n",
+		"[suppress_type]\nname = S\naccessed_through = reference-or-pointer\n",
+		"[allow_type]\ntype_kind = struct\nhas_data_member_regexp = ^r\n\n[suppress_type]\ntype_kind = struct\nhas_data_member_inserted_between =\n {\n offset_of_first_data_member_regexp(r),\n offset_of_last_data_member_regexp(r)\n }\n",
+		"[suppress_type]\ntype_kind = struct\nhas_data_member = {a, b}\nhas_size_change = true;\n",
+		"[suppress_function]\nparameter = '0 /^int/\nparameter = '1 S*\n",
+		"Functions changes summary: 0 Removed\n  [D] _Z3foov\n",
 	} {
 		f.Add(s)
 	}
