@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/abifloor/abifloor/internal/input"
@@ -127,6 +128,10 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 			if len(dirs) == 0 {
 				continue
 			}
+			if i == 1 && pub[0] != nil && slices.Equal(hdirs1, hdirs2) && cxx(abis[0]) == cxx(abis[1]) {
+				pub[1] = pub[0] // the same headers, compiled once
+				continue
+			}
 			p, err := headerTypes(ctx, dirs, abis[i], env.stderr)
 			if err != nil {
 				// Never hides a change: without the headers'
@@ -218,11 +223,8 @@ func headerTypes(ctx context.Context, dirs []string, a *abi.ABI, warn io.Writer)
 		return nil, fmt.Errorf("no header under %s", strings.Join(dirs, ", "))
 	}
 	cc := "cc"
-	for _, s := range a.Symbols {
-		if s.Demangled != "" {
-			cc = "g++"
-			break
-		}
+	if cxx(a) {
+		cc = "g++"
 	}
 	out := map[string]bool{}
 	add := func(a *abi.ABI) {
@@ -318,4 +320,14 @@ func scanDefinitions(headers []string) (map[string]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// cxx reports whether a has a mangled (C++) symbol.
+func cxx(a *abi.ABI) bool {
+	for _, s := range a.Symbols {
+		if s.Demangled != "" {
+			return true
+		}
+	}
+	return false
 }
