@@ -276,6 +276,18 @@ var classCases = []classCase{
 		harmless: true,
 		want:     4,
 	},
+	{
+		name: "an array variable whose length became known, same symbol size",
+		v0:   "unsigned int table[];\n",
+		v1:   "unsigned int table[] = {0};\n",
+		want: 0,
+	},
+	{
+		name: "an array variable that grew",
+		v0:   "unsigned int table[1];\n",
+		v1:   "unsigned int table[2];\n",
+		want: 4,
+	},
 }
 
 // TestLibabigailClasses: each class of libabigail's test tables that

@@ -168,6 +168,25 @@ func signatureTypedefs(c Change) bool {
 	return c.Kind == SymbolType && c.Note == baseTypedefNote
 }
 
+// arrayLengthNote marks a variable declared as an array of unknown length
+// (extern T v[];) that now has one, its symbol's size unchanged: libabigail
+// 2.3 calls it harmless (PR29811).
+const arrayLengthNote = "array length now known, same symbol size"
+
+// lengthKnown reports whether o and n are arrays of one element type, one
+// of them of unknown length.
+func lengthKnown(cmp *comparer, o, n *abi.Type) bool {
+	po, pn := peel(cmp.oa, o), peel(cmp.na, n)
+	if po == nil || pn == nil || po.Kind != abi.Array || pn.Kind != abi.Array {
+		return false
+	}
+	unknown := func(c int64) bool { return c <= 0 }
+	if unknown(po.Count) == unknown(pn.Count) {
+		return false
+	}
+	return canonSpell(abi.Spell(po.Elem)) == canonSpell(abi.Spell(pn.Elem)) || cmp.sameUnderlying(po.Elem, pn.Elem)
+}
+
 // baseTypedefNote marks a function whose parameters or return changed
 // only in typedefs of base types: libabigail does not see a change of
 // the function at all, even with --harmless.
@@ -249,7 +268,7 @@ func Harmless(c Change) bool {
 		}
 		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
 	}
-	return c.Note == typedefNote || c.Note == baseTypedefNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote ||
+	return c.Note == typedefNote || c.Note == baseTypedefNote || c.Note == arrayLengthNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote ||
 		c.Note == enumIntegerNote
 }
 
@@ -599,6 +618,9 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 			c.Note, c.Compatible = cmp.namesOnly(o.Type, n.Type)
 			if c.Note == typedefNote && o.Kind.IsFunc() && baseSpell(cmp.oa, o.Type, 0) == baseSpell(cmp.na, n.Type, 0) {
 				c.Note = baseTypedefNote
+			}
+			if !c.Compatible && !o.Kind.IsFunc() && o.Size == n.Size && o.Size > 0 && lengthKnown(cmp, o.Type, n.Type) {
+				c.Note, c.Compatible = arrayLengthNote, true
 			}
 			out = append(out, c)
 		}
