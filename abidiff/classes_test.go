@@ -288,6 +288,12 @@ var classCases = []classCase{
 		v1:   "unsigned int table[2];\n",
 		want: 4,
 	},
+	{
+		name: "an anonymous struct behind a pointer typedef lost a member",
+		v0:   "typedef struct { char m1; char m2; } *P;\nchar f(P s) { return s->m1; }\n",
+		v1:   "typedef struct { char m1; } *P;\nchar f(P s) { return s->m1; }\n",
+		want: 4,
+	},
 }
 
 // TestLibabigailClasses: each class of libabigail's test tables that

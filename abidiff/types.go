@@ -299,6 +299,10 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		}
 		if canonSpell(abi.Spell(o.Elem)) != canonSpell(abi.Spell(n.Elem)) {
 			c.retyped(path, TypedefTarget, o.Elem, n.Elem)
+		} else {
+			// Spelled alike, but an anonymous aggregate inside
+			// (typedef struct {...} *name) can still differ.
+			c.inline(path, o.Elem, n.Elem)
 		}
 	case abi.Base:
 		size()
@@ -310,7 +314,21 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.retyped(path, typeKind(path), o, n)
 		} else {
 			size()
+			c.inline(path, o.Elem, n.Elem)
 		}
+	}
+}
+
+// inline compares what o and n, spelled alike, hold inline: an anonymous
+// struct or union behind a pointer, qualifier or array is spelled
+// "struct {...}" whatever its members, so it is compared member by member.
+func (c *changes) inline(path string, o, n *abi.Type) {
+	if o == nil || n == nil || o.Ref != "" || n.Ref != "" || o.Kind != n.Kind {
+		return
+	}
+	switch o.Kind {
+	case abi.Struct, abi.Union, abi.Pointer, abi.Reference, abi.RvalueReference, abi.Const, abi.Volatile, abi.Restrict, abi.Array:
+		c.node(path, o, n)
 	}
 }
 
