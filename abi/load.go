@@ -236,6 +236,7 @@ func symbolsOf(f *elfx.File) (*ABI, error) {
 				if f.Type != elf.ET_REL {
 					sym.addr = s.Value // section-relative in an object file
 				}
+				sym.place = s.Value | uint64(s.Section)<<48
 				a.Symbols = append(a.Symbols, sym)
 			}
 			a.sortInPlace()
@@ -264,7 +265,7 @@ func symbolsOf(f *elfx.File) (*ABI, error) {
 			continue
 		}
 		sym := Symbol{Name: s.Name, Version: s.Version, Default: s.Default, Kind: symKind(s.Type), Binding: binding(s.Bind), Size: s.Size, addr: s.Value,
-			Demangled: Demangle(s.Name)}
+			place: s.Value, Demangled: Demangle(s.Name)}
 		a.Symbols = append(a.Symbols, sym)
 	}
 	a.sortInPlace()

@@ -87,7 +87,15 @@ type Symbol struct {
 	Type *Type `json:"type,omitempty"`
 
 	addr uint64 // st_value, to match DWARF by address when names differ
+	// place is where the symbol is defined, for telling aliases: its
+	// st_value, in an object file with its section index above bit 48.
+	place uint64
 }
+
+// Place is where the symbol was defined when it was read from ELF (its
+// address; in an object file its section and offset), 0 when it came from
+// JSON: two symbols of one kind at one nonzero place are aliases.
+func (s Symbol) Place() uint64 { return s.place }
 
 // SymbolKind is what a symbol names (its ELF symbol type).
 type SymbolKind string

@@ -137,13 +137,93 @@ type ExitRules struct {
 func (r *Report) ExitWith(rules ExitRules) int {
 	strict := rules.Strict
 	code := 0
-	if r.Changed() && rules.Harmless || r.netChanged() {
+	if rules.Harmless && r.changedForHarmless() || r.netChanged() {
 		code |= ExitChange
 	}
 	if r.AbidiffIncompatible || strict && !r.Compatible {
 		code |= ExitChange | ExitIncompatible
 	}
 	return code
+}
+
+// changedForHarmless is Changed without the changes even abidiff
+// --harmless does not count: a function's parameters or return that
+// changed in typedef names only (int -> Int), which libabigail does not
+// see as a change of the function at all.
+func (r *Report) changedForHarmless() bool {
+	if r.Private.any() || len(r.Types)+len(r.PrivateTypes)+len(r.Constants)+len(r.File) > 0 {
+		return true
+	}
+	for _, c := range r.Symbols.Changes {
+		if !signatureTypedefs(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// signatureTypedefs reports whether c is a function's type that changed
+// only in typedefs of base types (int -> Int).
+func signatureTypedefs(c Change) bool {
+	return c.Kind == SymbolType && c.Note == baseTypedefNote
+}
+
+// arrayLengthNote marks a variable declared as an array of unknown length
+// (extern T v[];) that now has one, its symbol's size unchanged: libabigail
+// 2.3 calls it harmless (PR29811).
+const arrayLengthNote = "array length now known, same symbol size"
+
+// lengthKnown reports whether o and n are arrays of one element type, one
+// of them of unknown length.
+func lengthKnown(cmp *comparer, o, n *abi.Type) bool {
+	po, pn := peel(cmp.oa, o), peel(cmp.na, n)
+	if po == nil || pn == nil || po.Kind != abi.Array || pn.Kind != abi.Array {
+		return false
+	}
+	unknown := func(c int64) bool { return c <= 0 }
+	if unknown(po.Count) == unknown(pn.Count) {
+		return false
+	}
+	return canonSpell(abi.Spell(po.Elem)) == canonSpell(abi.Spell(pn.Elem)) || cmp.sameUnderlying(po.Elem, pn.Elem)
+}
+
+// baseTypedefNote marks a function whose parameters or return changed
+// only in typedefs of base types: libabigail does not see a change of
+// the function at all, even with --harmless.
+const baseTypedefNote = "base type typedef names only"
+
+// baseSpell writes t with the typedefs of base types followed.
+func baseSpell(a *abi.ABI, t *abi.Type, depth int) string {
+	if t == nil {
+		return "void"
+	}
+	if depth > 64 {
+		return "{deep}"
+	}
+	if t.Ref != "" {
+		if p := peel(a, t); p != nil && p.Kind == abi.Base {
+			if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
+				return canonSpell(abi.Spell(p))
+			}
+		}
+		return canonSpell(t.Ref)
+	}
+	var b strings.Builder
+	b.WriteString(string(t.Kind) + "(" + baseSpell(a, t.Elem, depth+1))
+	for _, p := range t.Params {
+		b.WriteString("," + baseSpell(a, p, depth+1))
+	}
+	if t.Variadic {
+		b.WriteString(",...")
+	}
+	if t.Ref == "" && t.Kind != abi.Func && t.Kind != abi.Pointer && t.Kind != abi.Reference && t.Kind != abi.RvalueReference &&
+		t.Kind != abi.Const && t.Kind != abi.Volatile && t.Kind != abi.Restrict && t.Kind != abi.Array {
+		b.WriteString("," + abi.Spell(t))
+	}
+	if t.Kind == abi.Array {
+		b.WriteString("," + strconv.FormatInt(t.Count, 10))
+	}
+	return b.String() + ")"
 }
 
 // netChanged reports whether r holds a change abidiff reports by
@@ -178,14 +258,18 @@ func Harmless(c Change) bool {
 		return false
 	}
 	switch c.Kind {
-	case EnumeratorAdded, StaticAdded, StaticRemoved:
+	case EnumeratorAdded, StaticAdded, StaticRemoved, Declaration:
 		return true
 	case MemberAdded, MemberRemoved:
 		// A member renamed in place; not one moved into an anonymous
 		// aggregate.
+		if c.Note == anonymousNote {
+			return true
+		}
 		return c.Note != "" && !strings.Contains(c.Path, "(anonymous") && !strings.Contains(c.New, "{...}")
 	}
-	return c.Note == typedefNote
+	return c.Note == typedefNote || c.Note == baseTypedefNote || c.Note == arrayLengthNote || c.Note == anonymousNote || c.Note == voidPointerNote || c.Note == qualifierNote ||
+		c.Note == enumIntegerNote
 }
 
 // harmless reports whether every change to t is harmless, or t is a
@@ -232,7 +316,15 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 		}
 		pubOld, pubNew := publicTypes(old), publicTypes(new)
 		impOld, impNew := newImpacts(old), newImpacts(new)
-		for _, tc := range compareTypes(cmp, sup, &r.Filtered) {
+		var own map[string]TypeChange
+		if sup != nil && pubOld != nil {
+			own = map[string]TypeChange{}
+		}
+		tcs := compareTypes(cmp, sup, &r.Filtered, own)
+		if own != nil {
+			tcs = hideUnreached(cmp, sup, tcs, own, pubOld, pubNew, &r.Filtered)
+		}
+		for _, tc := range tcs {
 			if pubOld != nil && !pubOld[tc.Name] && !pubNew[tc.Name] {
 				r.PrivateTypes = append(r.PrivateTypes, tc)
 				continue
@@ -330,15 +422,42 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 			continue
 		}
 		cs := symbolChanges(cmp, s, n)
-		if len(cs) > 0 && (hidden(s, SymbolType) || hidden(n, SymbolType)) {
+		if len(cs) > 0 && (hidden(s, SymbolType) || hidden(n, SymbolType) || privateOnly(cmp, sup, cs, s, n, &r.Filtered)) {
 			continue
 		}
 		for _, c := range cs {
 			add(s.Version, c)
 		}
 	}
+	// A symbol added with aliases (symbols of its kind at its place) is
+	// one function or variable to libabigail: it is hidden when one rule
+	// matches them all (addedGroup).
+	groups := map[uint64][]abi.Symbol{}
 	for _, s := range new.Symbols {
-		if _, ok := oldBy[s.ID()]; !ok && !hidden(s, SymbolAdded) {
+		if p := s.Place(); p != 0 {
+			if _, ok := oldBy[s.ID()]; !ok {
+				groups[p] = append(groups[p], s)
+			}
+		}
+	}
+	addedHidden := func(s abi.Symbol) bool {
+		var group []abi.Symbol
+		for _, o := range groups[s.Place()] {
+			if o.Kind == s.Kind {
+				group = append(group, o)
+			}
+		}
+		if s.Place() == 0 || len(group) < 2 {
+			return hidden(s, SymbolAdded)
+		}
+		if sup.addedGroup(group, sc) {
+			r.Filtered.Symbols++
+			return true
+		}
+		return false
+	}
+	for _, s := range new.Symbols {
+		if _, ok := oldBy[s.ID()]; !ok && !addedHidden(s) {
 			add(s.Version, Change{Kind: SymbolAdded, Symbol: s.String(), Compatible: true})
 		}
 	}
@@ -497,6 +616,12 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 		if canonSpell(os) != canonSpell(ns) {
 			c := Change{Kind: SymbolType, Symbol: id, Old: os, New: ns}
 			c.Note, c.Compatible = cmp.namesOnly(o.Type, n.Type)
+			if c.Note == typedefNote && o.Kind.IsFunc() && baseSpell(cmp.oa, o.Type, 0) == baseSpell(cmp.na, n.Type, 0) {
+				c.Note = baseTypedefNote
+			}
+			if !c.Compatible && !o.Kind.IsFunc() && o.Size == n.Size && o.Size > 0 && lengthKnown(cmp, o.Type, n.Type) {
+				c.Note, c.Compatible = arrayLengthNote, true
+			}
 			out = append(out, c)
 		}
 	}
@@ -569,3 +694,23 @@ func list(items []string, max int) string {
 func itoa(n int64) string  { return strconv.FormatInt(n, 10) }
 func utoa(n uint64) string { return strconv.FormatUint(n, 10) }
 func hex(n uint64) string  { return "0x" + strconv.FormatUint(n, 16) }
+
+// privateOnly reports whether the changes cs of a symbol are a change of
+// type that keeps the layout and differs only in private types (those no
+// public header defines, --headers-dir): libabigail hides it with the
+// private types. It counts the symbol as filtered.
+func privateOnly(cmp *comparer, sup *Suppressions, cs []Change, o, n abi.Symbol, filtered *Filtered) bool {
+	if sup == nil || sup.public[0] == nil && sup.public[1] == nil {
+		return false
+	}
+	for _, c := range cs {
+		if c.Kind != SymbolType || !c.Compatible {
+			return false
+		}
+	}
+	if bareSpell(cmp.oa, o.Type, 0, sup.privateType) != bareSpell(cmp.na, n.Type, 0, sup.privateType) {
+		return false
+	}
+	filtered.Symbols++
+	return true
+}

@@ -31,9 +31,77 @@ import (
 // libabigail's.
 type Suppressions struct {
 	rules []*rule
+	// Warnings say what was read but hides nothing: a section libabigail
+	// ignores for want of a property that selects anything, a file that
+	// is no suppression file at all. Ignoring them can only report more,
+	// never hide a change.
+	Warnings []string
 	// files are the paths of the old and new inputs, for
 	// file_name_regexp; set by WithFiles.
 	files []string
+	// public are the types the public headers of the old and the new
+	// input define (WithPublicTypes), when headers were given.
+	public [2]map[string]bool
+	// known are the inputs' own types, to tell a class from a namespace.
+	known [2]map[string]*abi.Type
+}
+
+// WithPublicTypes returns s (nil is none) knowing the struct, union and
+// enum types the public headers of each input define (nil: no headers
+// for that side), as abidiff's --headers-dir1/--headers-dir2: a change to
+// a type neither side's headers define is private, and hidden; so are the
+// types reached only through one, and the member functions of a private
+// class. s itself is not changed.
+func (s *Suppressions) WithPublicTypes(old, new map[string]bool, oldABI, newABI *abi.ABI) *Suppressions {
+	if old == nil && new == nil {
+		return s
+	}
+	c := Suppressions{}
+	if s != nil {
+		c = *s
+	}
+	c.public = [2]map[string]bool{old, new}
+	c.known = [2]map[string]*abi.Type{oldABI.Types, newABI.Types}
+	return &c
+}
+
+func (s *Suppressions) knownClass(key string) bool {
+	for _, k := range s.known {
+		if t := k[key]; t != nil && t.Kind == abi.Struct {
+			return true
+		}
+	}
+	return false
+}
+
+// privateType reports whether key is a struct, union or enum that no
+// public header defines.
+func (s *Suppressions) privateType(key string) bool {
+	if s == nil || s.public[0] == nil && s.public[1] == nil {
+		return false
+	}
+	if !strings.HasPrefix(key, "struct ") && !strings.HasPrefix(key, "union ") && !strings.HasPrefix(key, "enum ") {
+		return false
+	}
+	return !s.public[0][key] && !s.public[1][key]
+}
+
+// privateMember reports whether sym is a member function or static
+// member of a private class.
+func (s *Suppressions) privateMember(sym abi.Symbol) bool {
+	if s == nil || sym.Demangled == "" || s.public[0] == nil && s.public[1] == nil {
+		return false
+	}
+	d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones)
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndex(d, "::")
+	if i <= 0 {
+		return false
+	}
+	cls := d[:i]
+	return s.privateType("struct "+cls) && s.knownClass("struct "+cls)
 }
 
 // Section names of libabigail's format, and the kinds of abifloor's rules.
@@ -70,13 +138,34 @@ type rule struct {
 	enumeratorsRe            *regexp.Regexp
 	simple                   *regexp.Regexp // the simple format's REGEX
 	hasTypeFilter, hasRanges bool
-	// sizeChange is has_size_change = yes: only a change of size.
+	// sizeChange is has_size_change = yes: the has_data_member_inserted_*
+	// ranges match a type whose size changed too (without it they
+	// match only a type that kept its size, as libabigail has it).
 	sizeChange bool
+	// access is accessed_through: direct, pointer, reference or
+	// reference-or-pointer. Such a rule hides a type's change only where
+	// it is reached that way (reach.go).
+	access string
+	// members and membersRe are has_data_member and
+	// has_data_member_regexp: the old type has all those members, or
+	// one whose name matches.
+	members   []string
+	membersRe *regexp.Regexp
+	// params are parameter properties of a [suppress_function]: the
+	// function's parameter at an index has a type so spelled.
+	params []paramSpec
 	// unknowable is set by a property abifloor cannot evaluate from its
-	// ABI model (accessed_through, parameter, source_location_not_in,
-	// source_location_not_regexp): such a rule hides nothing, so a
+	// ABI model (source_location_not_in, source_location_not_regexp: the
+	// model keeps no source locations): such a rule hides nothing, so a
 	// change is never hidden by a guess. docs/diff.md says so.
 	unknowable bool
+}
+
+// paramSpec is one parameter property: "'N TYPE" or "'N /REGEX/".
+type paramSpec struct {
+	index int
+	name  string
+	re    *regexp.Regexp
 }
 
 // boundary is one end of a has_data_member_inserted_* range: bits, or
@@ -86,6 +175,11 @@ type boundary struct {
 	end    bool
 	member string
 	after  bool
+	// re is offset_of_first_data_member_regexp(RE) (last false) or
+	// offset_of_last_data_member_regexp(RE): the offset of the first or
+	// last member whose name matches.
+	re   *regexp.Regexp
+	last bool
 }
 
 // properties are those read in each section; anything else is an error.
@@ -108,7 +202,7 @@ var properties = map[string][]string{
 var typeProperties = []string{"label", "drop", "drop_artifact", "name", "name_regexp", "name_not_regexp", "soname_regexp", "soname_not_regexp", "file_name_regexp",
 	"file_name_not_regexp", "type_kind", "has_data_member_inserted_at", "has_data_member_inserted_between",
 	"has_data_members_inserted_between", "changed_enumerators", "changed_enumerators_regexp", "has_size_change", "accessed_through",
-	"source_location_not_in", "source_location_not_regexp"}
+	"has_data_member", "has_data_member_regexp", "source_location_not_in", "source_location_not_regexp"}
 
 // maxRules bounds what one file may declare.
 const maxRules = 1 << 16
@@ -137,7 +231,31 @@ func ParseSuppressions(name string, r io.Reader) (*Suppressions, error) {
 	if ini {
 		return parseINI(name, lines)
 	}
+	if !looksSimple(lines) {
+		// libabigail's reader takes a file with no section as one with
+		// no suppression (libabigail's own tests pass a report as a
+		// suppression file). Ignoring it can only report more.
+		return &Suppressions{Warnings: []string{fmt.Sprintf("%s: not a suppression file (no [section] and no \"symbol\" or \"type\" rule): ignored", name)}}, nil
+	}
 	return parseSimple(name, lines)
+}
+
+var ruleWord = regexp.MustCompile(`^[a-z_]+$`)
+
+// looksSimple reports whether some line is, or is shaped like, a rule of
+// abifloor's simple format: "symbol REGEX", "type REGEX", or any other
+// two words (a misspelt rule, which is an error, not an ignored file).
+func looksSimple(lines []string) bool {
+	for _, t := range lines {
+		if t == "" || t[0] == '#' {
+			continue
+		}
+		kind, _, _ := strings.Cut(t, " ")
+		if kind == ruleSymbol || kind == ruleType || len(strings.Fields(t)) == 2 && ruleWord.MatchString(kind) {
+			return true
+		}
+	}
+	return false
 }
 
 func parseSimple(name string, lines []string) (*Suppressions, error) {
@@ -164,10 +282,80 @@ func parseSimple(name string, lines []string) (*Suppressions, error) {
 	return s, nil
 }
 
+// sufficient are the properties of which a section needs one to select
+// anything; libabigail ignores a section with none (a lone change_kind,
+// or has_data_member_inserted_at alone).
+var sufficient = map[string][]string{
+	secFunction: {"label", "file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp", "name", "name_regexp", "name_not_regexp",
+		"parameter", "return_type_name", "return_type_regexp", "symbol_name", "symbol_name_regexp", "symbol_name_not_regexp", "symbol_version", "symbol_version_regexp"},
+	secVariable: {"label", "file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp", "name", "name_regexp", "name_not_regexp",
+		"symbol_name", "symbol_name_regexp", "symbol_name_not_regexp", "symbol_version", "symbol_version_regexp", "type_name", "type_name_regexp"},
+	secType: {"file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp", "name", "name_regexp", "name_not_regexp", "type_kind",
+		"source_location_not_in", "source_location_not_regexp"},
+	secFile: {"file_name_regexp", "file_name_not_regexp", "soname_regexp", "soname_not_regexp"},
+}
+
+func init() { sufficient[secAllow] = sufficient[secType] }
+
+// joinContinued joins a value that goes on over the next lines: one left
+// empty after "=", or a brace not yet closed, as libabigail's reader reads
+// "has_data_member_inserted_between =" followed by "{ ... }" on lines of
+// their own. The joined value stays on the property's line.
+func joinContinued(lines []string) []string {
+	out := slices.Clone(lines)
+	for i := 0; i < len(out); i++ {
+		t := out[i]
+		if t == "" || t[0] == '[' || t[0] == '#' || t[0] == ';' {
+			continue
+		}
+		_, val, ok := strings.Cut(t, "=")
+		if !ok {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		open := strings.Count(val, "{") - strings.Count(val, "}")
+		if val != "" && open <= 0 {
+			continue
+		}
+		for j := i + 1; j < len(out) && j < i+1+maxRules; j++ {
+			n := out[j]
+			if n == "" || n[0] == '#' || n[0] == ';' {
+				continue
+			}
+			if n[0] == '[' || val != "" && open <= 0 || val == "" && strings.Contains(n, "=") && !strings.HasPrefix(n, "{") {
+				break
+			}
+			t += " " + n
+			val += n
+			open += strings.Count(n, "{") - strings.Count(n, "}")
+			out[j] = ""
+			if open <= 0 {
+				break
+			}
+		}
+		out[i] = t
+	}
+	return out
+}
+
 func parseINI(name string, lines []string) (*Suppressions, error) {
 	s := &Suppressions{}
 	var cur *rule
 	var given map[string]bool
+	lines = joinContinued(lines)
+	check := func() {
+		if cur == nil || cur.section == "" {
+			return
+		}
+		for _, k := range sufficient[cur.section] {
+			if given[k] {
+				return
+			}
+		}
+		s.Warnings = append(s.Warnings, fmt.Sprintf("%s: [%s] names nothing to select (none of %s): ignored, as libabigail ignores it", cur.where, cur.section, strings.Join(sufficient[cur.section], ", ")))
+		s.rules = slices.DeleteFunc(s.rules, func(r *rule) bool { return r == cur })
+	}
+	defer check()
 	for i, t := range lines {
 		line := i + 1
 		at := fmt.Sprintf("%s:%d", name, line)
@@ -186,6 +374,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 			if len(s.rules) >= maxRules {
 				return nil, fmt.Errorf("%s: more than %d sections", at, maxRules)
 			}
+			check()
 			cur = &rule{where: at, section: sec}
 			given = map[string]bool{}
 			s.rules = append(s.rules, cur)
@@ -202,7 +391,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 		if !slices.Contains(properties[cur.section], key) {
 			return nil, fmt.Errorf("%s: [%s]: property %q is not supported (supported: %s)", at, cur.section, key, strings.Join(properties[cur.section], ", "))
 		}
-		if given[key] {
+		if given[key] && key != "parameter" {
 			return nil, fmt.Errorf("%s: [%s]: property %q given twice", at, cur.section, key)
 		}
 		given[key] = true
@@ -254,9 +443,38 @@ func (r *rule) set(key, val string) error {
 	switch key {
 	case "label":
 	case "has_size_change":
-		r.sizeChange = val == "yes" || val == "true"
-	case "accessed_through", "parameter", "source_location_not_in", "source_location_not_regexp":
+		// libabigail's reader ends a value at a ';' comment.
+		v, _, _ := strings.Cut(val, ";")
+		v = strings.TrimSpace(v)
+		r.sizeChange = v == "yes" || v == "true"
+	case "source_location_not_in", "source_location_not_regexp":
 		r.unknowable = true
+	case "accessed_through":
+		switch val {
+		case "direct", "pointer", "reference", "reference-or-pointer":
+			r.access = val
+		default:
+			return fmt.Errorf("want direct, pointer, reference or reference-or-pointer, got %q", val)
+		}
+	case "has_data_member":
+		v := strings.TrimSpace(val)
+		if inner, ok := strings.CutPrefix(v, "{"); ok {
+			if v, ok = strings.CutSuffix(inner, "}"); !ok {
+				return fmt.Errorf("want {MEMBER, ...}, got %q", val)
+			}
+		}
+		r.members = splitList(v)
+		if len(r.members) == 0 {
+			return fmt.Errorf("no member named")
+		}
+	case "has_data_member_regexp":
+		return re(&r.membersRe)
+	case "parameter":
+		p, err := parseParam(val)
+		if err != nil {
+			return err
+		}
+		r.params = append(r.params, p)
 	case "drop", "drop_artifact", "allow_other_aliases":
 		// drop = yes removes the matched artifacts before comparing;
 		// for a report that is the same as suppressing them.
@@ -355,6 +573,34 @@ func (r *rule) set(key, val string) error {
 	return nil
 }
 
+// parseParam reads a parameter property: an apostrophe, the parameter's
+// index (0 is the first, or the implicit this of a member function, as
+// libabigail counts), a space, then the type's name or a regexp between
+// slashes.
+func parseParam(v string) (paramSpec, error) {
+	v = strings.TrimSpace(v)
+	rest, ok := strings.CutPrefix(v, "'")
+	if !ok {
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+	}
+	num, typ, _ := strings.Cut(rest, " ")
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 0 || n > 1<<16 {
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+	}
+	p := paramSpec{index: n}
+	typ = strings.TrimSpace(typ)
+	if inner, ok := strings.CutPrefix(typ, "/"); ok && strings.HasSuffix(inner, "/") && len(inner) > 0 {
+		p.re, err = regexp.Compile(inner[:len(inner)-1])
+		return p, err
+	}
+	if typ == "" {
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+	}
+	p.name = typ
+	return p, nil
+}
+
 func splitList(v string) []string {
 	var out []string
 	for _, s := range strings.Split(v, ",") {
@@ -386,6 +632,19 @@ func parseBoundary(v string) (boundary, error) {
 	if v == "end" {
 		return boundary{end: true}, nil
 	}
+	for _, f := range []string{"offset_of_first_data_member_regexp", "offset_of_last_data_member_regexp"} {
+		if arg, ok := strings.CutPrefix(v, f+"("); ok {
+			arg, ok := strings.CutSuffix(arg, ")")
+			if arg = strings.TrimSpace(arg); !ok || arg == "" {
+				return boundary{}, fmt.Errorf("want %s(REGEX), got %q", f, v)
+			}
+			re, err := regexp.Compile(arg)
+			if err != nil {
+				return boundary{}, err
+			}
+			return boundary{re: re, last: strings.Contains(f, "_last_")}, nil
+		}
+	}
 	for _, f := range []string{"offset_of", "offset_after"} {
 		if arg, ok := strings.CutPrefix(v, f+"("); ok {
 			arg, ok := strings.CutSuffix(arg, ")")
@@ -414,6 +673,7 @@ func JoinSuppressions(list ...*Suppressions) *Suppressions {
 			out = &Suppressions{}
 		}
 		out.rules = append(out.rules, s.rules...)
+		out.Warnings = append(out.Warnings, s.Warnings...)
 	}
 	return out
 }
@@ -462,6 +722,9 @@ func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 	if s == nil {
 		return false
 	}
+	if s.privateMember(sym) {
+		return true
+	}
 	for _, r := range s.rules {
 		if r.matchSymbol(sym, c, sc) {
 			return true
@@ -471,6 +734,40 @@ func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 }
 
 func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
+	return r.matchSymbolAs(sym, nil, c, sc)
+}
+
+// addedGroup reports whether s hides the addition of the function or
+// variable whose symbols (a name and its aliases) are group, as
+// libabigail 2.3 does: one rule must match every symbol, its name
+// properties matched for C++ against the name of any of them (the
+// aliases share one declaration and its name).
+func (s *Suppressions) addedGroup(group []abi.Symbol, sc scope) bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.rules {
+		all := true
+		for _, sym := range group {
+			var names []abi.Symbol
+			if sym.Demangled != "" {
+				names = group
+			}
+			if !r.matchSymbolAs(sym, names, SymbolAdded, sc) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// matchSymbolAs is matchSymbol with the name properties matched against
+// the names of any of nameSyms (nil: sym's own).
+func (r *rule) matchSymbolAs(sym abi.Symbol, nameSyms []abi.Symbol, c Kind, sc scope) bool {
 	switch r.section {
 	case ruleSymbol:
 		return r.simple.MatchString(sym.Name) || r.simple.MatchString(sym.String())
@@ -491,11 +788,17 @@ func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
 	// For C the function's name is the symbol's name; for C++ it is the
 	// qualified name, without parameters (lib::take), as libabigail has
 	// it; the full demangled name and the mangled one match too.
-	names := []string{sym.Name}
-	if sym.Demangled != "" {
-		names = append(names, sym.Demangled)
-		if d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones); err == nil {
-			names = append(names, d)
+	if nameSyms == nil {
+		nameSyms = []abi.Symbol{sym}
+	}
+	var names []string
+	for _, sym := range nameSyms {
+		names = append(names, sym.Name)
+		if sym.Demangled != "" {
+			names = append(names, sym.Demangled)
+			if d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones); err == nil {
+				names = append(names, d)
+			}
 		}
 	}
 	anyName := func(f func(string) bool) bool { return slices.ContainsFunc(names, f) }
@@ -524,6 +827,9 @@ func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
 			return false
 		}
 	}
+	if len(r.params) > 0 && !r.paramsMatch(sym) {
+		return false
+	}
 	if r.hasTypeFilter {
 		t := sym.Type
 		if t != nil && r.section == secFunction {
@@ -545,6 +851,9 @@ func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
 func (s *Suppressions) typ(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
 	if s == nil {
 		return false
+	}
+	if s.privateType(tc.Name) {
+		return true
 	}
 	allows, allowed := false, false
 	for _, r := range s.rules {
@@ -580,7 +889,45 @@ func (s *Suppressions) SuppressesFile(path, soname string) bool {
 	return false
 }
 
+// paramsMatch applies the parameter properties to a function symbol. A
+// C++ member function's implicit this is parameter 0 in libabigail's
+// count, and DWARF lists it first, so the index is the position in the
+// list either way.
+func (r *rule) paramsMatch(sym abi.Symbol) bool {
+	t := sym.Type
+	if t == nil || t.Kind != abi.Func {
+		return false
+	}
+	for _, p := range r.params {
+		if p.index >= len(t.Params) {
+			return false
+		}
+		spelled := abi.Spell(t.Params[p.index])
+		if p.re != nil && !p.re.MatchString(spelled) && !p.re.MatchString(paramSpelling(spelled)) ||
+			p.re == nil && paramSpelling(p.name) != paramSpelling(spelled) {
+			return false
+		}
+	}
+	return true
+}
+
+// tagWords drops the C tags and the blanks before a declarator, so C's
+// "struct S *" and C++'s "S*" (libabigail's spellings) are one.
+var tagWords = strings.NewReplacer("struct ", "", "union ", "", "enum ", "", "class ", "", " *", "*", " &", "&")
+
+func paramSpelling(s string) string { return tagWords.Replace(canonSpell(strings.TrimSpace(s))) }
+
+// matchType is a rule's match of a type change where it was found; a rule
+// with accessed_through depends on how the type is reached, and is applied
+// by hideUnreached instead.
 func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
+	if r.access != "" {
+		return false
+	}
+	return r.matchTypeCore(tc, t, sc, size)
+}
+
+func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Type) int64) bool {
 	key := tc.Name
 	switch r.section {
 	case ruleType:
@@ -590,9 +937,6 @@ func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Ty
 		return false
 	}
 	if !r.inScope(sc) || r.unknowable {
-		return false
-	}
-	if r.sizeChange && !slices.ContainsFunc(tc.Changes, func(c Change) bool { return c.Kind == Size && c.Path == "" }) {
 		return false
 	}
 	name := key
@@ -614,29 +958,80 @@ func (r *rule) matchType(tc TypeChange, t *abi.Type, sc scope, size func(*abi.Ty
 			return false
 		}
 	}
+	if (len(r.members) > 0 || r.membersRe != nil) && !r.hasMembers(t) {
+		return false
+	}
 	if r.hasRanges && !r.insertedOnly(tc, t, size) {
 		return false
 	}
 	if len(r.enumerators) > 0 || r.enumeratorsRe != nil {
+		// As libabigail: no enumerator removed, the same size, and
+		// every enumerator whose value changed named; enumerators
+		// added do not count.
+		changed := false
 		for _, c := range tc.Changes {
-			if c.Kind != EnumeratorAdded && c.Kind != EnumeratorRemoved && c.Kind != EnumeratorValue {
+			switch c.Kind {
+			case EnumeratorAdded:
+				continue
+			case EnumeratorValue:
+			default:
 				return false
 			}
 			e := c.Path[strings.LastIndexByte(c.Path, '.')+1:]
 			if !slices.Contains(r.enumerators, e) && (r.enumeratorsRe == nil || !r.enumeratorsRe.MatchString(e)) {
 				return false
 			}
+			changed = true
+		}
+		if !changed {
+			return false
 		}
 	}
 	return true
 }
 
+// hasMembers applies has_data_member and has_data_member_regexp to the
+// old type t: it has every member named, and one whose name matches. The
+// members of its anonymous members count as its own, as in C.
+func (r *rule) hasMembers(t *abi.Type) bool {
+	if t == nil || t.Kind != abi.Struct && t.Kind != abi.Union {
+		return false
+	}
+	var names []string
+	var collect func(ms []abi.Member, depth int)
+	collect = func(ms []abi.Member, depth int) {
+		for _, m := range ms {
+			if m.Name == "" && m.Type != nil && depth < 64 {
+				collect(m.Type.Members, depth+1)
+				continue
+			}
+			names = append(names, m.Name)
+		}
+	}
+	collect(t.Members, 0)
+	collect(t.Statics, 0)
+	for _, m := range r.members {
+		if !slices.Contains(names, m) {
+			return false
+		}
+	}
+	return r.membersRe == nil || slices.ContainsFunc(names, r.membersRe.MatchString)
+}
+
 // insertedOnly reports whether every change to the type is a data member
-// inserted in one of the rule's ranges, or follows from one: the size
-// growing, or a member at or past a range's start moving. As in
-// libabigail, a removed member or a shrinking type is never suppressed.
+// inserted in one of the rule's ranges, or follows from one:
+// the size growing, or a member at or past a range's start moving. As in
+// libabigail, a type whose size changed matches only with has_size_change
+// = yes, and a shrinking type never. A type with no change of its own (one
+// on the way to a changed type) never matches.
 func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int64) bool {
 	if t == nil {
+		return false
+	}
+	if len(tc.Changes) == 0 {
+		// No change of its own (a type on the way to a changed one):
+		// libabigail's leaf reports still show what lies below, so a
+		// range rule does not hide it.
 		return false
 	}
 	type span struct{ lo, hi int64 }
@@ -665,10 +1060,17 @@ func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int
 				return false
 			}
 			inserted = true
+		case MemberRemoved:
+			// libabigail 2.3 lets deleted members in a range too (a
+			// reserved member replaced by the inserted ones).
+			o, ok := memberBit(t, c.Path)
+			if !ok || !in(o, false) {
+				return false
+			}
 		case Size:
 			o, _ := strconv.ParseInt(c.Old, 10, 64)
 			n, _ := strconv.ParseInt(c.New, 10, 64)
-			if n < o || c.Path != "" {
+			if n < o || c.Path != "" || !r.sizeChange {
 				return false
 			}
 		case Offset, BitOffset:
@@ -679,11 +1081,32 @@ func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int
 			if !in(o, true) {
 				return false
 			}
+		case MemberType:
+			// A member in the range that changed type (a reserved
+			// char[50] that became char[46] to make room): libabigail
+			// checks only the inserted members against the ranges.
+			o, ok := memberBit(t, c.Path)
+			if !ok || !in(o, false) {
+				return false
+			}
 		default:
 			return false
 		}
 	}
 	return inserted
+}
+
+// memberBit is the old bit offset of t's direct member name.
+func memberBit(t *abi.Type, name string) (int64, bool) {
+	for _, m := range t.Members {
+		if m.Name == name && name != "" {
+			if m.BitSize > 0 {
+				return m.BitOffset, true
+			}
+			return m.Offset * 8, true
+		}
+	}
+	return 0, false
 }
 
 // eval evaluates a boundary against the old type t; ok is false when it
@@ -695,6 +1118,18 @@ func (b boundary) eval(t *abi.Type, isEnd bool, size func(*abi.Type) int64) (int
 		return math.MaxInt64, true
 	case b.end:
 		return t.Size * 8, true
+	case b.re != nil:
+		var off int64
+		found := false
+		for _, m := range t.Members {
+			if m.Name != "" && b.re.MatchString(m.Name) && (b.last || !found) {
+				off, found = m.Offset*8, true
+				if m.BitSize > 0 {
+					off = m.BitOffset
+				}
+			}
+		}
+		return off, found
 	case b.member == "":
 		return b.bits, true
 	}

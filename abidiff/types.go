@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 )
@@ -12,11 +13,17 @@ import (
 // shallowly: a member whose type is another named type is compared by name,
 // and that type gets its own entry, so a change is reported once, where it
 // happened. Anonymous aggregates are written inline and compared in place.
-func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered) []TypeChange {
+//
+// own, when not nil, receives every change found under its type's key,
+// the suppressed ones too (reach needs them).
+func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered, own map[string]TypeChange) []TypeChange {
 	old, new := cmp.oa, cmp.na
 	sc := cmp.scope(sup)
 	size := func(t *abi.Type) int64 { return cmp.sizeOf(old, cmp.ox, t) }
 	keep := func(tc TypeChange, t *abi.Type) bool {
+		if own != nil {
+			own[tc.Name] = tc
+		}
 		if sup.typ(tc, t, sc, size) {
 			filtered.Types++
 			return false
@@ -56,6 +63,7 @@ func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered) []TypeCh
 		c := changes{cmp: cmp, key: key}
 		c.node("", old.Types[key], n)
 		c.sameLayout()
+		c.foldAnonymous(old.Types[key], n)
 		if len(c.list) > 0 {
 			tc := TypeChange{Name: key, Changes: c.list}
 			if keep(tc, old.Types[key]) {
@@ -87,10 +95,10 @@ func (c *changes) sameLayout() {
 		return
 	}
 	for i := range c.list {
-		if k := c.list[i].Kind; k == VirtualAdded || k == VirtualRemoved || k == VirtualSlot {
-			// The vtable is not the object's layout: a virtual
-			// function in another slot, or a new one, breaks
-			// callers however the members lie.
+		switch c.list[i].Kind {
+		case VirtualSlot, VirtualRemoved, VirtualAdded:
+			// The object's bytes are the same, its vtable's are not:
+			// a call through the old slot reaches another function.
 			continue
 		}
 		c.list[i].Compatible = true
@@ -110,7 +118,112 @@ func (c *changes) add(ch Change) {
 func (c *changes) retyped(path string, kind Kind, o, n *abi.Type) {
 	ch := Change{Kind: kind, Path: path, Old: abi.Spell(o), New: abi.Spell(n)}
 	ch.Note, ch.Compatible = c.cmp.namesOnly(o, n)
+	if !ch.Compatible && qualifiersOnly(c.cmp.oa, o, c.cmp.na, n) {
+		ch.Note, ch.Compatible = qualifierNote, true
+	}
 	c.add(ch)
+}
+
+// qualifierNote marks a member's or typedef's type that only gained
+// const, volatile or restrict qualifiers (its typedef names aside): the same
+// bytes at the same place, libabigail's "compatible type" change, which
+// it filters out as harmless.
+const qualifierNote = "qualifiers only"
+
+// qualifiersOnly reports whether o (old) and n (new) are spelled the same
+// with every typedef followed and every qualifier dropped. Anonymous
+// aggregates, spelled alike whatever their members, never count.
+func qualifiersOnly(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
+	so, sn := bareSpell(oa, o, 0, nil), bareSpell(na, n, 0, nil)
+	if so != sn || strings.Contains(so, "{") {
+		return false
+	}
+	// Only qualifiers added: one removed (a volatile dropped) is a
+	// change libabigail reports.
+	ql, nl := qualLevels(oa, o, 0, 0, nil), qualLevels(na, n, 0, 0, nil)
+	if len(ql) != len(nl) {
+		return false
+	}
+	for i := range ql {
+		if ql[i]&^nl[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// qualLevels lists the qualifiers of t at each level of indirection
+// (the pointer, what it points to, ...), typedefs followed; a qualified
+// array's qualifiers are its elements', as in C.
+func qualLevels(a *abi.ABI, t *abi.Type, pending uint8, depth int, out []uint8) []uint8 {
+	if t == nil || depth > 64 {
+		return append(out, pending)
+	}
+	if t.Ref != "" {
+		if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
+			return qualLevels(a, d.Elem, pending, depth+1, out)
+		}
+		return append(out, pending)
+	}
+	switch t.Kind {
+	case abi.Const:
+		return qualLevels(a, t.Elem, pending|1, depth+1, out)
+	case abi.Volatile:
+		return qualLevels(a, t.Elem, pending|2, depth+1, out)
+	case abi.Restrict:
+		return qualLevels(a, t.Elem, pending|4, depth+1, out)
+	case abi.Typedef, abi.Array:
+		return qualLevels(a, t.Elem, pending, depth+1, out)
+	case abi.Pointer, abi.Reference, abi.RvalueReference:
+		return qualLevels(a, t.Elem, 0, depth+1, append(out, pending))
+	}
+	return append(out, pending)
+}
+
+// bareSpell writes t with typedefs followed and qualifiers dropped; a
+// named type mask reports is written {private}.
+func bareSpell(a *abi.ABI, t *abi.Type, depth int, mask func(string) bool) string {
+	if t == nil {
+		return "void"
+	}
+	if depth > 64 {
+		return "{deep}"
+	}
+	if t.Ref != "" {
+		if d := a.Types[t.Ref]; d != nil && d.Kind == abi.Typedef {
+			return bareSpell(a, d.Elem, depth+1, mask)
+		}
+		if mask != nil && mask(t.Ref) {
+			return "{private}"
+		}
+		return canonSpell(t.Ref)
+	}
+	switch t.Kind {
+	case abi.Const, abi.Volatile, abi.Restrict, abi.Typedef:
+		return bareSpell(a, t.Elem, depth+1, mask)
+	case abi.Pointer:
+		return bareSpell(a, t.Elem, depth+1, mask) + "*"
+	case abi.Reference:
+		return bareSpell(a, t.Elem, depth+1, mask) + "&"
+	case abi.RvalueReference:
+		return bareSpell(a, t.Elem, depth+1, mask) + "&&"
+	case abi.Array:
+		return bareSpell(a, t.Elem, depth+1, mask) + "[" + strconv.FormatInt(t.Count, 10) + "]"
+	case abi.Func:
+		var b strings.Builder
+		b.WriteString(bareSpell(a, t.Elem, depth+1, mask) + "(")
+		for i, p := range t.Params {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(bareSpell(a, p, depth+1, mask))
+		}
+		if t.Variadic {
+			b.WriteString(",...")
+		}
+		return b.String() + ")"
+	}
+	return canonSpell(abi.Spell(t))
 }
 
 // typeKind is the kind of a change of type at path: the member's type, or
@@ -165,6 +278,14 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		c.virtuals(path, o, n)
 		c.statics(path, o, n)
 	case abi.Enum:
+		if od, nd := enumDecl(o), enumDecl(n); od != nd {
+			// An enum declared only (enum e;, a GNU extension in C, or
+			// an opaque enum in C++) on one side: libabigail
+			// compares nothing and calls the change harmless.
+			state := map[bool]string{true: "declared", false: "defined"}
+			c.add(Change{Kind: Declaration, Path: path, Old: state[od], New: state[nd], Compatible: true})
+			return
+		}
 		size()
 		if o.EnumClass != n.EnumClass {
 			state := map[bool]string{true: "enum class", false: "enum"}
@@ -180,7 +301,9 @@ func (c *changes) node(path string, o, n *abi.Type) {
 		if canonSpell(abi.Spell(o.Elem)) != canonSpell(abi.Spell(n.Elem)) {
 			c.retyped(path, TypedefTarget, o.Elem, n.Elem)
 		} else {
-			c.inner(path, o, n)
+			// Spelled alike, but an anonymous aggregate inside
+			// (typedef struct {...} *name) can still differ.
+			c.inline(path, o.Elem, n.Elem)
 		}
 	case abi.Base:
 		size()
@@ -192,31 +315,28 @@ func (c *changes) node(path string, o, n *abi.Type) {
 			c.retyped(path, typeKind(path), o, n)
 		} else {
 			size()
-			c.inner(path, o, n)
+			c.inline(path, o.Elem, n.Elem)
 		}
 	}
 }
 
-// inner compares what two nodes of the same spelling point to, when it is
-// written in place on both sides: an anonymous struct behind a pointer
-// (typedef struct {...} *P) spells alike however its members change, and
-// only its own comparison sees them. The path goes on with "*" (or "[]",
-// or nothing through a qualifier); named types stop the descent, since
-// they are compared under their own names.
-func (c *changes) inner(path string, o, n *abi.Type) {
-	if o.Elem == nil || n.Elem == nil || o.Elem.Ref != "" || n.Elem.Ref != "" {
+// inline compares what o and n, spelled alike, hold inline: an anonymous
+// struct or union behind a pointer, qualifier or array is spelled
+// "struct {...}" whatever its members, so it is compared member by member.
+func (c *changes) inline(path string, o, n *abi.Type) {
+	if o == nil || n == nil || o.Ref != "" || n.Ref != "" || o.Kind != n.Kind {
 		return
 	}
 	switch o.Kind {
-	case abi.Pointer, abi.Reference, abi.RvalueReference:
-		path += "*"
-	case abi.Array:
-		path += "[]"
-	case abi.Const, abi.Volatile, abi.Restrict, abi.Typedef:
-	default:
-		return
+	case abi.Struct, abi.Union, abi.Pointer, abi.Reference, abi.RvalueReference, abi.Const, abi.Volatile, abi.Restrict, abi.Array:
+		c.node(path, o, n)
 	}
-	c.node(path, o.Elem, n.Elem)
+}
+
+// enumDecl reports whether an enum is a declaration only: marked so, or
+// with no size and no enumerator (a defined enum always has a size).
+func enumDecl(t *abi.Type) bool {
+	return t.Incomplete || t.Size == 0 && len(t.Enumerators) == 0
 }
 
 func isAggregate(t *abi.Type) bool {
@@ -340,23 +460,37 @@ func (c *changes) virtuals(path string, o, n *abi.Type) {
 	if len(o.Virtuals)+len(n.Virtuals) == 0 {
 		return
 	}
+	// A name can stand for several virtuals (overloads, when DWARF gives
+	// no linkage name): the k-th of a name, in slot order, is paired
+	// with the k-th of that name on the other side, so a class compared
+	// with itself never changes.
+	key := func(vs []abi.Virtual) []string {
+		n := map[string]int{}
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = v.Name + "\x00" + strconv.Itoa(n[v.Name])
+			n[v.Name]++
+		}
+		return out
+	}
+	ok, nk := key(o.Virtuals), key(n.Virtuals)
 	ns := map[string]int64{}
-	for _, v := range n.Virtuals {
-		ns[v.Name] = v.Slot
+	for i, v := range n.Virtuals {
+		ns[nk[i]] = v.Slot
 	}
 	seen := map[string]bool{}
-	for _, v := range o.Virtuals {
-		seen[v.Name] = true
-		slot, ok := ns[v.Name]
+	for i, v := range o.Virtuals {
+		seen[ok[i]] = true
+		slot, found := ns[ok[i]]
 		switch {
-		case !ok:
+		case !found:
 			c.add(Change{Kind: VirtualRemoved, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot)})
 		case slot != v.Slot:
 			c.add(Change{Kind: VirtualSlot, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot), New: itoa(slot)})
 		}
 	}
-	for _, v := range n.Virtuals {
-		if !seen[v.Name] {
+	for i, v := range n.Virtuals {
+		if !seen[nk[i]] {
 			c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(v.Name), New: itoa(v.Slot)})
 		}
 	}
@@ -413,4 +547,79 @@ func symbolName(name string) string {
 		return d
 	}
 	return name
+}
+
+// anonymousNote marks the changes of members that moved into (or out of)
+// an anonymous struct or union at the same offsets, with the same types:
+// libabigail calls it harmless ("data member became part of anonymous
+// data member"), and so does abifloor (Harmless).
+const anonymousNote = "same members, now in an anonymous member"
+
+// anonLeaf is a named member of an aggregate, its anonymous members seen
+// through: its absolute place and its type.
+type anonLeaf struct {
+	off, bitOff, bitSize int64
+	typ                  string
+	overlay              bool // inside an anonymous union
+}
+
+// flatLeaves lists t's named members with those of its anonymous members,
+// by name.
+func flatLeaves(t *abi.Type) map[string]anonLeaf {
+	out := map[string]anonLeaf{}
+	var walk func(ms []abi.Member, base int64, overlay bool, depth int)
+	walk = func(ms []abi.Member, base int64, overlay bool, depth int) {
+		for _, m := range ms {
+			if m.Name == "" && m.Type != nil && m.Type.Ref == "" && depth < 64 {
+				walk(m.Type.Members, base+m.Offset, overlay || m.Type.Kind == abi.Union, depth+1)
+				continue
+			}
+			bo := m.BitOffset
+			if m.BitSize > 0 {
+				bo += base * 8
+			}
+			out[m.Name] = anonLeaf{off: base + m.Offset, bitOff: bo, bitSize: m.BitSize, typ: canonSpell(abi.Spell(m.Type)), overlay: overlay}
+		}
+	}
+	walk(t.Members, 0, false, 0)
+	return out
+}
+
+// foldAnonymous marks the changes to a struct harmless when they only
+// move members into or out of anonymous members: the size is the same,
+// every old member is found, seen through anonymous members, at the same
+// place with the same type, and every new member not in the old type
+// overlays others in an anonymous union (a tag array beside them).
+func (c *changes) foldAnonymous(o, n *abi.Type) {
+	if len(c.list) == 0 || o == nil || n == nil || o.Kind != abi.Struct || n.Kind != abi.Struct || o.Size != n.Size {
+		return
+	}
+	moved := false
+	for _, ch := range c.list {
+		anon := strings.Contains(ch.Path, "(anonymous")
+		switch {
+		case ch.Kind == MemberRemoved || ch.Kind == MemberAdded:
+			moved = moved || anon
+		case !anon:
+			return
+		}
+	}
+	if !moved {
+		return
+	}
+	ol, nl := flatLeaves(o), flatLeaves(n)
+	for name, l := range ol {
+		if nl[name].typ != l.typ || nl[name].off != l.off || nl[name].bitOff != l.bitOff || nl[name].bitSize != l.bitSize {
+			return
+		}
+	}
+	for name, l := range nl {
+		if _, ok := ol[name]; !ok && !l.overlay {
+			return
+		}
+	}
+	for i := range c.list {
+		c.list[i].Compatible = true
+		c.list[i].Note = anonymousNote
+	}
 }

@@ -151,7 +151,90 @@ func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
 	if c.sameLayout(o, n) {
 		return sameLayoutNote, true
 	}
+	if voidToPointer(c.oa, o, c.na, n) {
+		return voidPointerNote, true
+	}
+	if enumToInteger(c.oa, o, c.na, n) || c.enumToIntegerParams(o, n) {
+		return enumIntegerNote, true
+	}
 	return "", false
+}
+
+// enumToIntegerParams reports whether the function types o and n differ
+// only in enums that became integers of their size (and typedef names).
+func (c *comparer) enumToIntegerParams(o, n *abi.Type) bool {
+	o, n = resolve(c.oa, o), resolve(c.na, n)
+	if o == nil || n == nil || o.Kind != abi.Func || n.Kind != abi.Func || len(o.Params) != len(n.Params) || o.Variadic != n.Variadic {
+		return false
+	}
+	some := false
+	pair := func(x, y *abi.Type) bool {
+		if enumToInteger(c.oa, x, c.na, y) {
+			some = true
+			return true
+		}
+		return canonSpell(abi.Spell(x)) == canonSpell(abi.Spell(y)) || c.sameUnderlying(x, y)
+	}
+	if !pair(o.Elem, n.Elem) {
+		return false
+	}
+	for i := range o.Params {
+		if !pair(o.Params[i], n.Params[i]) {
+			return false
+		}
+	}
+	return some
+}
+
+// enumIntegerNote marks an enum (maybe behind a typedef) replaced by an
+// integer type of its size: the same value passed the same way, a change
+// libabigail filters out as harmless.
+const enumIntegerNote = "enum became an integer of its size"
+
+// enumToInteger reports whether o is an enum and n an integer base type of
+// the same size, typedefs and qualifiers followed.
+func enumToInteger(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
+	po, pn := peel(oa, o), peel(na, n)
+	if po == nil || pn == nil || po.Kind != abi.Enum || pn.Kind != abi.Base || po.Size == 0 || po.Size != pn.Size {
+		return false
+	}
+	switch pn.Encoding {
+	case "signed", "unsigned", "":
+		return true
+	}
+	return false
+}
+
+// voidPointerNote marks a void * that became a pointer to a type: the
+// same pointer in the ABI, and one libabigail filters out as harmless.
+const voidPointerNote = "void * became a typed pointer"
+
+// peel follows references, typedefs and qualifiers to the type under t.
+func peel(a *abi.ABI, t *abi.Type) *abi.Type {
+	for i := 0; t != nil && i < 64; i++ {
+		if t.Ref != "" {
+			t = a.Types[t.Ref]
+			continue
+		}
+		switch t.Kind {
+		case abi.Typedef, abi.Const, abi.Volatile, abi.Restrict:
+			t = t.Elem
+			continue
+		}
+		return t
+	}
+	return t
+}
+
+// voidToPointer reports whether o is a pointer to void (through typedefs
+// and qualifiers) and n a pointer to something else.
+func voidToPointer(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
+	po, pn := peel(oa, o), peel(na, n)
+	if po == nil || pn == nil || po.Kind != abi.Pointer || pn.Kind != abi.Pointer {
+		return false
+	}
+	eo, en := peel(oa, po.Elem), peel(na, pn.Elem)
+	return (eo == nil || eo.Kind == abi.Void) && en != nil && en.Kind != abi.Void
 }
 
 // sameUnderlying reports whether o (in the old ABI) and n (in the new)

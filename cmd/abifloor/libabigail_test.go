@@ -62,19 +62,23 @@ func TestLibabigailTables(t *testing.T) {
 				pargs = append(pargs, "--suppressions", filepath.Join(tests, s))
 			}
 		}
-		for i, d := range c.debug {
-			if d != "" {
+		// Directory fields may list several, separated by commas.
+		for i, ds := range c.debug {
+			for _, d := range splitDirs(ds) {
 				args = append(args, fmt.Sprintf("--debug-dir%d", i+1), filepath.Join(tests, d))
 				pargs = append(pargs, fmt.Sprintf("--debug-info-dir%d", i+1), filepath.Join(tests, d))
 			}
 		}
-		for i, d := range c.headers {
-			if d != "" {
+		for i, ds := range c.headers {
+			for _, d := range splitDirs(ds) {
 				pargs = append(pargs, fmt.Sprintf("--headers-dir%d", i+1), filepath.Join(tests, d))
+				args = append(args, fmt.Sprintf("--headers-dir%d", i+1), filepath.Join(tests, d))
 			}
 		}
 		pargs = append(pargs, strings.Fields(c.options)...)
-		if strings.Contains(c.options, "--harmless") {
+		// test-diff-dwarf.cc reports with a default diff_context, which
+		// shows every category, the harmless ones too.
+		if strings.Contains(c.options, "--harmless") || c.table == "test-diff-dwarf.cc" {
 			args = append(args, "--harmless")
 		}
 		pargs = append(pargs, a, b)
@@ -129,10 +133,11 @@ type libabigailCase struct {
 func (c libabigailCase) name() string { return c.table + ":" + filepath.Base(c.old) }
 
 var (
-	specRe   = regexp.MustCompile(`(?s)in_out_specs\[\]\s*=\s*\{(.*?)\n\};`)
-	entryRe  = regexp.MustCompile(`(?s)\{(.*?)\}`)
-	fieldRe  = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|\bNULL\b|abigail::tools_utils::(ABIDIFF_\w+)|\bABIDIFF_\w+`)
-	statusOf = map[string]int{"ABIDIFF_OK": 0, "ABIDIFF_ERROR": 1, "ABIDIFF_USAGE_ERROR": 2, "ABIDIFF_ABI_CHANGE": 4, "ABIDIFF_ABI_INCOMPATIBLE_CHANGE": 8}
+	specRe     = regexp.MustCompile(`(?s)in_out_specs\[\]\s*=\s*\{(.*?)\n\};`)
+	entryRe    = regexp.MustCompile(`(?s)\{(.*?)\}`)
+	adjacentRe = regexp.MustCompile(`"\s+"`)
+	fieldRe    = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|\bNULL\b|abigail::tools_utils::(ABIDIFF_\w+)|\bABIDIFF_\w+`)
+	statusOf   = map[string]int{"ABIDIFF_OK": 0, "ABIDIFF_ERROR": 1, "ABIDIFF_USAGE_ERROR": 2, "ABIDIFF_ABI_CHANGE": 4, "ABIDIFF_ABI_INCOMPATIBLE_CHANGE": 8}
 )
 
 // parseLibabigailTable reads the in_out_specs array of one test source.
@@ -145,7 +150,9 @@ func parseLibabigailTable(table, src string) []libabigailCase {
 	for _, e := range entryRe.FindAllStringSubmatch(m[1], -1) {
 		var strs []string
 		status, hasStatus := 0, false
-		for _, f := range fieldRe.FindAllStringSubmatch(e[1], -1) {
+		// Adjacent literals are one string, as in C ("a, " "b").
+		body := adjacentRe.ReplaceAllString(e[1], "")
+		for _, f := range fieldRe.FindAllStringSubmatch(body, -1) {
 			switch {
 			case strings.HasPrefix(f[0], `"`):
 				s, err := strconv.Unquote(f[0])
@@ -197,28 +204,71 @@ func parseLibabigailTable(table, src string) []libabigailCase {
 }
 
 var (
-	removedRe = regexp.MustCompile(`(?m)^(Functions|Variables) changes summary: ([1-9][0-9]*) Removed|^(Function|Variable) symbols changes summary: ([1-9][0-9]*) Removed|SONAME changed|architecture changed|vtable offset|virtual function|the vtable offset|ABI incompatible change to the vtable`)
-	nonEmpty  = regexp.MustCompile(`\S`)
+	summaryRe  = regexp.MustCompile(`(?m)^\s*([A-Za-z/ ]+) summary: (.*)$`)
+	countRe    = regexp.MustCompile(`(\d+) (Removed|Changed|Added|removed|changed|added|artifacts? changed|leaf types? changed)`)
+	incompatRe = regexp.MustCompile(`SONAME changed|architecture changed|ABI incompatible change to the vtable|the vtable offset of method|adds a new entry to the vtable`)
+	nonEmpty   = regexp.MustCompile(`\S`)
 )
 
-// statusOfReport is the exit status a reference report implies: 0 when
-// empty, 12 when it removes a function or variable, changes the SONAME,
-// the architecture or a vtable offset, or says "ABI incompatible change
-// to the vtable" (a member function now declared virtual), else 4; -1 when it is unreadable.
-// It is a heuristic: a report whose every change was filtered out is
-// still text, and counts as 4.
+// statusOfReport is the exit status a reference report implies, read from
+// its summary lines as libabigail's corpus_diff::has_net_changes and
+// has_incompatible_changes count: changes a suppression or filter took out
+// ("(N filtered out)") do not count. It is 12 when a function, variable or
+// symbol is removed, an unreachable type is removed or changed, a vtable
+// changed, or the SONAME or architecture changed; 4 for any other net
+// change; 0 for an empty report or one whose every count is 0; -1 when it
+// is unreadable.
 func statusOfReport(name string) int {
 	b, err := os.ReadFile(name)
 	if err != nil {
 		return -1
 	}
-	switch {
-	case !nonEmpty.Match(b):
+	return statusOfReportText(string(b))
+}
+
+func statusOfReportText(s string) int {
+	if !nonEmpty.MatchString(s) {
 		return 0
-	case removedRe.Match(b):
-		return 12
 	}
-	return 4
+	sums := summaryRe.FindAllStringSubmatch(s, -1)
+	if len(sums) == 0 {
+		if incompatRe.MatchString(s) {
+			return 12
+		}
+		return 4
+	}
+	status := 0
+	for _, m := range sums {
+		unreachable := strings.HasPrefix(m[1], "Unreachable")
+		for _, c := range countRe.FindAllStringSubmatch(m[2], -1) {
+			if c[1] == "0" {
+				continue
+			}
+			status |= 4
+			switch strings.ToLower(c[2]) {
+			case "removed":
+				status |= 8
+			case "changed":
+				if unreachable {
+					status |= 8
+				}
+			}
+		}
+	}
+	if incompatRe.MatchString(s) && (status != 0 || strings.Contains(s, "SONAME changed") || strings.Contains(s, "architecture changed")) {
+		status |= 12
+	}
+	return status
+}
+
+func splitDirs(s string) []string {
+	var out []string
+	for _, d := range strings.Split(s, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func isELFFile(name string) bool {
@@ -261,4 +311,30 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestStatusOfReport checks the reading of a reference report's summary.
+func TestStatusOfReport(t *testing.T) {
+	for _, c := range []struct {
+		report string
+		want   int
+	}{
+		{"", 0},
+		{"Functions changes summary: 0 Removed, 0 Changed (1 filtered out), 0 Added function\nVariables changes summary: 0 Removed, 0 Changed, 0 Added variable\n", 0},
+		{"Functions changes summary: 0 Removed, 1 Changed, 0 Added function\nVariables changes summary: 0 Removed, 0 Changed, 0 Added variable\n", 4},
+		{"Functions changes summary: 1 Removed, 0 Changed, 0 Added function\n", 12},
+		{"Function symbols changes summary: 1 Removed, 0 Added function symbol not referenced by debug info\n", 12},
+		{"Leaf changes summary: 1 artifact changed\nChanged leaf types summary: 1 leaf type changed\nRemoved/Changed/Added functions summary: 0 Removed, 0 Changed, 0 Added function\n", 4},
+		{"Leaf changes summary: 0 artifact changed (1 filtered out)\nChanged leaf types summary: 0 (1 filtered out) leaf type changed\n", 0},
+		{"  Unreachable types summary: 0 removed, 1 changed, 0 added types\n", 12},
+		{"Functions changes summary: 0 Removed, 1 Changed, 0 Added function\n  note that this is an ABI incompatible change to the vtable of struct S\n", 12},
+		{"ELF SONAME changed\nFunctions changes summary: 0 Removed, 0 Changed, 0 Added function\n", 12},
+		// A virtual function added makes every member function that
+		// reaches the class a change in VIRTUAL_MEMBER_CHANGE_CATEGORY.
+		{"Functions changes summary: 0 Removed, 3 Changed, 1 Added functions\n  [A] 'method virtual void S::fn1()'\n    note that this adds a new entry to the vtable of struct S\n", 12},
+	} {
+		if got := statusOfReportText(c.report); got != c.want {
+			t.Errorf("%q: %d, want %d", c.report, got, c.want)
+		}
+	}
 }
