@@ -82,6 +82,22 @@ var classCases = []classCase{
 		want: 0,
 	},
 	{
+		name: "type_kind = struct does not hide a C++ class",
+		cc:   "g++",
+		v0:   "class C { public: int a; };\nvoid bar(C *c) { (void)c; }\n",
+		v1:   "class C { public: int a; int b; };\nvoid bar(C *c) { (void)c; }\n",
+		supp: "[suppress_type]\ntype_kind = struct\nname = C\n",
+		want: 4,
+	},
+	{
+		name: "type_kind = class hides a C++ struct too",
+		cc:   "g++",
+		v0:   "struct C { int a; };\nvoid bar(C *c) { (void)c; }\n",
+		v1:   "struct C { int a; int b; };\nvoid bar(C *c) { (void)c; }\n",
+		supp: "[suppress_type]\ntype_kind = class\nname = C\n",
+		want: 0,
+	},
+	{
 		name: "has_data_member",
 		v0:   "struct S { int priv; int a; };\nvoid bar(struct S *s) { (void)s; }\n",
 		v1:   "struct S { int priv; int a; int b; };\nvoid bar(struct S *s) { (void)s; }\n",

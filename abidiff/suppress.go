@@ -954,7 +954,9 @@ func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*ab
 		}
 		want := map[string]abi.Kind{"class": abi.Struct, "struct": abi.Struct, "union": abi.Union, "enum": abi.Enum,
 			"array": abi.Array, "typedef": abi.Typedef, "builtin": abi.Base}[r.typeKind]
-		if t.Kind != want {
+		// As libabigail: "class" is any struct or class, "struct" only
+		// one declared with the struct key.
+		if t.Kind != want || r.typeKind == "struct" && t.Class {
 			return false
 		}
 	}
