@@ -31,7 +31,6 @@
 package artefact
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -276,9 +275,9 @@ type walker struct {
 	ctx context.Context
 	opt Options
 	fn  func(*Member) error
-	// zbuf reads raw zip members for zipSkip, and heads inflates their
-	// heads: one of each for the walk.
-	zbuf  *bufio.Reader
+	// zbuf holds the first compressed bytes of a zip member for
+	// zipSkip, and heads inflates their heads: one of each for the walk.
+	zbuf  []byte
 	heads headInflater
 	// own is what is left of the walk's own allowance (Ratio times the
 	// artefact's size); past it, bytes are charged to pool, the run's.

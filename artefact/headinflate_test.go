@@ -1,9 +1,10 @@
 package artefact
 
 import (
-	"bufio"
 	"bytes"
 	"compress/flate"
+	"context"
+	"fmt"
 	"io"
 	"math/rand"
 	"os"
@@ -32,11 +33,12 @@ func TestInflateHead(t *testing.T) {
 	if b, err := os.ReadFile("/bin/sh"); err == nil {
 		inputs["elf"] = b
 	}
+	var shared headInflater // one for all, as a walk keeps it: no stale tables
 	for name, data := range inputs {
 		for _, level := range []int{flate.NoCompression, flate.BestSpeed, flate.DefaultCompression, flate.BestCompression, flate.HuffmanOnly} {
 			z := deflated(t, data, level)
 			for _, n := range []int{0, 1, 4, 64, HeadSize, 4096, len(data), len(data) + 10} {
-				got, err := inflateHead(bufio.NewReader(bytes.NewReader(z)), n)
+				got, err := inflateHead(z, n)
 				if err != nil {
 					t.Fatalf("%s level %d n %d: %v", name, level, n, err)
 				}
@@ -44,13 +46,22 @@ func TestInflateHead(t *testing.T) {
 				if !bytes.Equal(got, want) {
 					t.Fatalf("%s level %d n %d: got %d bytes, differ from the first %d", name, level, n, len(got), len(want))
 				}
+				if got, err := shared.head(z, n); err != nil || !bytes.Equal(got, want) {
+					t.Fatalf("%s level %d n %d, reused inflater: %d bytes, %v", name, level, n, len(got), err)
+				}
+				// The start of the stream gives the head when it
+				// holds enough of it, and says it is short when not.
+				if got, err := inflateHead(z[:len(z)/2], n); err != nil && err != io.ErrUnexpectedEOF || err == nil && !bytes.Equal(got, want) {
+					t.Fatalf("%s level %d n %d, half the stream: %d bytes, %v", name, level, n, len(got), err)
+				}
 			}
 		}
 	}
 }
 
-// FuzzInflateHead: on any input inflateHead never panics, and where the
-// standard library inflates the stream, the head is its first bytes.
+// FuzzInflateHead: on any input inflateHead never panics; where the
+// standard library inflates the stream, inflateHead does too and the head
+// is its first bytes.
 func FuzzInflateHead(f *testing.F) {
 	f.Add(deflated(f, []byte("\x7fELF\x02\x01\x01 hello hello hello"), flate.BestCompression), 16)
 	f.Add(deflated(f, bytes.Repeat([]byte("ab"), 300), flate.BestSpeed), HeadSize)
@@ -59,11 +70,14 @@ func FuzzInflateHead(f *testing.F) {
 		if n < 0 || n > 1<<16 {
 			return
 		}
-		got, err := inflateHead(bufio.NewReader(bytes.NewReader(z)), n)
+		got, err := inflateHead(z, n)
+		all, ferr := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), int64(n)))
 		if err != nil {
+			if ferr == nil {
+				t.Fatalf("head of %x (n %d): %v, where the stdlib inflates %x", z, n, err, all)
+			}
 			return
 		}
-		all, ferr := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), int64(n)))
 		if ferr != nil && len(all) < len(got) {
 			return // the stdlib refuses a stream inflateHead read part of
 		}
@@ -71,4 +85,43 @@ func FuzzInflateHead(f *testing.F) {
 			t.Fatalf("head of %x (n %d) = %x, stdlib %x", z, n, got, all)
 		}
 	})
+}
+
+// BenchmarkInflateHead is the hot path of a jar's walk: the first
+// HeadSize bytes of a deflated member, with the walk's buffers.
+func BenchmarkInflateHead(b *testing.B) {
+	data := bytes.Repeat([]byte("public final class Example extends java.lang.Object implements Runnable { int x; }\n"), 100)
+	if elf, err := os.ReadFile("/bin/sh"); err == nil {
+		data = elf[:min(len(elf), 16<<10)]
+	}
+	for _, level := range []int{flate.BestSpeed, flate.DefaultCompression} {
+		z := deflated(b, data, level)
+		b.Run(fmt.Sprint("level", level), func(b *testing.B) {
+			var hi headInflater
+			b.SetBytes(HeadSize)
+			for b.Loop() {
+				if _, err := hi.head(z, HeadSize); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWalkJar walks a zip of many small deflated members none of
+// which is selected, as most of a jar is: one zipSkip each.
+func BenchmarkWalkJar(b *testing.B) {
+	var ents []ent
+	for i := range 2000 {
+		ents = append(ents, ent{name: fmt.Sprintf("com/example/C%d.class", i), data: bytes.Repeat([]byte(fmt.Sprintf("\xca\xfe\xba\xbe class %d body ", i)), 40)})
+	}
+	z := mkZip(b, ents)
+	b.SetBytes(int64(len(z)))
+	for b.Loop() {
+		n := 0
+		err := WalkReaderAt(context.Background(), bytes.NewReader(z), int64(len(z)), Options{}, func(*Member) error { n++; return nil })
+		if err != nil || n != len(ents) {
+			b.Fatal(n, err)
+		}
+	}
 }
