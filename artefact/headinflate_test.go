@@ -3,12 +3,16 @@ package artefact
 import (
 	"bytes"
 	"compress/flate"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand"
 	"os"
 	"testing"
+
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 // deflated is data deflated at each level (stored, fixed and dynamic
@@ -124,4 +128,82 @@ func BenchmarkWalkJar(b *testing.B) {
 			b.Fatal(n, err)
 		}
 	}
+}
+
+// gzipped is data gzip'd with the given header fields (every optional
+// field of RFC 1952 occurs).
+func gzipped(t testing.TB, data []byte, name, comment string, extra []byte) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	w.Name, w.Comment, w.Extra = name, comment, extra
+	w.Write(data)
+	w.Close()
+	return b.Bytes()
+}
+
+// stdHead is the head klauspost's gzip (the full reader's) reads from
+// the start of a stream.
+func stdHead(z []byte) ([]byte, error) {
+	r, err := kgzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	// A member that ends before the head leaves the sniffer to the
+	// full read, whatever member follows.
+	r.Multistream(false)
+	out := make([]byte, HeadSize)
+	n, err := io.ReadFull(r, out)
+	return out[:n], err
+}
+
+func TestGunzipHead(t *testing.T) {
+	text := bytes.Repeat([]byte("a man page .TH LS 1\n"), 100)
+	tar := mkTar(t, []ent{{name: "a.so", data: text}})
+	for _, data := range [][]byte{text, tar, text[:10]} {
+		for _, z := range [][]byte{
+			gzipped(t, data, "", "", nil),
+			gzipped(t, data, "ls.1", "a comment", []byte{'A', 'B', 2, 0, 'x', 'y'}),
+		} {
+			want, _ := stdHead(z)
+			// The sniffer holds the first HeadSize bytes of a file, or
+			// more; a head it cannot tell from is no answer.
+			for _, k := range []int{HeadSize, 4096, len(z)} {
+				got := gunzipHead(z[:min(k, len(z))])
+				if len(got) == HeadSize && !bytes.Equal(got, want) || k == len(z) && !bytes.Equal(got, want) {
+					t.Errorf("gunzipHead of %d bytes of %d: %q, want %q", k, len(z), got, want)
+				}
+			}
+		}
+	}
+	// A header CRC (FHCRC) is checked, as the gzip readers do.
+	z := gzipped(t, text, "", "", nil)
+	hc := append([]byte(nil), z[:10]...)
+	hc[3] |= 1 << 1
+	crc := crc32.ChecksumIEEE(hc)
+	good := append(append(hc, byte(crc), byte(crc>>8)), z[10:]...)
+	if got := gunzipHead(good); !bytes.Equal(got, text[:HeadSize]) {
+		t.Errorf("FHCRC: %q", got)
+	}
+	good[10] ^= 1
+	if got := gunzipHead(good); got != nil {
+		t.Errorf("a bad FHCRC gives %q, want nil", got)
+	}
+}
+
+// FuzzGunzipHead: gunzipHead never panics, and a full head it returns is
+// what the full reader (klauspost's gzip) reads; where that reads a full
+// head from a stream, so does gunzipHead.
+func FuzzGunzipHead(f *testing.F) {
+	f.Add(gzipped(f, bytes.Repeat([]byte("text "), 100), "n", "c", []byte{1, 2, 0, 0}))
+	f.Add(gzipped(f, []byte("short"), "", "", nil))
+	f.Fuzz(func(t *testing.T, z []byte) {
+		got := gunzipHead(z)
+		want, err := stdHead(z)
+		if len(got) > HeadSize || len(got) == HeadSize && !bytes.Equal(got, want) {
+			t.Fatalf("gunzipHead(%x) = %x, klauspost/gzip %x (%v)", z, got, want, err)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("gunzipHead(%x) = %x, klauspost/gzip reads %x", z, got, want)
+		}
+	})
 }

@@ -23,7 +23,9 @@ dir=$(cd "$dir" && pwd)
 for p in $(dpkg-query -W -f '${Package}\n'); do
 	while read -r f; do
 		[ -f "$f" ] && [ ! -L "$f" ] || continue
-		if [ "$(head -c4 "$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 7f454c46 ]; then echo "$p"; break; fi
+		magic=
+		IFS= read -r -N4 magic <"$f" 2>/dev/null || true
+		if [ "$magic" = $'\x7fELF' ]; then echo "$p"; break; fi
 	done < <(dpkg -L "$p" 2>/dev/null | grep -E '/(s?bin|lib[^/]*|libexec)/')
 done >"$tmp/elf"
 # The packages issue 17 names, installed or not.
