@@ -30,12 +30,14 @@ const tableBits = 9
 
 // huffman is a canonical Huffman code: how many codes of each length,
 // the symbols in code order, and the lookup table of codes up to
-// tableBits long. A table entry is symbol<<4 | code length; length 0
-// means no code of at most tableBits bits starts with these bits.
+// tableBits long, indexed by the next mask bits of the stream. A table
+// entry is symbol<<4 | code length; length 0 means no code of at most
+// tableBits bits starts with these bits.
 type huffman struct {
 	count [16]uint16
 	sym   [320]uint16
 	table [1 << tableBits]uint16
+	mask  uint64
 }
 
 // build makes the code of the given code lengths (0: symbol unused). An
@@ -47,47 +49,47 @@ func (h *huffman) build(lengths []uint8) error {
 		h.count[l]++
 	}
 	h.count[0] = 0
-	left := 1
+	left, maxLen := 1, 0
 	for l := 1; l < 16; l++ {
 		left <<= 1
 		left -= int(h.count[l])
 		if left < 0 {
 			return errInflate
 		}
-	}
-	// offs[l]: where the symbols of length l start in sym; next[l]: the
-	// first canonical code of length l (RFC 1951 3.2.2).
-	var offs, next [16]uint16
-	code := uint16(0)
-	for l := 1; l < 16; l++ {
-		if l < 15 {
-			offs[l+1] = offs[l] + h.count[l]
+		if h.count[l] != 0 {
+			maxLen = l
 		}
-		next[l] = code
-		code = (code + h.count[l]) << 1
 	}
-	// Entries no code of at most tableBits bits reaches (the prefixes
-	// of longer codes, or none at all in an incomplete code) stay 0.
-	h.table = [1 << tableBits]uint16{}
+	var offs [16]uint16
+	for l := 1; l < 15; l++ {
+		offs[l+1] = offs[l] + h.count[l]
+	}
 	for s, l := range lengths {
-		if l == 0 {
-			continue
-		}
-		h.sym[offs[l]] = uint16(s)
-		offs[l]++
-		c := next[l]
-		next[l]++
-		if l > tableBits {
-			continue
-		}
-		// The stream holds a code's bits first bit first, so the
-		// table is indexed by the code's bits reversed; every index
-		// that starts with them (whatever the bits after) is this one.
-		e := uint16(s)<<4 | uint16(l)
-		for i := int(bits.Reverse16(c) >> (16 - l)); i < 1<<tableBits; i += 1 << l {
-			h.table[i] = e
+		if l != 0 {
+			h.sym[offs[l]] = uint16(s)
+			offs[l]++
 		}
 	}
+	// The table is built one code length at a time: at length l it has
+	// 2^l entries, each code of length l is written at its bits reversed
+	// (the stream holds a code first bit first), and doubling the table
+	// for length l+1 copies every shorter code to the indexes that
+	// extend it. Entries no code reaches (the prefixes of codes longer
+	// than the table, or of none in an incomplete code) keep the 0 they
+	// start with.
+	root := min(maxLen, tableBits)
+	h.table[0] = 0
+	code, index := 0, 0
+	for l := 1; l <= root; l++ {
+		copy(h.table[1<<(l-1):1<<l], h.table[:1<<(l-1)])
+		for range h.count[l] {
+			h.table[bits.Reverse16(uint16(code))>>(16-l)] = h.sym[index]<<4 | uint16(l)
+			code++
+			index++
+		}
+		code <<= 1
+	}
+	h.mask = 1<<root - 1
 	return nil
 }
 
@@ -180,7 +182,7 @@ func (hi *headInflater) decode(h *huffman) (int, error) {
 	if hi.n < 15 {
 		hi.refill()
 	}
-	e := h.table[hi.b&(1<<tableBits-1)]
+	e := h.table[hi.b&h.mask]
 	if l := uint(e & 15); l != 0 && l <= hi.n {
 		hi.b >>= l
 		hi.n -= l
