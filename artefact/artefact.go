@@ -457,7 +457,7 @@ func cleanName(name string) (string, error) {
 		return "", fmt.Errorf("%w: NUL in name", ErrUnsafeName)
 	}
 	depth := 0
-	for _, part := range strings.Split(name, "/") {
+	for part := range strings.SplitSeq(name, "/") {
 		switch part {
 		case "", ".":
 		case "..":
