@@ -338,9 +338,10 @@ func (hi *headInflater) head(z []byte, n int) ([]byte, error) {
 					i++
 				}
 			}
-			if lens[256] == 0 {
-				return nil, errInflate // no end-of-block code
-			}
+			// A code without an end-of-block symbol can never end its
+			// block, but its first bytes inflate: the inflaters give
+			// them (zlib refuses the stream), and the full reader, which
+			// says what is wrong, is theirs.
 			lit, dist = &hi.lit, &hi.dist
 			if err := lit.build(lens[:nlit]); err != nil {
 				return nil, err

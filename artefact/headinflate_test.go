@@ -199,7 +199,10 @@ func FuzzGunzipHead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, z []byte) {
 		got := gunzipHead(z)
 		want, err := stdHead(z)
-		if len(got) > HeadSize || len(got) == HeadSize && !bytes.Equal(got, want) {
+		// klauspost decodes ahead of what it returns, so it may refuse
+		// a stream for corruption past the head: then only the bytes
+		// it gave are compared.
+		if len(got) > HeadSize || len(got) == HeadSize && !bytes.HasPrefix(got, want) {
 			t.Fatalf("gunzipHead(%x) = %x, klauspost/gzip %x (%v)", z, got, want, err)
 		}
 		if err == nil && !bytes.Equal(got, want) {
