@@ -190,9 +190,10 @@ func TestGunzipHead(t *testing.T) {
 	}
 }
 
-// FuzzGunzipHead: gunzipHead never panics, and a full head it returns is
-// what the full reader (klauspost's gzip) reads; where that reads a full
-// head from a stream, so does gunzipHead.
+// FuzzGunzipHead: gunzipHead never panics, a full head it returns is
+// what the full reader (klauspost's gzip) reads, and where the standard
+// library reads a full head from a stream, so does gunzipHead. A stream
+// gunzipHead refuses is left to the full reader.
 func FuzzGunzipHead(f *testing.F) {
 	f.Add(gzipped(f, bytes.Repeat([]byte("text "), 100), "n", "c", []byte{1, 2, 0, 0}))
 	f.Add(gzipped(f, []byte("short"), "", "", nil))
@@ -205,8 +206,26 @@ func FuzzGunzipHead(f *testing.F) {
 		if len(got) > HeadSize || len(got) == HeadSize && !bytes.HasPrefix(got, want) {
 			t.Fatalf("gunzipHead(%x) = %x, klauspost/gzip %x (%v)", z, got, want, err)
 		}
-		if err == nil && !bytes.Equal(got, want) {
-			t.Fatalf("gunzipHead(%x) = %x, klauspost/gzip reads %x", z, got, want)
+		// Where the standard library (RFC 1951's reading; klauspost
+		// also inflates some streams with an empty literal code) reads
+		// a full head, so does gunzipHead. compress/gzip alone accepts
+		// reserved flag bits.
+		if len(z) > 3 && z[3]>>5 == 0 {
+			if all, err := stdlibHead(z); err == nil && len(all) == HeadSize && !bytes.Equal(got, all) {
+				t.Fatalf("gunzipHead(%x) = %x, compress/gzip reads %x", z, got, all)
+			}
 		}
 	})
+}
+
+// stdlibHead is the head compress/gzip reads from the first member.
+func stdlibHead(z []byte) ([]byte, error) {
+	r, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	r.Multistream(false)
+	out := make([]byte, HeadSize)
+	n, err := io.ReadFull(r, out)
+	return out[:n], err
 }
