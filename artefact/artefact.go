@@ -31,7 +31,6 @@
 package artefact
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -271,9 +270,9 @@ type walker struct {
 	ctx context.Context
 	opt Options
 	fn  func(*Member) error
-	// zbuf reads raw zip members for zipSkip, and heads inflates their
-	// heads: one of each for the walk.
-	zbuf  *bufio.Reader
+	// zbuf holds the first compressed bytes of a zip member for
+	// zipSkip, and heads inflates their heads: one of each for the walk.
+	zbuf  []byte
 	heads headInflater
 	// own is what is left of the walk's own allowance (Ratio times the
 	// artefact's size); past it, bytes are charged to pool, the run's.
@@ -474,7 +473,7 @@ func cleanName(name string) (string, error) {
 		return "", fmt.Errorf("%w: NUL in name", ErrUnsafeName)
 	}
 	depth := 0
-	for _, part := range strings.Split(name, "/") {
+	for part := range strings.SplitSeq(name, "/") {
 		switch part {
 		case "", ".":
 		case "..":

@@ -2,10 +2,10 @@ package artefact
 
 import (
 	"bytes"
+	"hash/crc32"
 	"io"
 	"sync"
 
-	gzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -40,23 +40,68 @@ func Sniff(head []byte) Format {
 	return f
 }
 
-var gzipPool sync.Pool
+var headPool = sync.Pool{New: func() any { return new(headInflater) }}
 
+// gunzipHead is the first HeadSize bytes the gzip stream starting head
+// inflates to, or fewer (nil on an error). It parses the member header
+// (RFC 1952) and inflates with inflateHead, which stops at HeadSize; the
+// inflaters decode a whole window on their first read, and under /usr
+// there are tens of thousands of man pages to tell from tarballs.
 func gunzipHead(head []byte) []byte {
-	z, _ := gzipPool.Get().(*gzip.Reader)
-	var err error
+	z := gzipBody(head)
 	if z == nil {
-		z, err = gzip.NewReader(bytes.NewReader(head))
-	} else {
-		err = z.Reset(bytes.NewReader(head))
+		return nil
 	}
+	hi := headPool.Get().(*headInflater)
+	defer headPool.Put(hi)
+	out, err := hi.head(z, HeadSize)
 	if err != nil {
 		return nil
 	}
-	defer gzipPool.Put(z)
-	out := make([]byte, HeadSize)
-	n, _ := io.ReadFull(z, out)
-	return out[:n]
+	return append([]byte(nil), out...)
+}
+
+// gzipBody is the DEFLATE stream of the gzip member that starts b, or
+// nil when b does not hold the whole member header or it is malformed.
+func gzipBody(b []byte) []byte {
+	const (
+		fhcrc    = 1 << 1
+		fextra   = 1 << 2
+		fname    = 1 << 3
+		fcomment = 1 << 4
+	)
+	if len(b) < 10 || b[0] != 0x1f || b[1] != 0x8b || b[2] != 8 || b[3]&0xe0 != 0 {
+		return nil
+	}
+	flg, all := b[3], b
+	b = b[10:]
+	if flg&fextra != 0 {
+		if len(b) < 2 {
+			return nil
+		}
+		n := int(b[0]) | int(b[1])<<8
+		if len(b) < 2+n {
+			return nil
+		}
+		b = b[2+n:]
+	}
+	for _, f := range []byte{fname, fcomment} {
+		if flg&f != 0 {
+			i := bytes.IndexByte(b, 0)
+			if i < 0 {
+				return nil
+			}
+			b = b[i+1:]
+		}
+	}
+	if flg&fhcrc != 0 {
+		hl := len(all) - len(b)
+		if len(b) < 2 || uint16(crc32.ChecksumIEEE(all[:hl])) != uint16(b[0])|uint16(b[1])<<8 {
+			return nil
+		}
+		b = b[2:]
+	}
+	return b
 }
 
 var zstdPool = sync.Pool{New: func() any {

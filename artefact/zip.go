@@ -2,14 +2,12 @@ package artefact
 
 import (
 	"archive/zip"
-	"bufio"
-	"sync"
-
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"sync"
 
 	"github.com/klauspost/compress/flate"
 )
@@ -89,13 +87,29 @@ func (w *walker) zipSkip(prefix, name string, mode fs.FileMode, size int64, f *z
 	if err != nil {
 		return false, nil
 	}
-	if w.zbuf == nil {
-		w.zbuf = bufio.NewReaderSize(raw, 512)
-	} else {
-		w.zbuf.Reset(raw)
-	}
+	// The head of a deflated member needs its first few hundred
+	// compressed bytes (a dynamic block's code lengths, then the
+	// symbols), rarely more: read that much, and more only when the
+	// stream ran out before the head.
 	want := int(min(int64(HeadSize), size))
-	head, err := w.heads.head(w.zbuf, want)
+	csize := min(f.CompressedSize64, math.MaxInt32)
+	var head []byte
+	for have, k := uint64(0), uint64(1024); ; k *= 8 {
+		k = min(k, csize)
+		if uint64(cap(w.zbuf)) < k {
+			z := make([]byte, k)
+			copy(z, w.zbuf[:have])
+			w.zbuf = z
+		}
+		z := w.zbuf[:k]
+		if _, err := io.ReadFull(raw, z[have:]); err != nil {
+			return false, nil
+		}
+		have = k
+		if head, err = w.heads.head(z, want); err != io.ErrUnexpectedEOF || k == csize || k >= 64<<10 {
+			break
+		}
+	}
 	if err != nil || len(head) != want || w.opt.Select(head) || Detect(head) != "" {
 		return false, nil
 	}

@@ -11,8 +11,8 @@
 # 2. an npm package with a native addon (npm pack): in place vs tar -x + scan
 # 3. an OCI image layout whose layer is the .deb's files, gzip'd: in place
 #    vs extracting the layer + scan
-# 4. a tree with its artefacts (TREE, default /usr): scan vs find | xargs
-#    objdump -p vs scan --no-artefacts (issue 17 item 7)
+# 4. a tree with its artefacts (TREE, default /usr): bench/scan.sh, scan vs
+#    find | xargs objdump -p vs scan --no-artefacts (issue 17 item 7)
 # 5. peak RSS of each abifloor run.
 #
 # Wall times are medians (hyperfine); on a shared machine also compare the
@@ -82,15 +82,5 @@ cmp "$out/img.json"
 echo "  peak RSS: scan $(rss "$af" scan "$out/img") KiB"
 
 echo "== 4. a tree with its artefacts: scan ${TREE:=/usr} (issue 17 item 7)"
-# The default opens every archive met in the tree; --no-artefacts opens
-# none; objdump opens none either and reads every file's headers.
-# Targets: scan TREE >= 3x faster than find | xargs objdump -p, and at
-# most 3x scan --no-artefacts. A tree's malformed archives (Go's test
-# data) are warnings, so the exit status is ignored only for objdump.
-echo "$TREE: $(find "$TREE" -xdev -type f 2>/dev/null | wc -l) files, $(find "$TREE" -xdev -type f \( -name '*.jar' -o -name '*.whl' -o -name '*.zip' -o -name '*.tar*' -o -name '*.tgz' -o -name '*.deb' \) 2>/dev/null | wc -l) archives by name"
-hyperfine --style basic --warmup 1 --runs "${RUNS:-5}" -i --export-json "$out/tree.json" \
-	-n "abifloor scan TREE" "$af scan -q $TREE" \
-	-n "find TREE -type f -print0 | xargs -0 objdump -p" "find $TREE -type f -print0 | xargs -0 objdump -p >/dev/null 2>&1" \
-	-n "abifloor scan --no-artefacts TREE" "$af scan -q --no-artefacts $TREE" >/dev/null
-cmp "$out/tree.json"
+bench/scan.sh "$TREE"
 echo "  peak RSS: scan $(rss "$af" scan -q "$TREE") KiB, --no-artefacts $(rss "$af" scan -q --no-artefacts "$TREE") KiB"

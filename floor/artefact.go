@@ -88,13 +88,15 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		if opt.member != nil {
 			opt.member(m.Content != nil && m.Err == nil)
 		}
-		name := artefact.Join(path, m.Name)
+		// Most members (a jar's classes) are neither: their name is
+		// not joined.
 		switch {
 		case m.Err != nil:
-			it.members = append(it.members, item{rep: FileReport{Path: name, Error: m.Err}})
+			it.members = append(it.members, item{rep: FileReport{Path: artefact.Join(path, m.Name), Error: m.Err}})
 		case m.Data != nil && wantClaim(m.Name) && !elfx.IsELF(m.Data):
 			cl.pkgJSON = m.Data
 		case m.Content != nil:
+			name := artefact.Join(path, m.Name)
 			mi := item{rep: FileReport{Path: name}}
 			f, err := elfx.NewFile(m.Content, m.Size)
 			if err != nil {

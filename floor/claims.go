@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
 )
@@ -18,8 +19,9 @@ import (
 //     are targets, checked like --target with the policy's rules, beside
 //     (never instead of) the targets the caller names;
 //   - a .deb's libc relations in Depends and Pre-Depends (libc6, libc6.1,
-//     libc0.1, and the multilib libc6-i386, libc6-amd64, ... for files of
-//     that architecture) give a GLIBC limit: the lowest glibc the relation
+//     libc0.1, the multilib libc6-i386, libc6-amd64, ... and the cross
+//     libc6-arm64-cross, libc6-s390x-cross, ... for files of that
+//     architecture) give a GLIBC limit: the lowest glibc the relation
 //     lets the package manager install with (>= X, >> X and = X allow X's
 //     upstream release; << and <= and an unversioned libc6 set no lower
 //     bound, so no GLIBC version is claimed at all); an rpm's highest
@@ -72,7 +74,7 @@ func wantClaim(name string) bool {
 var (
 	debField  = regexp.MustCompile(`(?m)^((?:Pre-)?Depends):([^\n]*(?:\n[ \t][^\n]*)*)`)
 	debRel    = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?\s*(?:\(\s*(>=|>>|<=|<<|=|>|<)\s*([^)\s]+)\s*\))?`)
-	debLibcRE = regexp.MustCompile(`^libc(?:6|6\.1|0\.1|0\.3)(?:-([a-z0-9]+))?$`)
+	debLibcRE = regexp.MustCompile(`^libc(?:6|6\.1|0\.1|0\.3)(?:-([a-z0-9]+))?(-cross)?$`)
 	rpmLibc   = regexp.MustCompile(`(?m)^libc\.so\.6\(GLIBC_([0-9][0-9.]*)\)`)
 	wheelRE   = regexp.MustCompile(`^[^-]+-[^-]+(?:-[^-]+)?-[^-]+-[^-]+-([^-]+)\.whl$`)
 	upstream  = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)*`)
@@ -126,7 +128,13 @@ func libcGroup(field, group string) (c libcClaim, ok bool) {
 			return c, false
 		}
 		arch := ""
-		if lm[1] != "" {
+		if lm[2] != "" {
+			// A cross toolchain's libc (libc6-arm64-cross, named by
+			// Debian architecture) serves that architecture's files.
+			if arch, _ = elfx.ParseArch(lm[1]); arch == "" {
+				return c, false
+			}
+		} else if lm[1] != "" {
 			if arch = multilib[lm[1]]; arch == "" {
 				return c, false // libc6-dev, libc6-dbg: not the runtime
 			}

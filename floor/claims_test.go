@@ -37,6 +37,11 @@ func TestClaimResolve(t *testing.T) {
 		{"p.deb", "Package: p\nDepends: libc6 (>= 2.34) | libc6.1 (>= 2.30)\n", "GLIBC=2.30"},
 		{"p.deb", "Package: p\nDepends: libc6:amd64 (>= 2.28),\n libstdc++6 (>= 12), libc6 (>= 2.34)\n", "GLIBC=2.34"},
 		{"p.deb", "Package: p\nDepends: libc6-dev (>= 2.40)\n", ""},
+		// A cross toolchain's libraries claim the cross libc of their
+		// architecture; its -dev package is no runtime.
+		{"p.deb", "Package: libasan8-arm64-cross\nDepends: gcc-12-cross-base (>= 12.2.0-14), libc6-arm64-cross (>= 2.36), libgcc-s1-arm64-cross (>= 3.3)\n", "aarch64:GLIBC=2.36"},
+		{"p.deb", "Package: p\nDepends: libc6-s390x-cross (>= 2.34), libc6-i386-cross (>= 2.17)\n", "s390x:GLIBC=2.34 i386:GLIBC=2.17"},
+		{"p.deb", "Package: p\nDepends: libc6-dev-arm64-cross (= 2.36-8cross1), libc6-nosucharch-cross (>= 2.1)\n", ""},
 		{"x-1.0-py3-none-musllinux_1_2_aarch64.whl", "", "musllinux_1_2_aarch64"},
 		{"x-1.0-py3-none-linux_x86_64.whl", "", ""},
 	} {
