@@ -358,6 +358,20 @@ var classCases = []classCase{
 		v1:   "int k = 1;\n",
 		want: 4,
 	},
+	// A typedef of a qualified array: GCC writes the new typedef as the
+	// bare array and puts the const on each use (libabigail's PR26739).
+	{
+		name: "a qualified array typedef whose qualifier moved to its uses",
+		v0:   "typedef const long ro[3];\ntypedef ro T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		v1:   "typedef long rw[3];\ntypedef const rw T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		want: 0,
+	},
+	{
+		name: "a qualified array typedef that lost its qualifier",
+		v0:   "typedef const long ro[3];\ntypedef ro T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		v1:   "typedef long rw[3];\ntypedef rw T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		want: 4,
+	},
 	{
 		name: "a return type whose pointee lost const and a parameter changed",
 		v0:   "const char *foo(int a) { (void)a; return 0; }\n",

@@ -118,7 +118,8 @@ func (c *changes) add(ch Change) {
 func (c *changes) retyped(path string, kind Kind, o, n *abi.Type) {
 	ch := Change{Kind: kind, Path: path, Old: abi.Spell(o), New: abi.Spell(n)}
 	ch.Note, ch.Compatible = c.cmp.namesOnly(o, n)
-	if !ch.Compatible && (qualifiersOnly(c.cmp.oa, o, c.cmp.na, n) || pointeeQualifiersOnly(c.cmp.oa, o, c.cmp.na, n)) {
+	if !ch.Compatible && (qualifiersOnly(c.cmp.oa, o, c.cmp.na, n) || pointeeQualifiersOnly(c.cmp.oa, o, c.cmp.na, n) ||
+		path == "" && qualifiersMoved(c.cmp, c.key, o, n)) {
 		ch.Note, ch.Compatible = qualifierNote, true
 	}
 	c.add(ch)
@@ -230,6 +231,80 @@ func bare(a *abi.ABI, t *abi.Type) *abi.Type {
 		}
 	}
 	return t
+}
+
+// qualifiersMoved reports whether the typedef key lost qualifiers of
+// its target (old o, new n) that every use of it in the new ABI puts
+// back: typedef const plain monster, where GCC writes monster as int[7]
+// and each use as const monster (libabigail's PR26739). The users see
+// the same type.
+func qualifiersMoved(cmp *comparer, key string, o, n *abi.Type) bool {
+	if d := cmp.na.Types[key]; d == nil || d.Kind != abi.Typedef {
+		return false
+	}
+	budget := 1 << 16
+	if !sameBare(cmp.oa, o, cmp.na, n, map[[2]*abi.Type]bool{}, &budget) {
+		return false
+	}
+	ql, nl := qualLevels(cmp.oa, o, 0, 0, nil), qualLevels(cmp.na, n, 0, 0, nil)
+	if len(ql) != len(nl) || nl[0]&^ql[0] != 0 || ql[0] == nl[0] {
+		return false
+	}
+	for i := 1; i < len(ql); i++ {
+		if ql[i] != nl[i] {
+			return false
+		}
+	}
+	need := ql[0] &^ nl[0]
+	uses, ok := 0, true
+	seen := map[*abi.Type]bool{}
+	var walk func(t *abi.Type, quals uint8, depth int)
+	walk = func(t *abi.Type, quals uint8, depth int) {
+		if t == nil || !ok || depth > 64 || seen[t] && quals == 0 {
+			return
+		}
+		if quals == 0 {
+			seen[t] = true
+		}
+		if t.Ref != "" {
+			if t.Ref == key {
+				uses++
+				ok = ok && quals&need == need
+			}
+			return
+		}
+		var q uint8
+		switch t.Kind {
+		case abi.Const:
+			q = quals | 1
+		case abi.Volatile:
+			q = quals | 2
+		case abi.Restrict:
+			q = quals | 4
+		}
+		walk(t.Elem, q, depth+1)
+		for _, p := range t.Params {
+			walk(p, 0, depth+1)
+		}
+		for i := range t.Bases {
+			walk(t.Bases[i].Type, 0, depth+1)
+		}
+		for i := range t.Members {
+			walk(t.Members[i].Type, 0, depth+1)
+		}
+		for i := range t.Statics {
+			walk(t.Statics[i].Type, 0, depth+1)
+		}
+	}
+	for k, t := range cmp.na.Types {
+		if k != key {
+			walk(t, 0, 0)
+		}
+	}
+	for i := range cmp.na.Symbols {
+		walk(cmp.na.Symbols[i].Type, 0, 0)
+	}
+	return ok && uses > 0
 }
 
 // isFunc reports whether t is a function type, typedefs and qualifiers
