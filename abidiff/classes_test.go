@@ -310,6 +310,74 @@ var classCases = []classCase{
 		v1:   "typedef struct { char m1; } *P;\nchar f(P s) { return s->m1; }\n",
 		want: 4,
 	},
+	// libabigail's default filter hides a change of qualifiers below a
+	// pointer, added or removed, in a return, a parameter or a member
+	// (Debian's abidiff 2.2 on gcc-built pairs: exit 0, 4 with
+	// --harmless); a member's own qualifier is a change.
+	{
+		name: "a return type whose pointee lost const",
+		v0:   "const char *foo(void) { return 0; }\n",
+		v1:   "char *foo(void) { return 0; }\n",
+		want: 0,
+	},
+	{
+		name:     "a return type whose pointee lost const, --harmless",
+		v0:       "const char *foo(void) { return 0; }\n",
+		v1:       "char *foo(void) { return 0; }\n",
+		harmless: true,
+		want:     4,
+	},
+	{
+		name: "a parameter whose pointee lost const",
+		v0:   "int bar(const char **p) { return **p; }\n",
+		v1:   "int bar(char **p) { return **p; }\n",
+		want: 0,
+	},
+	{
+		name: "a C++ return reference that lost const",
+		cc:   "g++",
+		v0:   "struct T { int a; };\nconst T &foo() { static T t; return t; }\n",
+		v1:   "struct T { int a; };\nT &foo() { static T t; return t; }\n",
+		want: 0,
+	},
+	{
+		name: "a member whose pointee lost const",
+		v0:   "struct S { const char *m; };\nint bar(struct S *p) { return *p->m; }\n",
+		v1:   "struct S { char *m; };\nint bar(struct S *p) { return *p->m; }\n",
+		want: 0,
+	},
+	{
+		name: "a member that lost const",
+		v0:   "struct S { const int m; };\nint bar(struct S *p) { return p->m; }\n",
+		v1:   "struct S { int m; };\nint bar(struct S *p) { return p->m; }\n",
+		want: 4,
+	},
+	{
+		name: "a variable that lost const",
+		v0:   "const int k = 1;\n",
+		v1:   "int k = 1;\n",
+		want: 4,
+	},
+	// A typedef of a qualified array: GCC writes the new typedef as the
+	// bare array and puts the const on each use (libabigail's PR26739).
+	{
+		name: "a qualified array typedef whose qualifier moved to its uses",
+		v0:   "typedef const long ro[3];\ntypedef ro T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		v1:   "typedef long rw[3];\ntypedef const rw T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		want: 0,
+	},
+	{
+		name: "a qualified array typedef that lost its qualifier",
+		v0:   "typedef const long ro[3];\ntypedef ro T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		v1:   "typedef long rw[3];\ntypedef rw T;\nstruct H { T t; };\nvoid g(struct H *h) { (void)h; }\n",
+		want: 4,
+	},
+	{
+		name: "a return type whose pointee lost const and a parameter changed",
+		v0:   "const char *foo(int a) { (void)a; return 0; }\n",
+		v1:   "char *foo(long a) { (void)a; return 0; }\n",
+		want: 4,
+	},
 }
 
 // TestLibabigailClasses: each class of libabigail's test tables that

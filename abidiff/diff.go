@@ -622,6 +622,9 @@ func symbolChanges(cmp *comparer, o, n abi.Symbol) []Change {
 			if !c.Compatible && !o.Kind.IsFunc() && o.Size == n.Size && o.Size > 0 && lengthKnown(cmp, o.Type, n.Type) {
 				c.Note, c.Compatible = arrayLengthNote, true
 			}
+			if !c.Compatible && pointeeQualifiersOnly(cmp.oa, o.Type, cmp.na, n.Type) {
+				c.Note, c.Compatible = qualifierNote, true
+			}
 			out = append(out, c)
 		}
 	}

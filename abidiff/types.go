@@ -118,16 +118,18 @@ func (c *changes) add(ch Change) {
 func (c *changes) retyped(path string, kind Kind, o, n *abi.Type) {
 	ch := Change{Kind: kind, Path: path, Old: abi.Spell(o), New: abi.Spell(n)}
 	ch.Note, ch.Compatible = c.cmp.namesOnly(o, n)
-	if !ch.Compatible && qualifiersOnly(c.cmp.oa, o, c.cmp.na, n) {
+	if !ch.Compatible && (qualifiersOnly(c.cmp.oa, o, c.cmp.na, n) || pointeeQualifiersOnly(c.cmp.oa, o, c.cmp.na, n) ||
+		path == "" && qualifiersMoved(c.cmp, c.key, o, n)) {
 		ch.Note, ch.Compatible = qualifierNote, true
 	}
 	c.add(ch)
 }
 
 // qualifierNote marks a member's or typedef's type that only gained
-// const, volatile or restrict qualifiers (its typedef names aside): the same
-// bytes at the same place, libabigail's "compatible type" change, which
-// it filters out as harmless.
+// const, volatile or restrict qualifiers (its typedef names aside), or a
+// type whose qualifiers changed only below a pointer or inside a function
+// type (pointeeQualifiersOnly): the same bytes at the same place,
+// libabigail's "compatible type" change, which it filters out as harmless.
 const qualifierNote = "qualifiers only"
 
 // qualifiersOnly reports whether o (old) and n (new) are spelled the same
@@ -150,6 +152,181 @@ func qualifiersOnly(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
 		}
 	}
 	return true
+}
+
+// pointeeQualifiersOnly reports whether o (old) and n (new) are spelled
+// the same with every typedef followed and every qualifier dropped, and
+// differ in qualifiers only below a pointer or reference (const char * ->
+// char *) or inside a function type (its return and parameters): the
+// same bytes and the same calling convention. libabigail's default filter
+// hides such a change, added or removed, as harmless. A change of the
+// qualifiers of o itself (a member or variable that lost const) is not one.
+func pointeeQualifiersOnly(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type) bool {
+	budget := 1 << 16
+	if !sameBare(oa, o, na, n, map[[2]*abi.Type]bool{}, &budget) {
+		return false
+	}
+	if isFunc(oa, o) && isFunc(na, n) {
+		return true
+	}
+	return qualLevels(oa, o, 0, 0, nil)[0] == qualLevels(na, n, 0, 0, nil)[0]
+}
+
+// sameBare reports whether o and n are spelled the same with every
+// typedef followed and every qualifier dropped, as bareSpell writes them,
+// comparing node pairs once each (memo) so that typedefs of typedefs are
+// never expanded into a tree; past budget nodes it says no. Anonymous
+// aggregates written in place never count as the same.
+func sameBare(oa *abi.ABI, o *abi.Type, na *abi.ABI, n *abi.Type, memo map[[2]*abi.Type]bool, budget *int) bool {
+	o, n = bare(oa, o), bare(na, n)
+	void := func(t *abi.Type) bool { return t == nil || t.Ref == "" && t.Kind == abi.Void }
+	if void(o) || void(n) {
+		return void(o) && void(n)
+	}
+	if o.Ref != "" || n.Ref != "" {
+		return o.Ref != "" && n.Ref != "" && canonSpell(o.Ref) == canonSpell(n.Ref)
+	}
+	key := [2]*abi.Type{o, n}
+	if v, ok := memo[key]; ok {
+		return v
+	}
+	if *budget--; *budget < 0 || o.Kind != n.Kind {
+		return false
+	}
+	memo[key] = true
+	same := true
+	switch o.Kind {
+	case abi.Pointer, abi.Reference, abi.RvalueReference:
+		same = sameBare(oa, o.Elem, na, n.Elem, memo, budget)
+	case abi.Array:
+		same = o.Count == n.Count && sameBare(oa, o.Elem, na, n.Elem, memo, budget)
+	case abi.Func:
+		same = o.Variadic == n.Variadic && len(o.Params) == len(n.Params) && sameBare(oa, o.Elem, na, n.Elem, memo, budget)
+		for i := 0; same && i < len(o.Params); i++ {
+			same = sameBare(oa, o.Params[i], na, n.Params[i], memo, budget)
+		}
+	case abi.Struct, abi.Union, abi.Enum:
+		same = false
+	default:
+		same = canonSpell(abi.Spell(o)) == canonSpell(abi.Spell(n))
+	}
+	memo[key] = same
+	return same
+}
+
+// bare follows t's typedefs and qualifiers.
+func bare(a *abi.ABI, t *abi.Type) *abi.Type {
+	for depth := 0; t != nil && depth <= 64; depth++ {
+		switch {
+		case t.Ref != "":
+			d := a.Types[t.Ref]
+			if d == nil || d.Kind != abi.Typedef {
+				return t
+			}
+			t = d.Elem
+		case t.Kind == abi.Const || t.Kind == abi.Volatile || t.Kind == abi.Restrict || t.Kind == abi.Typedef:
+			t = t.Elem
+		default:
+			return t
+		}
+	}
+	return t
+}
+
+// qualifiersMoved reports whether the typedef key lost qualifiers of
+// its target (old o, new n) that every use of it in the new ABI puts
+// back: typedef const plain monster, where GCC writes monster as int[7]
+// and each use as const monster (libabigail's PR26739). The users see
+// the same type.
+func qualifiersMoved(cmp *comparer, key string, o, n *abi.Type) bool {
+	if d := cmp.na.Types[key]; d == nil || d.Kind != abi.Typedef {
+		return false
+	}
+	budget := 1 << 16
+	if !sameBare(cmp.oa, o, cmp.na, n, map[[2]*abi.Type]bool{}, &budget) {
+		return false
+	}
+	ql, nl := qualLevels(cmp.oa, o, 0, 0, nil), qualLevels(cmp.na, n, 0, 0, nil)
+	if len(ql) != len(nl) || nl[0]&^ql[0] != 0 || ql[0] == nl[0] {
+		return false
+	}
+	for i := 1; i < len(ql); i++ {
+		if ql[i] != nl[i] {
+			return false
+		}
+	}
+	need := ql[0] &^ nl[0]
+	uses, ok := 0, true
+	seen := map[*abi.Type]bool{}
+	var walk func(t *abi.Type, quals uint8, depth int)
+	walk = func(t *abi.Type, quals uint8, depth int) {
+		if t == nil || !ok || depth > 64 || seen[t] && quals == 0 {
+			return
+		}
+		if quals == 0 {
+			seen[t] = true
+		}
+		if t.Ref != "" {
+			if t.Ref == key {
+				uses++
+				ok = ok && quals&need == need
+			}
+			return
+		}
+		var q uint8
+		switch t.Kind {
+		case abi.Const:
+			q = quals | 1
+		case abi.Volatile:
+			q = quals | 2
+		case abi.Restrict:
+			q = quals | 4
+		}
+		walk(t.Elem, q, depth+1)
+		for _, p := range t.Params {
+			walk(p, 0, depth+1)
+		}
+		for i := range t.Bases {
+			walk(t.Bases[i].Type, 0, depth+1)
+		}
+		for i := range t.Members {
+			walk(t.Members[i].Type, 0, depth+1)
+		}
+		for i := range t.Statics {
+			walk(t.Statics[i].Type, 0, depth+1)
+		}
+	}
+	for k, t := range cmp.na.Types {
+		if k != key {
+			walk(t, 0, 0)
+		}
+	}
+	for i := range cmp.na.Symbols {
+		walk(cmp.na.Symbols[i].Type, 0, 0)
+	}
+	return ok && uses > 0
+}
+
+// isFunc reports whether t is a function type, typedefs and qualifiers
+// followed.
+func isFunc(a *abi.ABI, t *abi.Type) bool {
+	for depth := 0; t != nil && depth <= 64; depth++ {
+		switch {
+		case t.Ref != "":
+			d := a.Types[t.Ref]
+			if d == nil || d.Kind != abi.Typedef {
+				return false
+			}
+			t = d.Elem
+		case t.Kind == abi.Func:
+			return true
+		case t.Kind == abi.Const || t.Kind == abi.Volatile || t.Kind == abi.Restrict || t.Kind == abi.Typedef:
+			t = t.Elem
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // qualLevels lists the qualifiers of t at each level of indirection
