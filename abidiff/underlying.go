@@ -444,9 +444,10 @@ func (c *comparer) sizeOf(a *abi.ABI, x *expander, u *abi.Type) int64 {
 	return -1
 }
 
-// resolve follows a reference to the named type's definition.
+// resolve follows a reference to the named type's definition; nil (a
+// typedef of nothing, as a stranger's JSON may write) stays nil.
 func resolve(a *abi.ABI, t *abi.Type) *abi.Type {
-	if t.Ref == "" {
+	if t == nil || t.Ref == "" {
 		return t
 	}
 	return a.Types[t.Ref]
