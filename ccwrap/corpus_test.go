@@ -108,7 +108,9 @@ func TestCorpus(t *testing.T) {
 	}
 	if want["go"] {
 		delete(want, "go")
-		t.Run("go", func(t *testing.T) { corpusGo(t, filepath.Join(work, "go"), filepath.Join(wrap, "cc"), loader, bullseye) })
+		t.Run("go", func(t *testing.T) {
+			corpusGo(t, filepath.Join(work, "go"), filepath.Join(wrap, "cc"), loader, bullseye)
+		})
 		checked++
 	}
 	for p := range want {
