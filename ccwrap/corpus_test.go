@@ -274,6 +274,7 @@ var corpusGoMain = map[string]string{
 	"net/main.go": `package main
 
 import (
+	"fmt"
 	"net"
 	"sort"
 )
@@ -290,6 +291,7 @@ func main() {
 	"user/main.go": `package main
 
 import (
+	"fmt"
 	"os/user"
 )
 
@@ -309,6 +311,7 @@ func main() {
 
 import (
 	"database/sql"
+	"fmt"
 
 	_ "github.com/mattn/go-sqlite3"
 )

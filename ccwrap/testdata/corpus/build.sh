@@ -34,9 +34,10 @@ lua5.4)
 	;;
 sqlite3)
 	# The full tree: configure generates the amalgamation with tclsh.
-	./configure --prefix="$prefix" --disable-tcl
+	# --disable-static: the amalgamation is compiled once, not twice.
+	./configure --prefix="$prefix" --disable-tcl --disable-static
 	make $j sqlite3 libsqlite3.la
-	make install-libLTLIBRARIES install-binPROGRAMS
+	make install
 	;;
 bzip2)
 	make $j CC="$CC" bzip2 bzip2recover
@@ -59,11 +60,13 @@ jq)
 	make install
 	;;
 expat)
+	# Autotools, as Debian builds it: its security patches test
+	# XML_DTD == 1, which CMake's expat_config.h leaves empty.
 	cd expat
-	cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$prefix" \
-		-DEXPAT_BUILD_DOCS=OFF -DEXPAT_BUILD_TESTS=OFF -DCMAKE_INSTALL_LIBDIR=lib
-	cmake --build build $j
-	cmake --install build
+	./buildconf.sh >/dev/null 2>&1
+	./configure --prefix="$prefix" --without-docbook --without-tests
+	make $j
+	make install
 	;;
 pcre2)
 	./configure --prefix="$prefix"
