@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -508,6 +509,13 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 	path := []string{stubs}
 	for _, d := range line.libDirs {
 		if abs, err := filepath.Abs(d); err == nil {
+			path = append(path, abs)
+		}
+	}
+	// A library the link was given by its path is found where it was
+	// given, as -L's are (libtool links its uninstalled libraries so).
+	for _, f := range line.libFiles {
+		if abs, err := filepath.Abs(filepath.Dir(f)); err == nil && !slices.Contains(path, abs) {
 			path = append(path, abs)
 		}
 	}
