@@ -35,7 +35,12 @@ lua5.4)
 sqlite3)
 	# The full tree: configure generates the amalgamation with tclsh.
 	# --disable-static: the amalgamation is compiled once, not twice.
-	./configure --prefix="$prefix" --disable-tcl --disable-static
+	# --disable-readline: configure's readline check is wrong when the
+	# library cannot be linked but its header exists (libreadline-dev of a
+	# newer glibc, hidden by abifloor; zig cc never links it): the header
+	# test sets found=yes again after the library test said no, and the
+	# shell is built with HAVE_READLINE=1 and without -lreadline.
+	./configure --prefix="$prefix" --disable-tcl --disable-static --disable-readline
 	make $j sqlite3 libsqlite3.la
 	make install
 	;;
