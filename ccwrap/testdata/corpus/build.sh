@@ -55,7 +55,9 @@ lz4)
 	make install CC="$CC" PREFIX="$prefix"
 	;;
 libzstd)
-	make $j CC="$CC" CXX="$CXX" lib zstd
+	# lib, then zstd: the two goals together under -j raced once here.
+	make $j CC="$CC" CXX="$CXX" lib
+	make $j CC="$CC" CXX="$CXX" zstd
 	make install CC="$CC" PREFIX="$prefix"
 	;;
 jq)
