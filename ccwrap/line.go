@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -21,7 +22,10 @@ type ccLine struct {
 	shared, relocatable, static, nostart bool
 	// libDirs are the -L directories, in order.
 	libDirs []string
-	err     error
+	// libFiles are the shared libraries named by a path (libtool's
+	// ./.libs/libpcre2-posix.so), in order.
+	libFiles []string
+	err      error
 }
 
 // executable reports whether the link makes a program with the usual start
@@ -121,6 +125,9 @@ func parseCCLine(args []string) ccLine {
 			inputs++ // standard input, with -x
 		case strings.HasPrefix(a, "-"):
 		default:
+			if b := filepath.Base(a); strings.HasSuffix(b, ".so") || strings.Contains(b, ".so.") {
+				l.libFiles = append(l.libFiles, a)
+			}
 			inputs++
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -307,6 +308,21 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 	}
 	held.Flush()
 	after, err := os.Lstat(line.output)
+	if len(hidden) > 0 {
+		// The link did without a library it named, which would have
+		// failed had the library not been installed at all: fail it the
+		// same way, so that a feature probe (zstd's -llzma) finds no
+		// feature instead of a build that fails later for want of it. The
+		// output goes, as the link editor removes a failed link's.
+		if err == nil && after.Mode().IsRegular() && (before == nil || !sameFile(before, after)) {
+			os.Remove(line.output)
+		}
+		for _, h := range hidden {
+			res.Explained = append(res.Explained, "cannot link "+h.Arg+": "+h.String())
+		}
+		res.Code = 1
+		return res, nil
+	}
 	switch {
 	case err != nil:
 		return Result{}, fmt.Errorf("the compiler succeeded but %s is not there: %v", line.output, err)
@@ -495,6 +511,13 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 	path := []string{stubs}
 	for _, d := range line.libDirs {
 		if abs, err := filepath.Abs(d); err == nil {
+			path = append(path, abs)
+		}
+	}
+	// A library the link was given by its path is found where it was
+	// given, as -L's are (libtool links its uninstalled libraries so).
+	for _, f := range line.libFiles {
+		if abs, err := filepath.Abs(filepath.Dir(f)); err == nil && !slices.Contains(path, abs) {
 			path = append(path, abs)
 		}
 	}

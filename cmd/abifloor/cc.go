@@ -101,11 +101,20 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	if err != nil {
 		return fail(err)
 	}
+	if res.Code != 0 {
+		// -v's notes say what was left out of a failed link too.
+		if o.Verbose {
+			for _, n := range res.Notes {
+				say("%s", n)
+			}
+		}
+		for _, e := range res.Explained {
+			say("%s", e)
+		}
+		return res.Code
+	}
 	for _, e := range res.Explained {
 		say("%s", e)
-	}
-	if res.Code != 0 {
-		return res.Code
 	}
 	if o.Verbose || len(res.Notes) > 0 {
 		for _, n := range res.Notes {
