@@ -5,13 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/abifloor/abifloor/internal/input"
 
@@ -128,11 +123,14 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 			if len(dirs) == 0 {
 				continue
 			}
-			if i == 1 && pub[0] != nil && slices.Equal(hdirs1, hdirs2) && cxx(abis[0]) == cxx(abis[1]) {
+			if i == 1 && pub[0] != nil && slices.Equal(hdirs1, hdirs2) && abidiff.IsCXX(abis[0]) == abidiff.IsCXX(abis[1]) {
 				pub[1] = pub[0] // the same headers, compiled once
 				continue
 			}
-			p, err := headerTypes(ctx, dirs, abis[i], env.stderr)
+			p, warn, err := abidiff.PublicTypes(ctx, dirs, abis[i])
+			if warn != "" {
+				fmt.Fprintln(env.stderr, "abifloor diff: warning:", report.Clean(warn))
+			}
 			if err != nil {
 				// Never hides a change: without the headers'
 				// answer every type counts as public.
@@ -179,155 +177,4 @@ func readSuppressions(name string) (*abidiff.Suppressions, error) {
 	}
 	defer in.Close()
 	return abidiff.ParseSuppressions(name, io.NewSectionReader(in.FD, 0, in.Size))
-}
-
-// maxHeaders bounds the header files one --headers-dir may bring in.
-const maxHeaders = 4096
-
-// headerTypes compiles every header under dirs and returns the keys of the
-// structs, unions and enums they define (a declaration alone is not a
-// definition). A C++ input (one with mangled symbols) is compiled with
-// g++.
-func headerTypes(ctx context.Context, dirs []string, a *abi.ABI, warn io.Writer) (map[string]bool, error) {
-	var headers []string
-	abs := make([]string, len(dirs))
-	for i, d := range dirs {
-		// The compiler runs elsewhere: the headers are named in full.
-		var err error
-		if abs[i], err = filepath.Abs(d); err != nil {
-			return nil, err
-		}
-	}
-	dirs = abs
-	for _, d := range dirs {
-		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			switch strings.ToLower(filepath.Ext(p)) {
-			case ".h", ".hh", ".hpp", ".hxx", ".h++":
-				if e.Type().IsRegular() {
-					headers = append(headers, p)
-				}
-			}
-			if len(headers) > maxHeaders {
-				return fmt.Errorf("%s: more than %d headers", d, maxHeaders)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	if len(headers) == 0 {
-		return nil, fmt.Errorf("no header under %s", strings.Join(dirs, ", "))
-	}
-	cc := "cc"
-	if cxx(a) {
-		cc = "g++"
-	}
-	out := map[string]bool{}
-	add := func(a *abi.ABI) {
-		for k, t := range a.Types {
-			if (t.Kind == abi.Struct || t.Kind == abi.Union || t.Kind == abi.Enum) && !t.Incomplete && !(t.Kind == abi.Enum && t.Size == 0 && len(t.Enumerators) == 0) {
-				out[k] = true
-			}
-		}
-	}
-	opt := abi.HeaderOptions{Includes: dirs, Headers: headers, Types: []string{"*"}, CC: cc, Absent: true}
-	res, err := abi.CompileHeaders(ctx, opt)
-	var conflict *abi.ConflictError
-	if errors.As(err, &conflict) && len(headers) > 1 && len(headers) <= maxApart {
-		// Headers that do not compile together (two versions of one
-		// header side by side) are read one by one, and what each
-		// defines counts.
-		budget := maxApart
-		try := func(hs ...string) bool {
-			if budget--; budget < 0 {
-				return false
-			}
-			opt.Headers = hs
-			r, err := abi.CompileHeaders(ctx, opt)
-			if err != nil || len(r.Absent.Headers) > 0 {
-				return false
-			}
-			add(r.ABI)
-			return true
-		}
-		var alone, failed []string
-		for _, h := range headers {
-			if try(h) {
-				alone = append(alone, h)
-			} else {
-				failed = append(failed, h)
-			}
-		}
-		// A header that needs another directory's first is read after
-		// each one that compiles alone, until one pair compiles.
-		for _, h := range failed {
-			for _, g := range alone {
-				if filepath.Dir(g) != filepath.Dir(h) && try(g, h) {
-					break
-				}
-			}
-		}
-		if len(alone) == 0 {
-			// Nothing compiles on its own: what the header text
-			// defines counts.
-			fmt.Fprintf(warn, "abifloor diff: warning: no header under %s compiles on its own: their definitions are read from their text\n", strings.Join(dirs, ", "))
-			return scanDefinitions(headers)
-		}
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(res.Absent.Headers) > 0 {
-		// A header not found would make every type it defines
-		// private: refuse rather than guess.
-		return nil, fmt.Errorf("headers not found: %s", strings.Join(res.Absent.Headers, ", "))
-	}
-	add(res.ABI)
-	return out, nil
-}
-
-// maxApart bounds the compiles of headers read one by one.
-const maxApart = 64
-
-// definitionRe finds "struct NAME {" (union, enum, class) in header text.
-var definitionRe = regexp.MustCompile(`\b(struct|union|enum|class)\s+([A-Za-z_]\w*)\s*(?::[^{;]*)?\{`)
-
-// scanDefinitions reads the struct, union and enum definitions of headers
-// from their text, when no compile of them succeeds: a fallback that can
-// miss a definition made by a macro (which then counts as private only if
-// no other header defines it).
-func scanDefinitions(headers []string) (map[string]bool, error) {
-	out := map[string]bool{}
-	for _, h := range headers {
-		b, err := os.ReadFile(h)
-		if err != nil {
-			return nil, err
-		}
-		if len(b) > 16<<20 {
-			return nil, fmt.Errorf("%s: header over 16 MB", h)
-		}
-		for _, m := range definitionRe.FindAllSubmatch(b, -1) {
-			kind := string(m[1])
-			if kind == "class" {
-				kind = "struct"
-			}
-			out[kind+" "+string(m[2])] = true
-		}
-	}
-	return out, nil
-}
-
-// cxx reports whether a has a mangled (C++) symbol.
-func cxx(a *abi.ABI) bool {
-	for _, s := range a.Symbols {
-		if s.Demangled != "" {
-			return true
-		}
-	}
-	return false
 }
