@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -202,14 +203,7 @@ func TestDecoderMemoryRSS(t *testing.T) {
 	if dir := os.Getenv("ABIFLOOR_TEST_WALKDIR"); dir != "" {
 		debug.SetMemoryLimit(48 << 20) // as abifloor's main sets it
 		walkDir(t, dir, 4, NewBudget(0))
-		// The peak of this process's own memory since its exec (its
-		// rusage would count the parent's, which it was forked from).
-		st, _ := os.ReadFile("/proc/self/status")
-		for _, l := range strings.Split(string(st), "\n") {
-			if strings.HasPrefix(l, "VmHWM:") {
-				fmt.Println(l)
-			}
-		}
+		fmt.Println(fixture.PeakMemoryLine())
 		return
 	}
 	if testing.Short() {

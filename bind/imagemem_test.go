@@ -88,12 +88,7 @@ func TestImageManyPrograms(t *testing.T) {
 		}
 		res := New(Options{Image: img}).Audit(context.Background(), nil)
 		fmt.Printf("held %d files %d\n", img.Held(), len(res.Files))
-		st, _ := os.ReadFile("/proc/self/status")
-		for _, l := range strings.Split(string(st), "\n") {
-			if strings.HasPrefix(l, "VmHWM:") {
-				fmt.Println(l)
-			}
-		}
+		fmt.Println(fixture.PeakMemoryLine())
 		return
 	}
 	if testing.Short() {
