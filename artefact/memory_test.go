@@ -16,32 +16,7 @@ import (
 	"time"
 
 	"github.com/abifloor/abifloor/internal/fixture"
-	"github.com/klauspost/compress/zstd"
 )
-
-// zstdLong compresses b as `zstd --long=wlog` does from a pipe: one frame
-// whose header asks for a window of 2^wlog bytes, whatever b's size. The
-// zstd program makes it when it is installed, else klauspost's encoder.
-func zstdLong(t testing.TB, b []byte, wlog int) []byte {
-	t.Helper()
-	if _, err := exec.LookPath("zstd"); err == nil {
-		cmd := exec.Command("zstd", "-q", "-c", "-1", "--long="+strconv.Itoa(wlog))
-		cmd.Stdin = bytes.NewReader(b)
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
-	var o bytes.Buffer
-	e, err := zstd.NewWriter(&o, zstd.WithWindowSize(1<<wlog), zstd.WithEncoderLevel(zstd.SpeedFastest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Write(b)
-	e.Close()
-	return o.Bytes()
-}
 
 // walkDir walks every file of dir with workers goroutines sharing b, and
 // returns each file's walk.
@@ -80,7 +55,7 @@ func walkDir(t testing.TB, dir string, workers int, b *Budget) map[string]got {
 // file is still read, and the memory is all given back.
 func TestDecoderMemoryShared(t *testing.T) {
 	bin, _ := elfs(t)
-	z := zstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), 27)
+	z := fixture.ZstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), 1, 27)
 	if w, ok := zstdFrameWindow(z); !ok || w != 128<<20 {
 		t.Fatalf("the frame asks for a window of %d bytes, want 128 MiB", w)
 	}
@@ -108,8 +83,8 @@ func TestDecoderMemoryShared(t *testing.T) {
 // both.
 func TestDecoderMemoryNested(t *testing.T) {
 	bin, _ := elfs(t)
-	inner := zstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), 27)
-	outer := zstdLong(t, mkTar(t, []ent{{name: "a/prog", data: bin}, {name: "inner.tar.zst", data: inner}}), 27)
+	inner := fixture.ZstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), 1, 27)
+	outer := fixture.ZstdLong(t, mkTar(t, []ent{{name: "a/prog", data: bin}, {name: "inner.tar.zst", data: inner}}), 1, 27)
 	g := walkBytes(t, outer, Options{})
 	if m := g.members["/inner.tar.zst"]; m == nil || !errors.Is(m.Err, ErrDecoderMemory) {
 		t.Errorf("the nested stream: %+v, want %v", m, ErrDecoderMemory)
@@ -138,8 +113,8 @@ func TestDecoderMemoryNested(t *testing.T) {
 // pool with room for two outer decoders but not their nested ones.
 func TestDecoderMemoryAlone(t *testing.T) {
 	bin, _ := elfs(t)
-	inner := zstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), 24)
-	outer := zstdLong(t, mkTar(t, []ent{{name: "a/prog", data: bin}, {name: "inner.tar.zst", data: inner}, {name: "b/prog", data: bin}}), 24)
+	inner := fixture.ZstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}}), 1, 24)
+	outer := fixture.ZstdLong(t, mkTar(t, []ent{{name: "a/prog", data: bin}, {name: "inner.tar.zst", data: inner}, {name: "b/prog", data: bin}}), 1, 24)
 	dir := t.TempDir()
 	for i := range 8 {
 		os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".tar.zst"), outer, 0o644)
@@ -210,7 +185,7 @@ func TestDecoderMemoryRSS(t *testing.T) {
 		t.Skip("decompresses 800 MB of zeros")
 	}
 	bin, _ := elfs(t)
-	z := zstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}, {name: "zeros", data: make([]byte, 200<<20)}}), 27)
+	z := fixture.ZstdLong(t, mkTar(t, []ent{{name: "usr/bin/prog", data: bin}, {name: "zeros", data: make([]byte, 200<<20)}}), 1, 27)
 	dir := t.TempDir()
 	for i := range 4 {
 		os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".tar.zst"), z, 0o644)

@@ -1,7 +1,6 @@
 package bind
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -13,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/klauspost/compress/zstd"
 
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/internal/imagetest"
@@ -50,20 +47,7 @@ func manyProgramsImage(t *testing.T, n int) string {
 	layer := layerTar(t, ents)
 	ents = nil
 	tarball := imagetest.WriteWith(t, filepath.Join(dir, "oci"), func(_ int, l []byte) []byte {
-		if _, err := exec.LookPath("zstd"); err == nil {
-			cmd := exec.Command("zstd", "-q", "-c", "-3", "--long=27")
-			cmd.Stdin = bytes.NewReader(l)
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return out
-		}
-		var o bytes.Buffer
-		e, _ := zstd.NewWriter(&o, zstd.WithWindowSize(128<<20))
-		e.Write(l)
-		e.Close()
-		return o.Bytes()
+		return fixture.ZstdLong(t, l, 3, 27)
 	}, layer)
 	p := filepath.Join(dir, "img.tar")
 	if err := os.WriteFile(p, tarball, 0o644); err != nil {
