@@ -185,19 +185,7 @@ func TestSharedTypeBomb(t *testing.T) {
 	binary.LittleEndian.PutUint32(info, uint32(len(info)-4))
 	limit := 1 << 16
 	for _, fast := range []bool{true, false} {
-		s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
-		var d *dwarf.Data
-		if !fast {
-			var err error
-			if d, err = s.data(); err != nil {
-				t.Fatal(err)
-			}
-			s = nil
-		}
-		a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
-		if err := typesOf(a, d, s, binary.LittleEndian, len(info)); err != nil {
-			t.Fatal(err)
-		}
+		a := typesOfF(t, info, abbrev, fast)
 		if a.Symbols[0].Type == nil {
 			t.Fatalf("fast=%v: f has no type", fast)
 		}

@@ -17,19 +17,7 @@ import (
 func TestSpecificationNamesDefinition(t *testing.T) {
 	info, abbrev := gcc44DWARF()
 	for _, fast := range []bool{true, false} {
-		s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
-		var d *dwarf.Data
-		if !fast {
-			var err error
-			if d, err = s.data(); err != nil {
-				t.Fatal(err)
-			}
-			s = nil
-		}
-		a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
-		if err := typesOf(a, d, s, binary.LittleEndian, len(info)); err != nil {
-			t.Fatal(err)
-		}
+		a := typesOfF(t, info, abbrev, fast)
 		ft := a.Symbols[0].Type
 		if ft == nil || ft.Elem == nil || ft.Elem.Kind != Pointer || ft.Elem.Elem == nil || ft.Elem.Elem.Ref != "struct N::S" {
 			t.Fatalf("fast=%v: f returns %s, want a pointer to struct N::S by reference", fast, Spell(ft))
@@ -92,4 +80,25 @@ func gcc44DWARF() (info, abbrev []byte) {
 	binary.LittleEndian.PutUint32(info, uint32(len(info)-4))
 	return info, abbrev
 
+}
+
+// typesOfF reads the types a function symbol f reaches in hand-built
+// DWARF (little-endian .debug_info and .debug_abbrev), by the fast scan
+// or, with fast false, by debug/dwarf.
+func typesOfF(t *testing.T, info, abbrev []byte, fast bool) *ABI {
+	t.Helper()
+	s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
+	var d *dwarf.Data
+	if !fast {
+		var err error
+		if d, err = s.data(); err != nil {
+			t.Fatal(err)
+		}
+		s = nil
+	}
+	a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
+	if err := typesOf(a, d, s, binary.LittleEndian, len(info)); err != nil {
+		t.Fatal(err)
+	}
+	return a
 }
