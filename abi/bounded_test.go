@@ -127,7 +127,7 @@ func TestCompressedDebugLimits(t *testing.T) {
 	if _, err := Load(context.Background(), write("z.o", zrel), Options{NoDefaultDebugDir: true}); err != nil && !errors.Is(err, ErrDebugTooLarge) {
 		t.Logf(".zdebug_info: %v", err)
 	}
-	if err := checkDebugSizes(mustELF(t, zrel), 1<<20); !errors.Is(err, ErrDebugTooLarge) {
+	if err := checkDebugSizes(mustELF(t, zrel), elfx.NewBudget(1<<20)); !errors.Is(err, ErrDebugTooLarge) {
 		t.Errorf(".zdebug_info claiming 4 GiB: %v", err)
 	}
 }
@@ -236,7 +236,7 @@ func FuzzLoadDWARF(f *testing.F) {
 			return
 		}
 		a := &ABI{Schema: Schema, Types: map[string]*Type{}, Symbols: []Symbol{}}
-		addTypes("fuzz", a, ef, 1<<20)
+		addTypesFrom("fuzz", a, ef, int64(len(data)), 1<<20, nil)
 	})
 }
 

@@ -41,6 +41,8 @@ type index struct {
 	// units are the units scan read, in order, with their languages
 	// (fastScan keeps them in its unit headers instead).
 	units []unitLang
+	// budget bounds the names read and composed (nil: unlimited).
+	budget *nameBudget
 }
 
 // unitLang is where a unit starts and its DW_AT_language.
@@ -62,8 +64,9 @@ func newIndex() *index {
 // scan indexes d. It reads top-level entries only and skips their children
 // (using DW_AT_sibling when the compiler wrote it), so the cost is a small
 // part of the DWARF; member lists are read later, only for reachable types.
-func scan(d *dwarf.Data, wantNames bool) (*index, error) {
+func scan(d *dwarf.Data, wantNames bool, names *nameBudget) (*index, error) {
 	ix := newIndex()
+	ix.budget = names
 	seenName := map[string]bool{}
 	r := &forward{r: d.Reader()}
 	for {
@@ -81,7 +84,7 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 		if !cu.Children {
 			continue
 		}
-		var sc scopes
+		sc := scopes{names: names}
 		lang, _ := cu.Val(dwarf.AttrLanguage).(int64)
 		sc.cpp = isCPlusPlus(uint64(lang))
 		ix.units = append(ix.units, unitLang{start: cu.Offset, lang: uint64(lang)})
@@ -99,6 +102,9 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 				}
 				continue
 			}
+			if !names.takeEntry(e) {
+				return nil, names.err
+			}
 			prefix := sc.prefix()
 			d := dieOf(e)
 			d.cpp = sc.cpp
@@ -107,6 +113,9 @@ func scan(d *dwarf.Data, wantNames bool) (*index, error) {
 				r.SkipChildren()
 			}
 			ix.addScoped(&d, prefix, wantNames, seenName)
+		}
+		if err := names.failed(); err != nil {
+			return nil, err
 		}
 	}
 	return ix, nil
@@ -194,6 +203,9 @@ func (ix *index) addScoped(e *die, prefix string, wantNames bool, seenName map[s
 		ix.qual[dwarf.Offset(e.off)] = string(e.name)
 	} else if prefix != "" && len(e.name) > 0 && namedKind(dwarf.Tag(e.tag)) != "" {
 		q := prefix + string(e.name)
+		if !ix.budget.take(len(q)) {
+			return
+		}
 		ix.qual[dwarf.Offset(e.off)] = q
 		e.name = []byte(q)
 	}
@@ -334,11 +346,12 @@ func newBuilder(src dieSource, ix *index, a *ABI, limit int) *builder {
 // typesOf attaches DWARF types to the exported symbols of a. With section
 // bytes (s) it indexes and reads DIEs itself and builds a dwarf.Data only
 // when it meets DWARF it does not decode; d is used for relocatable objects.
-func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSize int) error {
+func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSize int, names *nameBudget) error {
 	var ix *index
 	var src dieSource
 	var err error
 	if s != nil {
+		s.names = names
 		var units []scannedUnit
 		ix, units, err = fastScan(s, false)
 		if err == nil {
@@ -350,16 +363,17 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSiz
 			src = bs
 		} else if err == errSlowPath {
 			d, err = s.data()
+			names.reset() // afresh: the fast scan stopped early
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if src == nil {
-		if ix, err = scan(d, false); err != nil {
+		if ix, err = scan(d, false, names); err != nil {
 			return err
 		}
-		src = dwarfSource{r: d.Reader(), units: ix.units, cur: new(uint64)}
+		src = dwarfSource{r: d.Reader(), units: ix.units, cur: new(uint64), names: names}
 	}
 	// Hostile DWARF can make unnamed types revisit each other until the
 	// depth limit; bound the total by the size of the input.
@@ -379,6 +393,15 @@ func typesOf(a *ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSiz
 				s.Type = b.variable(off)
 			}
 		}
+		if ix.budget.failed() != nil {
+			break
+		}
+	}
+	if err := ix.budget.failed(); err != nil {
+		return err
+	}
+	if s != nil && s.alt != nil {
+		return s.alt.secs.names.failed()
 	}
 	return nil
 }

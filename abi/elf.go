@@ -33,6 +33,7 @@ func loadDWARF(f *elfx.File, maxSize int64) (*dwarf.Data, *sections, *relocated,
 // relocated is what relocatedDWARF read of the sections it checks itself.
 type relocated struct {
 	abbrev, info []byte
+	strSize      int // of .debug_str and .debug_line_str
 }
 
 // The sections debug/dwarf.New takes, by name; the rest of those it reads
@@ -77,7 +78,7 @@ func relocatedDWARF(f *elfx.File, maxSize int64) (*dwarf.Data, *relocated, error
 			return nil, nil, fmt.Errorf("debug sections hold more bytes than the file: they overlap")
 		}
 	}
-	budget := elfx.NewBudget(maxSize)
+	budget := elfx.NewBudget(orDefault(maxSize))
 	dat := map[string][]byte{}
 	order := make([]int, 0, len(last))
 	for _, i := range last {
@@ -111,13 +112,13 @@ func relocatedDWARF(f *elfx.File, maxSize int64) (*dwarf.Data, *relocated, error
 			}
 		}
 	}
-	return d, &relocated{abbrev: dat[".debug_abbrev"], info: dat[".debug_info"]}, nil
+	return d, &relocated{abbrev: dat[".debug_abbrev"], info: dat[".debug_info"], strSize: len(dat[".debug_str"]) + len(dat[".debug_line_str"])}, nil
 }
 
 // readSections reads the debug sections of f as they are stored, with no
 // relocation: those of a linked file, or of a dwz alternate file.
 func readSections(f *elfx.File, maxSize int64) (*sections, error) {
-	budget := elfx.NewBudget(maxSize)
+	budget := elfx.NewBudget(orDefault(maxSize))
 	s := &sections{order: f.ByteOrder()}
 	for _, x := range []struct {
 		name string

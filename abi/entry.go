@@ -125,6 +125,7 @@ type dwarfSource struct {
 	// C++ (builder.signature).
 	units []unitLang
 	cur   *uint64
+	names *nameBudget // charged with each entry's strings
 }
 
 func (s dwarfSource) addrSize() int { return s.r.AddressSize() }
@@ -151,13 +152,13 @@ func (s dwarfSource) read(off dwarf.Offset, paramsOnly bool) (*entry, []*entry) 
 	}
 	r := &forward{r: s.r}
 	e, err := r.Next()
-	if err != nil || e == nil || e.Offset != off || e.Tag == 0 {
+	if err != nil || e == nil || e.Offset != off || e.Tag == 0 || !s.names.takeEntry(e) {
 		return nil, nil
 	}
 	var kids []*entry
 	for e.Children {
 		c, err := r.Next()
-		if err != nil || c == nil || c.Tag == 0 || paramsOnly && !isParam(c.Tag) {
+		if err != nil || c == nil || c.Tag == 0 || paramsOnly && !isParam(c.Tag) || !s.names.takeEntry(c) {
 			break
 		}
 		kids = append(kids, fromDwarf(c))
@@ -310,6 +311,9 @@ func (r *reader) full(s *sections, u *unitHeader, tab abbrevTable) (*entry, bool
 			v.n = int64(a)
 		default:
 			continue // strx, sec_offset, ...: not used by the builder
+		}
+		if v.s != "" && !s.names.take(len(v.s)) {
+			return nil, false
 		}
 		e.attrs = append(e.attrs, v)
 	}

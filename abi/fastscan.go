@@ -14,7 +14,11 @@ import (
 // not expect (a unit type, a form, a string form that needs a base) makes
 // it return errSlowPath, and the caller falls back to scan.
 func fastScan(s *sections, wantNames bool) (*index, []scannedUnit, error) {
+	if s.names == nil {
+		s.names = newNameBudget(s.dwarfBytes(), 0)
+	}
 	ix := newIndex()
+	ix.budget = s.names
 	var units []scannedUnit
 	seenName := map[string]bool{}
 	abbrevs := map[uint64]abbrevTable{}
@@ -63,6 +67,9 @@ type sections struct {
 	// alt is the dwz alternate file (.gnu_debugaltlink) that
 	// DW_FORM_GNU_ref_alt and DW_FORM_GNU_strp_alt point into, if found.
 	alt *altDWARF
+	// names bounds the names read from these sections (fastScan sets
+	// it).
+	names *nameBudget
 }
 
 const (
@@ -298,7 +305,7 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 	if dwarf.Tag(a.tag) != dwarf.TagCompileUnit && dwarf.Tag(a.tag) != dwarf.TagPartialUnit {
 		return nil
 	}
-	var sc scopes
+	sc := scopes{names: ix.budget}
 	sc.cpp = isCPlusPlus(d.lang)
 	u.lang = d.lang
 	for r.off < u.end {
@@ -325,7 +332,7 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 		}
 		ix.addScoped(&d, prefix, wantNames, seenName)
 	}
-	return nil
+	return ix.budget.failed()
 }
 
 // scopes is the stack of C++ scopes (namespaces, classes) the scan is in:
@@ -334,11 +341,22 @@ func (ix *index) scanUnit(s *sections, u *unitHeader, tab abbrevTable, wantNames
 type scopes struct {
 	stack []string // the prefix inside each open scope: "std::"
 	cpp   bool
+	names *nameBudget // charged with each prefix
 }
 
 // maxScopes bounds the nesting of scopes followed; deeper ones are
 // skipped whole.
 const maxScopes = 64
+
+// enter opens a scope whose names start with prefix, charged to the
+// budget; past it the scope is skipped (the reader reports the error).
+func (sc *scopes) enter(prefix string) bool {
+	if !sc.names.take(len(prefix)) {
+		return false
+	}
+	sc.stack = append(sc.stack, prefix)
+	return true
+}
 
 func (sc *scopes) prefix() string {
 	if len(sc.stack) == 0 {
@@ -360,14 +378,12 @@ func (sc *scopes) push(tag dwarf.Tag, name []byte) bool {
 		if n == "" {
 			n = "(anonymous namespace)"
 		}
-		sc.stack = append(sc.stack, sc.prefix()+n+"::")
-		return true
+		return sc.enter(sc.prefix() + n + "::")
 	case dwarf.TagStructType, dwarf.TagClassType, dwarf.TagUnionType:
 		if !sc.cpp || len(name) == 0 {
 			return false
 		}
-		sc.stack = append(sc.stack, sc.prefix()+string(name)+"::")
-		return true
+		return sc.enter(sc.prefix() + string(name) + "::")
 	}
 	return false
 }
@@ -527,6 +543,9 @@ func (r *reader) entry(s *sections, u *unitHeader, tab abbrevTable, d *die) (*ab
 				if str, ok = s.strx(u, val); !ok || !isStrx(form) {
 					return nil, errSlowPath
 				}
+			}
+			if !s.names.take(len(str)) {
+				return nil, s.names.err
 			}
 			if dwarf.Attr(at.attr) == dwarf.AttrName {
 				d.name = str

@@ -88,7 +88,7 @@ func TestFastScanMatchesScan(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: fastScan: %v", p, err)
 			}
-			slow, err := scan(d, names)
+			slow, err := scan(d, names, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +254,7 @@ func TestNamedChainStack(t *testing.T) {
 	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
 	a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
 	s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
-	if err := typesOf(a, nil, s, binary.LittleEndian, 1<<24); err != nil {
+	if err := typesOf(a, nil, s, binary.LittleEndian, 1<<24, newNameBudget(s.dwarfBytes(), 0)); err != nil {
 		t.Fatal(err)
 	}
 	if a.Symbols[0].Type == nil || len(a.Types) > maxNamed+1 {

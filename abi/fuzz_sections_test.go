@@ -84,7 +84,7 @@ func FuzzTypesOf(f *testing.F) {
 		for n := range ix.vars {
 			a.Symbols = append(a.Symbols, Symbol{Name: n, Kind: SymObject})
 		}
-		if err := typesOf(a, nil, s, binary.LittleEndian, len(data)); err != nil {
+		if err := typesOf(a, nil, s, binary.LittleEndian, len(data), newNameBudget(s.dwarfBytes(), int64(len(data)))); err != nil {
 			return
 		}
 		_ = a.Canonical()

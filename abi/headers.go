@@ -348,7 +348,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", obj, err)
 	}
-	ix, err := scan(d, true)
+	ix, err := scan(d, true, nil) // the compiler's DWARF: names unbounded
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", obj, err)
 	}

@@ -31,8 +31,23 @@ type Options struct {
 	// NoDefaultDebugDir skips DefaultDebugDir.
 	NoDefaultDebugDir bool
 	// MaxDebugSize bounds what the compressed sections of one file (debug
-	// info above all) may expand to, together; 0 means DefaultMaxDebugSize.
+	// info above all) may expand to, together. 0 means debugRatio (16)
+	// times the file's size plus 16 MiB, at most DefaultMaxDebugSize.
 	MaxDebugSize int64
+	// InputSize is the bytes on disk the input was read from, when they
+	// are fewer than its own: an artefact's size, for its member
+	// (LoadArg sets it). What abi holds of the input (the sections its
+	// compressed sections expand to, the DWARF names it takes) is
+	// bounded by it; 0 means the input's size.
+	InputSize int64
+}
+
+// realSize is what the input of size bytes is held to.
+func (opt Options) realSize(size int64) int64 {
+	if opt.InputSize > 0 && opt.InputSize < size {
+		return opt.InputSize
+	}
+	return size
 }
 
 // debugDirs is where separate debug files are looked for, in order.
@@ -84,7 +99,8 @@ func LoadReader(ctx context.Context, name string, r io.ReaderAt, size int64, opt
 // opened from, "" when it is not a file on disk.
 func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, head []byte, opt Options) (*ABI, error) {
 	if elfx.IsELF(head) {
-		a, ef, err := readELF(name, r, size, opt.maxDebugSize())
+		real := opt.realSize(size)
+		a, ef, err := readELF(name, r, size, real, opt.maxDebugSize())
 		if err != nil {
 			return nil, err
 		}
@@ -98,9 +114,9 @@ func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, hea
 			}
 			defer dbg.Close()
 			a.DebugFile = dbgPath
-			name, ef = dbgPath, dbg.File
+			name, ef, real = dbgPath, dbg.File, dbg.in.Size
 		}
-		return a, addTypesFrom(name, a, ef, opt.maxDebugSize(), opt.debugDirs())
+		return a, addTypesFrom(name, a, ef, real, opt.maxDebugSize(), opt.debugDirs())
 	}
 	if size > maxJSON {
 		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", name, maxJSON)
@@ -150,8 +166,9 @@ func parseJSON(name string, b []byte) (*ABI, error) {
 
 // readELF reads the exported symbols of the size-byte ELF file r through
 // elfx, and its section headers, refusing compressed sections that would
-// expand past maxDebug bytes.
-func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elfx.File, error) {
+// expand past maxDebug bytes (by default, 0: past debugRatio times real,
+// the bytes on disk r was read from).
+func readELF(name string, r io.ReaderAt, size, real, maxDebug int64) (*ABI, *elfx.File, error) {
 	xf, err := elfx.NewFile(r, size)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
@@ -160,7 +177,7 @@ func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elfx.File
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if err := checkELF(xf, maxDebug); err != nil {
+	if err := checkELF(xf, real, maxDebug); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return a, xf, nil
@@ -169,21 +186,18 @@ func readELF(name string, r io.ReaderAt, size, maxDebug int64) (*ABI, *elfx.File
 // fromELF reads an ABI from an ELF image in memory, with only the debug
 // info it contains. It is the entry point the fuzzer drives.
 func fromELF(name string, b []byte) (*ABI, error) {
-	a, ef, err := readELF(name, bytes.NewReader(b), int64(len(b)), DefaultMaxDebugSize)
+	a, ef, err := readELF(name, bytes.NewReader(b), int64(len(b)), int64(len(b)), 0)
 	if err != nil || !hasDWARF(ef) {
 		return a, err
 	}
-	return a, addTypes(name, a, ef, DefaultMaxDebugSize)
+	return a, addTypesFrom(name, a, ef, int64(len(b)), 0, nil)
 }
 
-// addTypes reads the DWARF of ef into a, decompressing at most maxDebug
-// bytes; name is used in errors.
-func addTypes(name string, a *ABI, ef *elfx.File, maxDebug int64) error {
-	return addTypesFrom(name, a, ef, maxDebug, nil)
-}
-
-// addTypesFrom is addTypes looking for a dwz alternate file under dirs too.
-func addTypesFrom(name string, a *ABI, ef *elfx.File, maxDebug int64, dirs []string) error {
+// addTypesFrom reads the DWARF of ef into a, decompressing at most
+// maxDebug bytes (0: the default), and looks for a dwz alternate file
+// under dirs; name is used in errors. The names it takes are bounded by
+// real, the bytes on disk ef was read from (nameBudget).
+func addTypesFrom(name string, a *ABI, ef *elfx.File, real, maxDebug int64, dirs []string) error {
 	d, secs, rel, err := loadDWARF(ef, maxDebug)
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
@@ -192,10 +206,11 @@ func addTypesFrom(name string, a *ABI, ef *elfx.File, maxDebug int64, dirs []str
 	// object's were read whole for debug/dwarf.
 	var abbrevs []byte
 	var infoSize int
+	var dwarfBytes int64
 	if secs != nil {
-		abbrevs, infoSize = secs.abbrev, len(secs.info)
+		abbrevs, infoSize, dwarfBytes = secs.abbrev, len(secs.info), secs.dwarfBytes()
 	} else if rel != nil {
-		abbrevs, infoSize = rel.abbrev, len(rel.info)
+		abbrevs, infoSize, dwarfBytes = rel.abbrev, len(rel.info), int64(len(rel.info)+rel.strSize)
 	}
 	if err := checkAbbrevs(abbrevs); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
@@ -203,7 +218,7 @@ func addTypesFrom(name string, a *ABI, ef *elfx.File, maxDebug int64, dirs []str
 	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
 		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
-	if err := typesOf(a, d, secs, ef.ByteOrder(), infoSize); err != nil {
+	if err := typesOf(a, d, secs, ef.ByteOrder(), infoSize, newNameBudget(dwarfBytes, real)); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
 	a.DebugInfo = DebugDWARF

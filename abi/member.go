@@ -49,6 +49,21 @@ func LoadArg(ctx context.Context, arg string, opt Options, prog func(artefact, m
 // bytes, as scan does.
 func isArtefact(p string) bool { return artefact.KindOf(p) != "" }
 
+// What the member of an artefact costs abi is bounded by the artefact's
+// own size: a 250 KB .tar.gz held a 250 MiB library, and its dump cost
+// 2.8 GB. A member read for its ABI goes to a private temporary file
+// past MemberSpillOver bytes, not to memory, and the walk decompresses at
+// most MemberRatio times the artefact's size plus MemberSlack, where a
+// scan's walk may decompress 200 times (it keeps members sparse): real
+// packages expand 1.5 to 6 times, the most of 19 large Debian packages 14
+// (libx265). Past it the member is a decompression bomb
+// (artefact.ErrBomb); extracted, it is a file of its own size.
+const (
+	MemberSpillOver = 4 << 20
+	MemberRatio     = 32
+	MemberSlack     = 4 << 20
+)
+
 // errStopWalk ends an artefact walk once the member is read.
 var errStopWalk = errors.New("stop")
 
@@ -59,10 +74,15 @@ func loadMember(ctx context.Context, path, member string, opt Options, prog func
 		a     *ABI
 		found []string
 		lerr  error
+		// bad is the first member that could not be read, unnamed:
+		// with no ELF member found, it may have been the one.
+		bad  error
+		nbad = map[string]bool{}
 	)
 	// Debug sections are outside the loaded segments: members are read
 	// whole (bounded by artefact.DefaultMaxMember), never sparse.
-	aopt := artefact.Options{SparseOver: -1}
+	aopt := artefact.Options{SparseOver: -1, SpillOver: MemberSpillOver, Ratio: MemberRatio, MinExpand: MemberSlack}
+	real := artefact.SizeOf(path)
 	if prog != nil {
 		aopt.Progress = func(m string, read, total int64) { prog(path, m, read, total) }
 	}
@@ -75,6 +95,9 @@ func loadMember(ctx context.Context, path, member string, opt Options, prog func
 			if member != "" {
 				lerr = fmt.Errorf("%s: %w", name, m.Err)
 				return errStopWalk
+			}
+			if nbad[m.Name] = true; bad == nil {
+				bad = fmt.Errorf("%s: %w", name, m.Err)
 			}
 			return nil
 		}
@@ -90,7 +113,9 @@ func loadMember(ctx context.Context, path, member string, opt Options, prog func
 			a = nil
 			return nil
 		}
-		a, lerr = LoadReader(ctx, name, m.Content, m.Size, opt)
+		mopt := opt
+		mopt.InputSize = real
+		a, lerr = LoadReader(ctx, name, m.Content, m.Size, mopt)
 		if member != "" {
 			return errStopWalk
 		}
@@ -104,6 +129,8 @@ func loadMember(ctx context.Context, path, member string, opt Options, prog func
 		return nil, path, lerr
 	case len(found) == 0 && member != "":
 		return nil, path, fmt.Errorf("%s: no member %s", path, member)
+	case len(found) == 0 && bad != nil:
+		return nil, path, fmt.Errorf("%s: no ELF file read from the artefact; members that could not be read: %d, the first: %w", path, len(nbad), bad)
 	case len(found) == 0:
 		return nil, path, fmt.Errorf("%s: no ELF file in the artefact", path)
 	case len(found) > 1:

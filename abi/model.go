@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -265,6 +267,13 @@ func Key(k Kind, name string) string {
 // ABIs give equal bytes. It sorts copies: a is not changed, so one ABI may
 // be encoded from several goroutines at once.
 func (a *ABI) Canonical() []byte {
+	var b bytes.Buffer
+	a.encodeCanonical(&b)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+// encodeCanonical writes the canonical JSON, and a newline, to w.
+func (a *ABI) encodeCanonical(w io.Writer) {
 	c := *a
 	c.DebugFile = ""
 	c.Notes = nil
@@ -280,7 +289,7 @@ func (a *ABI) Canonical() []byte {
 	if c.Symbols == nil {
 		c.Symbols = []Symbol{}
 	}
-	return marshal((*plainABI)(&c))
+	encode(w, (*plainABI)(&c))
 }
 
 // sortInPlace puts symbols, constants and roots in their canonical order, in
@@ -300,18 +309,55 @@ func (a *ABI) sortInPlace() {
 
 func marshal(v any) []byte {
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		// Only plain data is encoded here; an error is a bug.
-		panic(err)
-	}
+	encode(&b, v)
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
-// Fingerprint is "sha256:" and the hex sha256 of the canonical JSON.
+// encode writes v as JSON, and a newline, to w.
+func encode(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// Only plain data is encoded here, to a buffer or a hash; an
+		// error is a bug.
+		panic(err)
+	}
+}
+
+// Fingerprint is "sha256:" and the hex sha256 of the canonical JSON. The
+// JSON goes to the hash as it is encoded, not to a copy of its own: an
+// ABI's names can be most of its memory.
 func (a *ABI) Fingerprint() string {
-	return sum(a.Canonical())
+	h := &trimNewline{h: sha256.New()}
+	a.encodeCanonical(h)
+	return "sha256:" + hex.EncodeToString(h.h.Sum(nil))
+}
+
+// trimNewline hashes what is written to it but a last newline, held back
+// until more follows: the canonical JSON is hashed without the one
+// json.Encoder ends it with.
+type trimNewline struct {
+	h       hash.Hash
+	pending bool
+}
+
+func (t *trimNewline) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if t.pending {
+		t.h.Write([]byte{'\n'})
+	}
+	t.pending = p[len(p)-1] == '\n'
+	t.h.Write(p[:len(p)-btoi(t.pending)])
+	return len(p), nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func sum(b []byte) string {

@@ -97,7 +97,7 @@ func typesOfF(t *testing.T, info, abbrev []byte, fast bool) *ABI {
 		s = nil
 	}
 	a := &ABI{Types: map[string]*Type{}, Symbols: []Symbol{{Name: "f", Kind: SymFunc}}}
-	if err := typesOf(a, d, s, binary.LittleEndian, len(info)); err != nil {
+	if err := typesOf(a, d, s, binary.LittleEndian, len(info), newNameBudget(int64(len(info)), 0)); err != nil {
 		t.Fatal(err)
 	}
 	return a

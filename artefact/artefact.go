@@ -146,6 +146,13 @@ type Options struct {
 	// only its non-executable parts (default DefaultSparseOver; see
 	// Sparse). Negative reads every member whole.
 	SparseOver int64
+	// SpillOver, when positive, is the size above which a selected
+	// member read whole goes to a private temporary file instead of
+	// memory (unlinked at once; closed when fn returns): its Content
+	// reads the file and its Data is nil. For a reader that needs a
+	// member whole but only some of its bytes (abi reads a library's
+	// symbol tables and DWARF, not its code).
+	SpillOver int64
 	// Want, when set, names members read whole too whatever their
 	// content (a package.json, a wheel's WHEEL), up to 1 MiB.
 	Want func(name string) bool
@@ -556,7 +563,7 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		// A zip needs random access: it is spilled to a private
 		// temporary file, not held in memory (a 293-byte .tar.gz
 		// could claim 512 MiB of zip).
-		f, err := spill(head, r, size)
+		f, err := spill(head, r, size, "a nested zip")
 		if err != nil {
 			m.Err = readErr(err)
 			return w.emit(m)
@@ -582,6 +589,20 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		}
 		head = got
 	}
+	if sel && w.opt.SpillOver > 0 && size > w.opt.SpillOver {
+		if decoded && size-int64(len(head)) > w.allowance() {
+			m.Err = w.claimErr(size)
+			return w.emit(m)
+		}
+		f, err := spill(head, r, size, "a large member")
+		if err != nil {
+			m.Err = readErr(err)
+			return w.emit(m)
+		}
+		defer f.Close()
+		m.Content = f
+		return w.emit(m)
+	}
 	var data []byte
 	if decoded {
 		// Every byte of it is charged: one claiming more than the
@@ -589,8 +610,8 @@ func (w *walker) regular(prefix, name string, mode fs.FileMode, size int64, r io
 		// within it gets its whole buffer at once, whose pages cost
 		// memory only as the bytes arrive (growing by doubling cost
 		// one and a half times the member).
-		if left := w.allowance(); size-int64(len(head)) > left {
-			m.Err = fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, left, w.opt.Ratio, w.pool.grant)
+		if size-int64(len(head)) > w.allowance() {
+			m.Err = w.claimErr(size)
 			return w.emit(m)
 		}
 		data = make([]byte, len(head), size)
@@ -629,18 +650,27 @@ func readWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
 	return buf, nil
 }
 
+// claimErr is the error of a decoded member claiming size bytes, more
+// than the walk's allowance has left: a bomb, refused before any of it is
+// read.
+func (w *walker) claimErr(size int64) error {
+	return fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, w.allowance(), w.opt.Ratio, w.pool.grant)
+}
+
 // spill copies a member (head, read already, then the rest of its size
-// bytes from r) to a temporary file that is removed at once, so no other
-// process can name it, and returns it open for reading.
-func spill(head []byte, r io.Reader, size int64) (*os.File, error) {
+// bytes from r) to a temporary file (what, in errors) that is removed at
+// once, so no other process can name it, and returns it open for reading.
+// os.CreateTemp makes the file with O_EXCL and mode 0600: a name planted
+// in a shared $TMPDIR is never opened.
+func spill(head []byte, r io.Reader, size int64, what string) (*os.File, error) {
 	f, err := os.CreateTemp("", "abifloor-member-*")
 	if err != nil {
-		return nil, fmt.Errorf("a temporary file for a nested zip: %w", err)
+		return nil, fmt.Errorf("a temporary file for %s: %w", what, err)
 	}
 	os.Remove(f.Name())
 	if _, err := f.Write(head); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("a temporary file for a nested zip: %w", err)
+		return nil, fmt.Errorf("a temporary file for %s: %w", what, err)
 	}
 	n, err := io.CopyN(f, r, size-int64(len(head)))
 	if err != nil {
@@ -781,6 +811,20 @@ func (b *Budget) take(n int64) bool {
 
 // dirSize is the size of the regular files under dir (an image layout's
 // size, for the bomb budget and Progress).
+// SizeOf is the bytes on disk of the artefact at p, a file or an OCI
+// layout directory, which its allowances are proportional to; 0 when it
+// cannot be read.
+func SizeOf(p string) int64 {
+	st, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return 0
+	case st.IsDir():
+		return dirSize(p)
+	}
+	return st.Size()
+}
+
 func dirSize(dir string) int64 {
 	var n int64
 	fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {

@@ -31,18 +31,30 @@ const (
 // to, together. It is not safe for concurrent use.
 type Budget struct {
 	max, left int64
+	why       string
 }
 
 // NewBudget returns a budget of max bytes of decompressed data.
 func NewBudget(max int64) *Budget { return &Budget{max: max, left: max} }
+
+// Because names where the budget's limit comes from in its errors
+// ("16 times the file's size").
+func (b *Budget) Because(why string) *Budget {
+	b.why = why
+	return b
+}
 
 // Take charges size bytes of section name, stored in stored bytes, to the
 // budget: an error wrapping ErrTooLarge when they do not fit or when they
 // claim more than MaxRatio times stored.
 func (b *Budget) Take(name string, size, stored uint64) error {
 	if size > uint64(b.left) {
-		return fmt.Errorf("section %s: %w: %d bytes uncompressed, over the limit of %d bytes",
-			name, ErrTooLarge, size, b.max)
+		why := ""
+		if b.why != "" {
+			why = " (" + b.why + ")"
+		}
+		return fmt.Errorf("section %s: %w: %d bytes uncompressed, over the limit of %d bytes%s",
+			name, ErrTooLarge, size, b.max, why)
 	}
 	if stored < 1<<40 && size > stored*MaxRatio+ratioSlack {
 		return fmt.Errorf("section %s: %w: %d bytes stored claim %d bytes uncompressed, more than %d times as many",

@@ -38,8 +38,8 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "abi dump", "FILE|ARTEFACT[!/MEMBER] [--debug-dir DIR] [--max-debug-size N] [--format text|json]")
 	var dirs multiFlag
 	fs.Var(&dirs, "debug-dir", "look for separate debug info under `DIR` (by build ID and .gnu_debuglink); repeatable")
-	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
-	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G)")
+	maxDebug := sizeFlag(0)
+	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G; default: 16 times the file's size plus 16 MiB, at most 512M)")
 	format := fs.String("format", "text", "output `format`: text or json")
 	pos, err := parseFlags(fs, args)
 	if err != nil {

@@ -2,9 +2,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/report"
 )
@@ -27,6 +29,8 @@ func limitHint(err error) string {
 		return " (--max-debug-size)"
 	case errors.Is(err, bind.ErrImageMemory):
 		return " (raise --max-memory)"
+	case errors.Is(err, artefact.ErrBomb):
+		return fmt.Sprintf(" (abi reads at most %d times an artefact's size from it, plus %d MiB: extract the member and name the file)", abi.MemberRatio, abi.MemberSlack>>20)
 	}
 	return ""
 }

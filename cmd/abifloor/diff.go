@@ -43,8 +43,8 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&hdirs2, "hd2", "same as --headers-dir2 `DIR`")
 	strict := fs.Bool("strict", false, "set exit bit 8 (incompatible) for every break abifloor proves, not only for what abidiff calls incompatible")
 	harmless := fs.Bool("harmless", false, "count the changes abidiff calls harmless (typedef spellings, enumerators added, members renamed in place) in the exit status, as abidiff --harmless does")
-	maxDebug := sizeFlag(abi.DefaultMaxDebugSize)
-	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G)")
+	maxDebug := sizeFlag(0)
+	fs.Var(&maxDebug, "max-debug-size", "refuse a file whose compressed sections hold more than `N` bytes uncompressed (512M, 2G; default: 16 times the file's size plus 16 MiB, at most 512M)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		if flagExit(err) == exitOK {
