@@ -16,6 +16,19 @@ import (
 // expand past a Budget, or more than MaxRatio times their stored size.
 var ErrTooLarge = errors.New("compressed section too large")
 
+// ErrHoldLimit is wrapped by errors about tables (symbols, strings,
+// versions, hashes) that add up to more than File.LimitTables allows.
+var ErrHoldLimit = errors.New("tables too large for the input")
+
+// LimitTables bounds the bytes of the tables f reads whole, together, to
+// n (why says where n comes from, in errors). A member of an artefact is
+// read from far fewer bytes than its size: a 245 KB .tar.gz held a
+// library whose one symbol name was 240 MiB, and fit took 258 MB. Its
+// tables are held to what the artefact could hold of real ones.
+func (f *File) LimitTables(n int64, why string) {
+	f.rd.hold, f.rd.why = n, why
+}
+
 // Compressed debug info shrinks 3 to 10 times, and zlib cannot shrink
 // anything more than about 1032 times; zstd, with blocks that repeat one
 // byte, 32768 times. A section that claims to expand more than MaxRatio

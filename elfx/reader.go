@@ -44,6 +44,11 @@ type reader struct {
 	chunks [4]chunk
 	next   int
 	reads  int // preads issued; lets tests and benchmarks see the I/O cost
+	// hold bounds the bytes fresh may allocate, when positive
+	// (File.LimitTables); held counts them, why says where the bound
+	// comes from.
+	hold, held int64
+	why        string
 }
 
 // in reports whether [off, off+n) lies inside the file.
@@ -89,6 +94,12 @@ func (r *reader) at(off, n int64) ([]byte, error) {
 func (r *reader) fresh(off, n int64) ([]byte, error) {
 	if !r.in(off, n) {
 		return nil, formatErr(off, "%d bytes past end of file (size %d)", n, r.size)
+	}
+	if r.hold > 0 {
+		if r.held+n > r.hold {
+			return nil, fmt.Errorf("%w: reading %d bytes at offset %#x, after %d, passes the %d this file may take (%s)", ErrHoldLimit, n, off, r.held, r.hold, r.why)
+		}
+		r.held += n
 	}
 	b := make([]byte, n)
 	if err := r.readFull(b, off); err != nil {

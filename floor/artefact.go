@@ -77,6 +77,8 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		fopt.Claimed = cl.targets
 	}
 	aopt := artefact.Options{Budget: opt.budget}
+	size := artefact.SizeOf(path)
+	hold, holdWhy := artefact.HoldLimit(size), artefact.HoldWhy(size)
 	if opt.ArtefactProgress != nil {
 		aopt.Progress = func(m string, read, total int64) { opt.ArtefactProgress(path, m, read, total) }
 	}
@@ -102,6 +104,7 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 			if err != nil {
 				mi.rep.Error = err
 			} else {
+				f.LimitTables(hold, holdWhy)
 				mo := fopt
 				// A package's control comes before its files: a file
 				// held to its libc claim is read with its symbols, so

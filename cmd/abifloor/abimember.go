@@ -30,7 +30,7 @@ func limitHint(err error) string {
 	case errors.Is(err, bind.ErrImageMemory):
 		return " (raise --max-memory)"
 	case errors.Is(err, artefact.ErrBomb):
-		return fmt.Sprintf(" (abi reads at most %d times an artefact's size from it, plus %d MiB: extract the member and name the file)", abi.MemberRatio, abi.MemberSlack>>20)
+		return fmt.Sprintf(" (abi reads at most %d times an artefact's size from it, plus %d MiB: extract the member and name the file)", artefact.HoldRatio, artefact.HoldSlack>>20)
 	}
 	return ""
 }

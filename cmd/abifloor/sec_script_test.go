@@ -33,6 +33,19 @@ func init() {
 		ts.Check(err)
 		ts.Check(os.WriteFile(ts.MkAbs(args[0]), elfgen.DebugBomb(claim, real), 0o644))
 	}
+	// longname FILE.s N writes assembly defining one function whose name
+	// is N bytes of "A": one string table entry of N bytes, that gzip
+	// shrinks a thousand times.
+	scriptCmds["longname"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) != 2 {
+			ts.Fatalf("usage: longname FILE.s N")
+		}
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		name := strings.Repeat("A", n)
+		src := ".text\n.globl " + name + "\n.type " + name + ",@function\n" + name + ":\n call memcpy@PLT\n ret\n.section .note.GNU-stack,\"\",@progbits\n"
+		ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(src), 0o644))
+	}
 	// cpq SRC DEST copies SRC to DEST, a Go-quoted name that may hold
 	// control characters ("evil\n::error::x").
 	scriptCmds["cpq"] = func(ts *testscript.TestScript, neg bool, args []string) {
