@@ -336,3 +336,23 @@ func TestOpenRefusesFIFO(t *testing.T) {
 		t.Fatalf("Open(/dev/null) = %v, want a not-a-regular-file error", err)
 	}
 }
+
+// TestLimitTables: a file held to fewer bytes than its tables refuses to
+// read them, naming the limit and where it comes from; one held to its
+// own size reads as before.
+func TestLimitTables(t *testing.T) {
+	b := smallELF(t)
+	f, err := NewFile(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.LimitTables(16, "a test's 16 bytes")
+	if _, err := f.Symbols(); !errors.Is(err, ErrHoldLimit) || !strings.Contains(err.Error(), "(a test's 16 bytes)") {
+		t.Errorf("held to 16 bytes: %v", err)
+	}
+	f, _ = NewFile(bytes.NewReader(b), int64(len(b)))
+	f.LimitTables(int64(len(b)), "its size")
+	if syms, err := f.Symbols(); err != nil || len(syms) == 0 {
+		t.Errorf("held to its size: %d symbols, %v", len(syms), err)
+	}
+}

@@ -25,6 +25,18 @@ func FuzzFile(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, b []byte) {
 		exercise(b)
+		// Again held to half the input: the limit holds whatever the
+		// tables claim.
+		if f, err := NewFile(bytes.NewReader(b), int64(len(b))); err == nil {
+			f.LimitTables(int64(len(b))/2+1, "fuzz")
+			f.VersionNeeds()
+			f.Symbols()
+			f.Relocs()
+			f.SymbolRelocs()
+			if f.rd.held > f.rd.hold {
+				t.Fatalf("held %d bytes of a limit of %d", f.rd.held, f.rd.hold)
+			}
+		}
 	})
 }
 
