@@ -3,6 +3,7 @@ package artefact
 import (
 	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/imagetest"
@@ -27,6 +28,9 @@ func FuzzWalk(f *testing.F) {
 		// NoTools: the Go readers are what is fuzzed (the xz program is
 		// its own project, and a process per input slows fuzzing).
 		opt := Options{MaxMember: 1 << 20, MinExpand: 8 << 20, Ratio: 10, NoTools: true}
+		if len(b)%2 == 1 {
+			opt.SpillOver = 512 // members past it go to a temporary file
+		}
 		var last int64
 		opt.Progress = func(m string, read, total int64) {
 			if read < last || read > total || total != int64(len(b)) {
@@ -37,6 +41,11 @@ func FuzzWalk(f *testing.F) {
 		_ = WalkReaderAt(context.Background(), bytes.NewReader(b), int64(len(b)), opt, func(m *Member) error {
 			if int64(len(m.Data)) > opt.MaxMember {
 				t.Fatalf("%s: %d bytes read, limit %d", m.Name, len(m.Data), opt.MaxMember)
+			}
+			if f, ok := m.Content.(*os.File); ok && m.Err == nil {
+				if st, err := f.Stat(); err != nil || st.Size() != m.Size || m.Size <= opt.SpillOver {
+					t.Fatalf("%s: spilled %v (%v), a member of %d bytes", m.Name, st, err, m.Size)
+				}
 			}
 			return nil
 		})

@@ -166,8 +166,12 @@ func (f *File) DynString(i uint64) (string, error) {
 		return "", formatErr(off, "string offset %d outside the %d-byte dynamic string table", i, size)
 	}
 	if f.dynstrSet {
-		if j := strings.IndexByte(f.dynstr[i:], 0); j >= 0 {
+		rest := f.dynstr[i:]
+		if j := strings.IndexByte(rest[:min(len(rest), maxCString+1)], 0); j >= 0 {
 			return f.dynstr[i : i+uint64(j)], nil
+		}
+		if len(rest) > maxCString {
+			return "", formatErr(off+int64(i), "string longer than %d bytes (a name or a search path: the loader takes %d bytes of a path)", maxCString, 4096)
 		}
 		return "", formatErr(off+int64(i), "string not terminated inside its table")
 	}

@@ -3,6 +3,7 @@ package elfx
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -354,5 +355,58 @@ func TestLimitTables(t *testing.T) {
 	f.LimitTables(int64(len(b)), "its size")
 	if syms, err := f.Symbols(); err != nil || len(syms) == 0 {
 		t.Errorf("held to its size: %d symbols, %v", len(syms), err)
+	}
+}
+
+// TestLongDynamicString: a DT_NEEDED or DT_SONAME that names a string
+// longer than maxCString (here a 100 KiB symbol name, which the test
+// points them at) is an error, read or not through the whole table; a
+// symbol may keep its long name. Pointed at a 200 MiB name in a 205 KB
+// .tar.gz, scan took 676 MB.
+func TestLongDynamicString(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("A", 100<<10)
+	src := ".text\n.globl " + name + "\n.type " + name + ",@function\n" + name + ":\n ret\n.section .note.GNU-stack,\"\",@progbits\n"
+	lib := fixture.Build(t, "gcc", dir, "long.s", src, "liblong.so", "-shared", "-nostdlib", "-Wl,-soname,libx.so")
+	b, err := os.ReadFile(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.NewFile(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms, _ := ef.DynamicSymbols()
+	dynstr, dyn := ef.Section(".dynstr"), ef.Section(".dynamic")
+	var off uint64
+	for _, s := range syms {
+		if s.Name == name {
+			data, _ := dynstr.Data()
+			off = uint64(bytes.Index(data, []byte(name)))
+		}
+	}
+	if off == 0 || dyn == nil {
+		t.Fatal("no long symbol name in .dynstr")
+	}
+	orig := slices.Clone(b)
+	patched := 0
+	for at := dyn.Offset; at+16 <= dyn.Offset+dyn.Size; at += 16 {
+		if tag := elf.DynTag(binary.LittleEndian.Uint64(b[at:])); tag == elf.DT_SONAME {
+			binary.LittleEndian.PutUint64(b[at+8:], off)
+			patched++
+		}
+	}
+	if patched != 1 {
+		t.Fatalf("%d DT_SONAME entries", patched)
+	}
+	if _, err := NewFile(bytes.NewReader(b), int64(len(b))); err == nil || !strings.Contains(err.Error(), "string longer than 65536 bytes") {
+		t.Errorf("a 100 KiB soname: %v", err)
+	}
+	f, err := NewFile(bytes.NewReader(orig), int64(len(orig)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if syms, err := f.Symbols(); err != nil || !slices.ContainsFunc(syms, func(s Symbol) bool { return s.Name == name }) {
+		t.Errorf("the symbol's own long name: %v", err)
 	}
 }

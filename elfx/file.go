@@ -372,12 +372,16 @@ func (f *File) readSections() ([]Section, error) {
 		var used nameBudget
 		for i := range secs {
 			if uint64(nameOff[i]) < st.Size {
-				if n, err := f.rd.cstring(int64(st.Off)+int64(nameOff[i]), int64(st.Off+st.Size)); err == nil {
-					if err := used.take(n, int64(min(st.Size, uint64(f.rd.size))), f.shoff+int64(i)*f.shentsz, "section"); err != nil {
-						return nil, err
-					}
-					secs[i].Name = n
+				n, err := f.rd.cstring(int64(st.Off)+int64(nameOff[i]), int64(st.Off+st.Size))
+				// A name too long to read costs what was read of it.
+				cost := int64(len(n))
+				if err != nil {
+					cost = maxCString
 				}
+				if err := used.takeLen(cost, int64(min(st.Size, uint64(f.rd.size))), f.shoff+int64(i)*f.shentsz, "section"); err != nil {
+					return nil, err
+				}
+				secs[i].Name = n
 			}
 		}
 	}
