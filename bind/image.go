@@ -108,6 +108,13 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 	}
 	errTooMuch := errors.New("too much")
 	strs := interner{}
+	// What one ELF file's tables may take: the image's share
+	// (artefact.HoldLimit), and never more than the whole limit.
+	size := artefact.SizeOf(p)
+	hold, holdWhy := min(artefact.HoldLimit(size), maxMemory), artefact.HoldWhy(size)
+	if hold == maxMemory {
+		holdWhy = "--max-memory"
+	}
 	v, err := artefact.WalkView(ctx, p, opt, func(m *artefact.Member) error {
 		if m.Err != nil {
 			if errors.Is(m.Err, artefact.ErrTooLarge) && opt.MaxMember == maxMemory {
@@ -130,7 +137,12 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 		if elfx.IsELF(head) && !opt.Want(m.Name) {
 			// Parsed now, its bytes dropped: the object is all the
 			// audit reads of it.
-			f.obj, f.objErr = parseObjectHead(m.Content, m.Size, head)
+			f.obj, f.objErr = parseObjectHead(m.Content, m.Size, head, hold, holdWhy)
+			if errors.Is(f.objErr, elfx.ErrHoldLimit) {
+				// Valid to the loader, too large for this image to
+				// hold: no verdict on what needs it would be true.
+				return fmt.Errorf("%s: %w", artefact.Join(p, m.Name), f.objErr)
+			}
 			f.r, f.head = nil, head[:min(len(head), elfHead)]
 			img.held += strs.detach(f.obj) + int64(len(f.head))
 			if f.objErr != nil {

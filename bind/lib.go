@@ -109,7 +109,7 @@ func parseInput(in openFile) (*object, error) {
 	if in.obj != nil || in.objErr != nil {
 		return in.obj, in.objErr // its key was set when it was parsed
 	}
-	o, err := parseObjectHead(in.r, in.size, in.head)
+	o, err := parseObjectHead(in.r, in.size, in.head, 0, "")
 	if err != nil {
 		return nil, err
 	}
@@ -119,13 +119,19 @@ func parseInput(in openFile) (*object, error) {
 
 // parseObject reads everything the audit needs from an ELF image.
 func parseObject(r io.ReaderAt, size int64) (*object, error) {
-	return parseObjectHead(r, size, nil)
+	return parseObjectHead(r, size, nil, 0, "")
 }
 
-func parseObjectHead(r io.ReaderAt, size int64, head []byte) (*object, error) {
+// parseObjectHead is parseObject of a file whose first bytes are head
+// (nil: not read yet). With hold > 0 (a member of an image), the tables it
+// reads add up to at most hold bytes (elfx.File.LimitTables; why says why).
+func parseObjectHead(r io.ReaderAt, size int64, head []byte, hold int64, why string) (*object, error) {
 	f, err := elfx.NewFileHead(r, size, head)
 	if err != nil {
 		return nil, err
+	}
+	if hold > 0 {
+		f.LimitTables(hold, why)
 	}
 	o := &object{Machine: f.Machine, Class: f.Class, Data: f.Data, Type: f.Type, Kind: f.Kind(), Arch: f.Arch(), Interp: f.Interp}
 	o.Relro = f.Prog(elf.PT_GNU_RELRO) != nil
