@@ -156,7 +156,9 @@ func decompress(ctx context.Context, f Format, r io.Reader, noTools bool, mem, w
 	case Bzip2:
 		return bzip2.NewReader(r), func() {}, nil
 	case XZ:
-		z, err := xz.NewReader(r)
+		// Every block is held to the dictionary reserved with the
+		// stream (xzMemory: the first block's, plus 2 MiB).
+		z, err := xz.NewReader(newXZFrames(r, uint64(max(mem-2<<20, 0))))
 		if err != nil {
 			return nil, nil, err
 		}
