@@ -50,7 +50,11 @@ func newNameBudget(size, real int64) *nameBudget {
 }
 
 // reset gives the budget back whole, for a second reading.
-func (b *nameBudget) reset() { b.left, b.err = b.limit, nil }
+func (b *nameBudget) reset() {
+	if b != nil {
+		b.left, b.err = b.limit, nil
+	}
+}
 
 // take charges n bytes and reports whether they fit.
 func (b *nameBudget) take(n int) bool {
