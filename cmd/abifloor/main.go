@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Exit codes shared by most sub-commands (diff uses abidiff's bits instead).
@@ -104,11 +105,14 @@ func Main() int {
 	}
 	// SIGINT, SIGTERM and SIGHUP cancel the command's ctx: what it
 	// started (a compiler's process group) is killed, its temporary files
-	// go, and it reports how far it got and exits 2. A second signal
-	// ends abifloor at once.
+	// go, and it reports how far it got and exits 2. A second signal,
+	// or stopGrace after the first (a worker stuck in a file), ends it.
 	ctx, stop := notifyInterrupt(context.Background(), func(sig os.Signal) {
 		fmt.Fprintf(os.Stderr, "abifloor: %v again: stopping now\n", sig)
 		os.Exit(signalExit(sig))
+	}, stopGrace, func(sig os.Signal) {
+		fmt.Fprintf(os.Stderr, "abifloor: incomplete: interrupted by %s, and still at work %v later: stopping now\n", signalName(sig), stopGrace)
+		os.Exit(exitError)
 	})
 	defer stop()
 	// Output is buffered: text tables are written a cell at a time.
@@ -152,24 +156,33 @@ func signalExit(sig os.Signal) int {
 	return exitError
 }
 
+// stopGrace: a run ends within about a second of the first signal.
+const stopGrace = 1500 * time.Millisecond
+
 // notifyInterrupt returns a context that the first SIGINT, SIGTERM or
 // SIGHUP cancels, with an *errInterrupted cause; on the second, again
-// is called (Main exits from it). stop ends the watching.
-func notifyInterrupt(parent context.Context, again func(os.Signal)) (context.Context, func()) {
+// is called, and late when grace has passed since the first (Main exits
+// from both). stop ends the watching.
+func notifyInterrupt(parent context.Context, again func(os.Signal), grace time.Duration, late func(os.Signal)) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
 	go func() {
+		var first os.Signal
 		select {
-		case sig := <-sigs:
-			cancel(&errInterrupted{sig})
+		case first = <-sigs:
+			cancel(&errInterrupted{first})
 		case <-done:
 			return
 		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
 		select {
 		case sig := <-sigs:
 			again(sig)
+		case <-t.C:
+			late(first)
 		case <-done:
 		}
 	}()

@@ -109,7 +109,7 @@ func lookPathIn(name, path string) (string, error) {
 // the second calls again, which Main makes exit at once.
 func TestNotifyInterruptTwice(t *testing.T) {
 	again := make(chan os.Signal, 1)
-	ctx, stop := notifyInterrupt(context.Background(), func(s os.Signal) { again <- s })
+	ctx, stop := notifyInterrupt(context.Background(), func(s os.Signal) { again <- s }, time.Minute, func(os.Signal) { t.Error("late after a minute") })
 	defer stop()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -163,5 +163,27 @@ func TestInterruptedExit(t *testing.T) {
 	env.saidIncomplete = false
 	if got := interruptedExit(ctx, env, []string{"diff"}, 5); got != 5 || stderr.Len() > 0 {
 		t.Errorf("diff's error bits: exit %d, want 5, and no second line: %q", got, stderr.String())
+	}
+}
+
+// A command still at work stopGrace after the first signal (a worker in
+// a large file on a slow disk) is ended then: late is called with that
+// signal, and Main exits 2 from it.
+func TestNotifyInterruptLate(t *testing.T) {
+	late := make(chan os.Signal, 1)
+	ctx, stop := notifyInterrupt(context.Background(), func(os.Signal) { t.Error("again without a second signal") }, 50*time.Millisecond, func(s os.Signal) { late <- s })
+	defer stop()
+	start := time.Now()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	select {
+	case s := <-late:
+		if s != syscall.SIGINT || time.Since(start) < 50*time.Millisecond {
+			t.Errorf("late(%v) after %v", s, time.Since(start))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("late was not called")
 	}
 }
