@@ -55,21 +55,40 @@ func TestNameAmplification(t *testing.T) {
 
 // TestStringAmplification is TestNameAmplification for the other readers
 // of a string table: 8,000 DT_NEEDED entries, or 8,000 section headers,
-// all naming one 128 KiB string, used to cost 1 GB in copies each. Their
-// names add up past the bound: a *FormatError, at a cost that follows the
-// file's size.
+// all naming one 128 KiB string, used to cost 1 GB in copies each. A
+// library name past maxCString is an error at once; section names, read
+// best effort, are left empty past it, and at 32 KiB add up past the
+// bound: a *FormatError. Each costs what the file's size allows.
 func TestStringAmplification(t *testing.T) {
 	const k, long = 8000, 128 << 10
 	needed := elfgen.NeededBomb(k, long)
-
-	secs := []elfgen.Section{{Name: strings.Repeat("A", long), Type: elf.SHT_PROGBITS}}
-	for range k {
-		secs = append(secs, elfgen.Section{Type: elf.SHT_PROGBITS})
+	sectionBomb := func(long int) []byte {
+		secs := []elfgen.Section{{Name: strings.Repeat("A", long), Type: elf.SHT_PROGBITS}}
+		for range k {
+			secs = append(secs, elfgen.Section{Type: elf.SHT_PROGBITS})
+		}
+		b := elfgen.Sections(elf.ET_REL, secs)
+		shoff := binary.LittleEndian.Uint64(b[40:])
+		for i := range k + 2 { // every header after the null one names the long string
+			binary.LittleEndian.PutUint32(b[shoff+uint64(i+1)*64:], 1)
+		}
+		return b
 	}
-	sections := elfgen.Sections(elf.ET_REL, secs)
-	shoff := binary.LittleEndian.Uint64(sections[40:])
-	for i := range k + 2 { // every header after the null one names the long string
-		binary.LittleEndian.PutUint32(sections[shoff+uint64(i+1)*64:], 1)
+	sections := sectionBomb(32 << 10)
+
+	// Past maxCString, every name is left empty, at the cost of a scan.
+	f, err := NewFile(bytes.NewReader(sectionBomb(long)), int64(len(sectionBomb(long))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := elfgen.Allocated(func() {
+		var secs []Section
+		if secs, err = f.Sections(); err == nil && secs[1].Name != "" {
+			t.Errorf("a %d-byte section name was read", len(secs[1].Name))
+		}
+	})
+	if err != nil || n > 16<<20 {
+		t.Errorf("section names of 128 KiB: %v, %d MB allocated", err, n>>20)
 	}
 
 	for _, c := range []struct {

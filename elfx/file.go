@@ -372,16 +372,15 @@ func (f *File) readSections() ([]Section, error) {
 		var used nameBudget
 		for i := range secs {
 			if uint64(nameOff[i]) < st.Size {
-				n, err := f.rd.cstring(int64(st.Off)+int64(nameOff[i]), int64(st.Off+st.Size))
-				// A name too long to read costs what was read of it.
-				cost := int64(len(n))
-				if err != nil {
-					cost = maxCString
+				// A name that cannot be read (too long, or not ended
+				// inside its table) is left empty; it cost a scan, and
+				// no copy.
+				if n, err := f.rd.cstring(int64(st.Off)+int64(nameOff[i]), int64(st.Off+st.Size)); err == nil {
+					if err := used.take(n, int64(min(st.Size, uint64(f.rd.size))), f.shoff+int64(i)*f.shentsz, "section"); err != nil {
+						return nil, err
+					}
+					secs[i].Name = n
 				}
-				if err := used.takeLen(cost, int64(min(st.Size, uint64(f.rd.size))), f.shoff+int64(i)*f.shentsz, "section"); err != nil {
-					return nil, err
-				}
-				secs[i].Name = n
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package elfx
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -128,7 +129,9 @@ func (r *reader) readFull(b []byte, off int64) error {
 const maxCString = 64 << 10
 
 // cstring reads a NUL-terminated string at off that must end before limit,
-// and within maxCString bytes.
+// and within maxCString bytes. It copies only a string it returns: one
+// that is too long, or not ended, costs a scan of at most maxCString
+// bytes through the chunk cache.
 func (r *reader) cstring(off, limit int64) (string, error) {
 	if limit > r.size {
 		limit = r.size
@@ -137,22 +140,22 @@ func (r *reader) cstring(off, limit int64) (string, error) {
 	if limit-off > maxCString+1 {
 		limit, long = off+maxCString+1, true
 	}
-	var buf []byte
 	for off < limit {
 		n := min(limit-off, chunkSize-off%chunkSize)
 		b, err := r.at(off, n)
 		if err != nil {
 			return "", err
 		}
-		for i, c := range b {
-			if c == 0 {
-				if buf == nil {
-					return string(b[:i]), nil
-				}
-				return string(append(buf, b[:i]...)), nil
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			if off == start {
+				return string(b[:i]), nil
 			}
+			s := make([]byte, off+int64(i)-start)
+			if err := r.readFull(s, start); err != nil {
+				return "", err
+			}
+			return string(s), nil
 		}
-		buf = append(buf, b...)
 		off += n
 	}
 	if long {

@@ -291,12 +291,7 @@ type nameBudget int64
 // string table: a *FormatError once the names add up to more than the
 // bound.
 func (used *nameBudget) take(name string, table, off int64, what string) error {
-	return used.takeLen(int64(len(name)), table, off, what)
-}
-
-// takeLen is take for n bytes of names.
-func (used *nameBudget) takeLen(n, table, off int64, what string) error {
-	if *used += nameBudget(n); int64(*used) > nameAmplification*table+1<<20 {
+	if *used += nameBudget(len(name)); int64(*used) > nameAmplification*table+1<<20 {
 		return formatErr(off, "%s names overlap: they add up to more than %d× their %d-byte string table", what, nameAmplification, table)
 	}
 	return nil
