@@ -52,12 +52,12 @@ func isArtefact(p string) bool { return artefact.KindOf(p) != "" }
 // What the member of an artefact costs abi is bounded by the artefact's
 // own size: a 250 KB .tar.gz held a 250 MiB library, and its dump cost
 // 2.8 GB. A member read for its ABI goes to a private temporary file
-// past MemberSpillOver bytes, not to memory, and the walk decompresses at
+// past memberSpillOver bytes, not to memory, and the walk decompresses at
 // most artefact.HoldLimit of the artefact's size (32 times it plus 4
 // MiB), where a scan's walk may decompress 200 times (it keeps members
 // sparse). Past it the member is a decompression bomb (artefact.ErrBomb);
 // extracted, it is a file of its own size.
-const MemberSpillOver = 4 << 20
+const memberSpillOver = 4 << 20
 
 // errStopWalk ends an artefact walk once the member is read.
 var errStopWalk = errors.New("stop")
@@ -76,7 +76,7 @@ func loadMember(ctx context.Context, path, member string, opt Options, prog func
 	)
 	// Debug sections are outside the loaded segments: members are read
 	// whole (bounded by artefact.DefaultMaxMember), never sparse.
-	aopt := artefact.Options{SparseOver: -1, SpillOver: MemberSpillOver, Ratio: artefact.HoldRatio, MinExpand: artefact.HoldSlack}
+	aopt := artefact.Options{SparseOver: -1, SpillOver: memberSpillOver, Ratio: artefact.HoldRatio, MinExpand: artefact.HoldSlack}
 	real := artefact.SizeOf(path)
 	if prog != nil {
 		aopt.Progress = func(m string, read, total int64) { prog(path, m, read, total) }
