@@ -29,6 +29,38 @@ func init() {
 	// within a second of the signal. PROG must still be running at the
 	// signal, so the test proves something: a run that finished first
 	// fails the script. PROG's output is the command's stdout and stderr.
+	// maxrss MB abifloor ARGS... runs abifloor (its exit status aside:
+	// the lines around it check behaviour) and fails the script when its
+	// peak resident memory passed MB megabytes. The child reports its own
+	// (VmHWM, TestMain): its rusage would count the test it was forked
+	// from.
+	scriptCmds["maxrss"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		if neg || len(args) < 2 || args[1] != "abifloor" {
+			ts.Fatalf("usage: maxrss MB abifloor ARGS...")
+		}
+		limit, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		prog, err := lookPathIn(args[1], ts.Getenv("PATH"))
+		ts.Check(err)
+		cmd := exec.Command(prog, args[2:]...)
+		cmd.Dir, cmd.Env = ts.MkAbs("."), append(scriptEnv(ts), "ABIFLOOR_TEST_PEAK=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cmd.Run()
+		var kb int64 = -1
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" {
+				kb, _ = strconv.ParseInt(f[1], 10, 64)
+			}
+		}
+		if kb < 0 {
+			ts.Fatalf("maxrss: abifloor reported no VmHWM (no /proc?)\n%s", stderr.String())
+		}
+		ts.Logf("abifloor %v: peak RSS %d MB", args[2:], kb>>10)
+		if kb > int64(limit)<<10 {
+			ts.Fatalf("abifloor %v: peak RSS %d MB, more than %d MB", args[2:], kb>>10, limit)
+		}
+	}
 	scriptCmds["interrupt"] = func(ts *testscript.TestScript, neg bool, args []string) {
 		if neg || len(args) < 4 {
 			ts.Fatalf("usage: interrupt SIG DELAY N PROG ARGS...")
