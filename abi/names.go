@@ -17,7 +17,7 @@ import (
 // 0.19 to 0.28 times their DWARF (glibc's debug files) and 1.66 (a C++
 // library of three units: qualified names); DWARF shrinks 2.6 to 4.2
 // times on disk (zlib in the file, xz -9 of the same), so 32 times the
-// bytes on disk is ten times what the C++ library needs.
+// bytes on disk is more than four times what the C++ library would need.
 const (
 	namesRatio = 16
 	namesReal  = 32
