@@ -348,16 +348,12 @@ func (t *trimNewline) Write(p []byte) (int, error) {
 	if t.pending {
 		t.h.Write([]byte{'\n'})
 	}
-	t.pending = p[len(p)-1] == '\n'
-	t.h.Write(p[:len(p)-btoi(t.pending)])
-	return len(p), nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
+	n := len(p)
+	if t.pending = p[n-1] == '\n'; t.pending {
+		n--
 	}
-	return 0
+	t.h.Write(p[:n])
+	return len(p), nil
 }
 
 func sum(b []byte) string {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,8 +118,8 @@ func readFile(t *testing.T, p string) []byte {
 // at most about 1 MB that made abi dump hold far more than their size.
 //   - A .tar.gz of 250 KB holding a 250 MiB library (its own bytes, not
 //     sparse zeros): 266 MB and 2.8 GB to dump before (its .debug_str one
-//     string every DIE names). Now a bomb: abi reads at most MemberRatio
-//     times an artefact's size.
+//     string every DIE names). Now a bomb: abi reads at most
+//     artefact.HoldLimit of an artefact's size.
 //   - The same at 30 MiB, beside 900 KB of noise that buys the allowance:
 //     348 MB. Now the member goes to a temporary file and the names are
 //     refused.
@@ -173,16 +172,15 @@ func TestSmallInputsStaySmall(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the child: %v\n%s", err, out)
 			}
-			var rss int64
 			var gotErr string
 			for _, l := range strings.Split(string(out), "\n") {
-				if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" && f[2] == "kB" {
-					rss, _ = strconv.ParseInt(f[1], 10, 64)
-					rss <<= 10
-				}
 				if e, ok := strings.CutPrefix(l, "error "); ok {
 					gotErr = e
 				}
+			}
+			rss, ok := fixture.PeakMemory(string(out))
+			if !ok {
+				t.Skipf("no VmHWM in /proc/self/status: %s", out)
 			}
 			t.Logf("%d bytes: %v, peak RSS %d MB: %s", st.Size(), time.Since(start).Round(time.Millisecond), rss>>20, gotErr)
 			if c.want == "" && gotErr != "<nil>" || !strings.Contains(gotErr, c.want) {

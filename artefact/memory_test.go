@@ -196,14 +196,8 @@ func TestDecoderMemoryRSS(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the child: %v\n%s", err, out)
 	}
-	var rss int64
-	for _, l := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" && f[2] == "kB" {
-			rss, _ = strconv.ParseInt(f[1], 10, 64)
-			rss <<= 10
-		}
-	}
-	if rss == 0 {
+	rss, ok := fixture.PeakMemory(string(out))
+	if !ok {
 		t.Skipf("no VmHWM in /proc/self/status: %s", out)
 	}
 	t.Logf("four %d-byte files: peak RSS %d MB", len(z), rss>>20)

@@ -103,22 +103,17 @@ func TestImageManyPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the child: %v\n%s", err, out)
 	}
-	var rss int64
 	files := -1
 	for _, l := range strings.Split(string(out), "\n") {
-		f := strings.Fields(l)
-		switch {
-		case len(f) == 3 && f[0] == "VmHWM:" && f[2] == "kB":
-			rss, _ = strconv.ParseInt(f[1], 10, 64)
-			rss <<= 10
-		case len(f) == 4 && f[0] == "held":
+		if f := strings.Fields(l); len(f) == 4 && f[0] == "held" {
 			files, _ = strconv.Atoi(f[3])
 		}
 	}
 	if files != n {
 		t.Errorf("the child audited %d programs, want %d:\n%s", files, n, out)
 	}
-	if rss == 0 {
+	rss, ok := fixture.PeakMemory(string(out))
+	if !ok {
 		t.Skipf("no VmHWM in /proc/self/status: %s", out)
 	}
 	t.Logf("bind --image of %d programs: peak RSS %d MB", n, rss>>20)

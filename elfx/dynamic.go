@@ -171,7 +171,7 @@ func (f *File) DynString(i uint64) (string, error) {
 			return f.dynstr[i : i+uint64(j)], nil
 		}
 		if len(rest) > maxCString {
-			return "", formatErr(off+int64(i), "string longer than %d bytes (a name or a search path: the loader takes %d bytes of a path)", maxCString, 4096)
+			return "", errLongString(off + int64(i))
 		}
 		return "", formatErr(off+int64(i), "string not terminated inside its table")
 	}

@@ -128,6 +128,11 @@ func (r *reader) readFull(b []byte, off int64) error {
 // named one 200 MiB symbol name cost scan 676 MB from a 205 KB .tar.gz.
 const maxCString = 64 << 10
 
+// errLongString is the error of a string at off longer than maxCString.
+func errLongString(off int64) error {
+	return formatErr(off, "string longer than %d bytes (a name or a search path: the loader takes 4096 bytes of a path)", maxCString)
+}
+
 // cstring reads a NUL-terminated string at off that must end before limit,
 // and within maxCString bytes. It copies only a string it returns: one
 // that is too long, or not ended, costs a scan of at most maxCString
@@ -159,7 +164,7 @@ func (r *reader) cstring(off, limit int64) (string, error) {
 		off += n
 	}
 	if long {
-		return "", formatErr(start, "string longer than %d bytes (a name or a search path: the loader takes %d bytes of a path)", maxCString, 4096)
+		return "", errLongString(start)
 	}
 	return "", formatErr(start, "string not terminated inside its table")
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -47,18 +48,13 @@ func init() {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		cmd.Run()
-		var kb int64 = -1
-		for _, l := range strings.Split(stderr.String(), "\n") {
-			if f := strings.Fields(l); len(f) == 3 && f[0] == "VmHWM:" {
-				kb, _ = strconv.ParseInt(f[1], 10, 64)
-			}
-		}
-		if kb < 0 {
+		rss, ok := fixture.PeakMemory(stderr.String())
+		if !ok {
 			ts.Fatalf("maxrss: abifloor reported no VmHWM (no /proc?)\n%s", stderr.String())
 		}
-		ts.Logf("abifloor %v: peak RSS %d MB", args[2:], kb>>10)
-		if kb > int64(limit)<<10 {
-			ts.Fatalf("abifloor %v: peak RSS %d MB, more than %d MB", args[2:], kb>>10, limit)
+		ts.Logf("abifloor %v: peak RSS %d MB", args[2:], rss>>20)
+		if rss > int64(limit)<<20 {
+			ts.Fatalf("abifloor %v: peak RSS %d MB, more than %d MB", args[2:], rss>>20, limit)
 		}
 	}
 	scriptCmds["interrupt"] = func(ts *testscript.TestScript, neg bool, args []string) {
