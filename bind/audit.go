@@ -350,7 +350,7 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 // its worker's, and keeps the reports audit keeps, in the files' order.
 func (a *Auditor) process(ctx context.Context, files <-chan walk.File, audit func(wf walk.File, buf []byte) (FileReport, bool)) *Result {
 	var seen, found atomic.Int64
-	items := walk.Process(files, a.workers, func() func(walk.File) (FileReport, bool) {
+	items := walk.Process(ctx, files, a.workers, func() func(walk.File) (FileReport, bool) {
 		buf := make([]byte, headSize)
 		return func(wf walk.File) (FileReport, bool) {
 			if ctx.Err() != nil {

@@ -127,7 +127,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		kept = elfx.IsELF
 	}
 	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096}, &ws)
-	items := walk.Process(files, opt.Workers, func() func(walk.File) (item, bool) {
+	items := walk.Process(ctx, files, opt.Workers, func() func(walk.File) (item, bool) {
 		head := make([]byte, 4096)
 		return func(wf walk.File) (item, bool) {
 			it, isELF := scanOne(ctx, wf, head, opt)

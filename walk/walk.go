@@ -243,9 +243,25 @@ func (w *walker) readDir(j dirJob) {
 		if n <= 0 {
 			return
 		}
+		// A directory of thousands of files would otherwise be opened
+		// to its end after the signal: each entry asks first.
+		done := w.ctx.Done()
+		stopped := false
 		parseDirents(buf[:n], func(ino uint64, typ uint8, name string) {
+			if stopped {
+				return
+			}
+			select {
+			case <-done:
+				stopped = true
+				return
+			default:
+			}
 			w.entry(j, fd, dev, ino, typ, name, head)
 		})
+		if stopped {
+			return
+		}
 	}
 }
 

@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func collect(t *testing.T, roots []string, opt Options) ([]string, []error, *Stats) {
@@ -197,5 +199,46 @@ func TestFollowKeep(t *testing.T) {
 	sort.Strings(got)
 	if want := []string{root + "/lib/libx.so", root + "/lib/libx.so.1"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// A worker stuck in a file does not hold back the results of the others
+// once ctx is cancelled: Process returns what finished, and drops the
+// stuck file's result when it comes late.
+func TestProcessAbandonsStuckWorker(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	files := make(chan File)
+	stuck := make(chan struct{})
+	defer close(stuck)
+	go func() {
+		for _, p := range []string{"a", "b", "stuck"} {
+			files <- File{Path: p}
+		}
+		cancel()
+		for _, p := range []string{"c", "d"} {
+			select {
+			case files <- File{Path: p}:
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		close(files)
+	}()
+	got := Process(ctx, files, 2, func() func(File) (string, bool) {
+		return func(f File) (string, bool) {
+			if f.Path == "stuck" {
+				<-stuck
+			}
+			return f.Path, true
+		}
+	})
+	var paths []string
+	for _, it := range got {
+		paths = append(paths, it.Value)
+	}
+	// a and b finished before the cancel unless the scheduler held
+	// their worker past it; the stuck file and those after the cancel
+	// are never there.
+	if got := strings.Join(paths, ","); got != "a,b" && got != "a" && got != "b" && got != "" {
+		t.Errorf("Process after cancel = %v, want at most [a b]: the stuck file dropped, nothing taken after the cancel", paths)
 	}
 }

@@ -106,12 +106,13 @@ func Main() int {
 	// SIGINT, SIGTERM and SIGHUP cancel the command's ctx: what it
 	// started (a compiler's process group) is killed, its temporary files
 	// go, and it reports how far it got and exits 2. A second signal,
-	// or stopGrace after the first (a worker stuck in a file), ends it.
+	// or a command still at work long after the first (stopGrace: a
+	// worker stuck in a file), ends it.
 	ctx, stop := notifyInterrupt(context.Background(), func(sig os.Signal) {
 		fmt.Fprintf(os.Stderr, "abifloor: %v again: stopping now\n", sig)
 		os.Exit(signalExit(sig))
-	}, stopGrace, func(sig os.Signal) {
-		fmt.Fprintf(os.Stderr, "abifloor: incomplete: interrupted by %s, and still at work %v later: stopping now\n", signalName(sig), stopGrace)
+	}, stopGrace, func(sig os.Signal, why string) {
+		fmt.Fprintf(os.Stderr, "abifloor: incomplete: interrupted by %s, and still at work after %s: stopping now\n", signalName(sig), why)
 		os.Exit(exitError)
 	})
 	defer stop()
@@ -156,14 +157,38 @@ func signalExit(sig os.Signal) int {
 	return exitError
 }
 
-// stopGrace: a run ends within about a second of the first signal.
-const stopGrace = 1500 * time.Millisecond
+// grace is how long a command may go on after the first signal before it
+// is ended where it stands (late): CPU time it spends after the signal,
+// or wall time, whichever runs out first.
+//
+// The CPU bound is what the command does: a worker stuck in a large file
+// spends it fast, whatever else the machine runs. The wall bound catches
+// what spends none (a read blocked on a slow disk) and is generous,
+// because a busy machine delays everything. A run that reacts as it
+// should (the worker pools abandon files in flight, walk.AbandonAfter)
+// writes its report of what finished in a few milliseconds of CPU, so on
+// a loaded machine it is still the report, not the hard stop, that ends
+// the run.
+type grace struct{ cpu, wall time.Duration }
+
+// stopGrace: an idle machine ends a run within about a second of the
+// first signal, and a busy one without losing its report.
+var stopGrace = grace{cpu: time.Second, wall: 10 * time.Second}
+
+// processCPU is the CPU time this process has spent, user and system.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // notifyInterrupt returns a context that the first SIGINT, SIGTERM or
 // SIGHUP cancels, with an *errInterrupted cause; on the second, again
-// is called, and late when grace has passed since the first (Main exits
-// from both). stop ends the watching.
-func notifyInterrupt(parent context.Context, again func(os.Signal), grace time.Duration, late func(os.Signal)) (context.Context, func()) {
+// is called, and late, saying which bound ran out, when the command is
+// still at work past g (Main exits from both). stop ends the watching.
+func notifyInterrupt(parent context.Context, again func(os.Signal), g grace, late func(os.Signal, string)) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
@@ -176,14 +201,26 @@ func notifyInterrupt(parent context.Context, again func(os.Signal), grace time.D
 		case <-done:
 			return
 		}
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case sig := <-sigs:
-			again(sig)
-		case <-t.C:
-			late(first)
-		case <-done:
+		start, cpu0 := time.Now(), processCPU()
+		tick := time.NewTicker(max(min(g.cpu, g.wall)/20, time.Millisecond))
+		defer tick.Stop()
+		for {
+			select {
+			case sig := <-sigs:
+				again(sig)
+				return
+			case <-tick.C:
+				if used := processCPU() - cpu0; used >= g.cpu {
+					late(first, fmt.Sprintf("%v of CPU time", used.Round(10*time.Millisecond)))
+					return
+				}
+				if since := time.Since(start); since >= g.wall {
+					late(first, since.Round(10*time.Millisecond).String())
+					return
+				}
+			case <-done:
+				return
+			}
 		}
 	}()
 	return ctx, func() {
