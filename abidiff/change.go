@@ -121,6 +121,9 @@ func (c Change) String() string {
 	case SymbolType:
 		return c.Symbol + ": type " + arrow
 	case VersionAdded:
+		if c.Note != "" {
+			return "version " + c.Version + " added (" + c.Note + ")"
+		}
 		return "version " + c.Version + " added"
 	case VersionRemoved:
 		return "version " + c.Version + " removed"

@@ -260,6 +260,8 @@ func Harmless(c Change) bool {
 	switch c.Kind {
 	case EnumeratorAdded, StaticAdded, StaticRemoved, Declaration:
 		return true
+	case VersionAdded:
+		return c.Note == emptyNodeNote
 	case MemberAdded, MemberRemoved:
 		// A member renamed in place; not one moved into an anonymous
 		// aggregate.
@@ -297,6 +299,18 @@ func abidiffIncompatible(c Change) bool {
 	return false
 }
 
+// noDebugNote says which side had no debug info, so that types were not
+// compared.
+func noDebugNote(noOld, noNew bool) string {
+	switch {
+	case noOld && noNew:
+		return "no debug info on either side: types not compared"
+	case noOld:
+		return "no debug info in the old file: types not compared"
+	}
+	return "no debug info in the new file: types not compared"
+}
+
 // Compare diffs old against new, leaving out what sup suppresses (sup may
 // be nil).
 func Compare(old, new *abi.ABI, sup *Suppressions) Report {
@@ -307,8 +321,8 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 	r.Notes = append(append(r.Notes, old.Notes...), new.Notes...)
 	cmp := newComparer(old, new)
 	compareSymbols(&r, cmp, sup, &incompatible)
-	if old.DebugInfo == abi.DebugNone || new.DebugInfo == abi.DebugNone {
-		r.Notes = append(r.Notes, "no debug info on one side: types not compared")
+	if noOld, noNew := old.DebugInfo == abi.DebugNone, new.DebugInfo == abi.DebugNone; noOld || noNew {
+		r.Notes = append(r.Notes, noDebugNote(noOld, noNew))
 	} else {
 		r.Untyped = untypedSymbols(old.Symbols, new.Symbols, sup, cmp.scope(sup))
 		if u := r.Untyped; len(u) > 0 {
@@ -478,9 +492,20 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 			add(v, Change{Kind: VersionRemoved, Version: v})
 		}
 	}
+	// A node added with no symbol in it (json-c 0.16's JSONC_0.16) is
+	// listed but is no change: no link takes a version from a node that
+	// gives it no symbol, so no binary can come to need it.
+	used := map[string]bool{}
+	for _, s := range new.Symbols {
+		used[s.Version] = true
+	}
 	for _, v := range new.Versions {
 		if !oldV[v] {
-			add(v, Change{Kind: VersionAdded, Version: v, Compatible: true})
+			c := Change{Kind: VersionAdded, Version: v, Compatible: true}
+			if !used[v] {
+				c.Note = emptyNodeNote
+			}
+			add(v, c)
 		}
 	}
 	for _, p := range []*SymbolChanges{&r.Symbols, &r.Private} {

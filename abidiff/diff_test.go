@@ -409,3 +409,43 @@ func TestUnreachedType(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
+
+// A version node added with no symbol in it is listed but is no change
+// (abidiff exits 0: json-c 0.15 -> 0.16 adds an empty JSONC_0.16); one
+// that brings a symbol is, and removing either breaks the programs that
+// need it.
+func TestEmptyVersionNode(t *testing.T) {
+	f := abi.Symbol{Name: "f", Version: "V_1", Default: true, Kind: "func", Binding: "global"}
+	g := abi.Symbol{Name: "g", Version: "V_2", Default: true, Kind: "func", Binding: "global"}
+	mk := func(versions []string, syms ...abi.Symbol) *abi.ABI {
+		return &abi.ABI{Schema: abi.Schema, DebugInfo: abi.DebugNone, Versions: versions, Symbols: syms}
+	}
+	old := mk([]string{"V_1"}, f)
+	for _, tc := range []struct {
+		name     string
+		old, new *abi.ABI
+		exit     int
+		change   string
+	}{
+		{"empty node added", old, mk([]string{"V_1", "V_2"}, f), 0, "version V_2 added (no symbol in it)"},
+		{"node added with a symbol", old, mk([]string{"V_1", "V_2"}, f, g), abidiff.ExitChange, "version V_2 added"},
+		{"empty node removed", mk([]string{"V_1", "V_2"}, f), old, abidiff.ExitChange, "version V_2 removed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := abidiff.Compare(tc.old, tc.new, nil)
+			if got := r.Exit(false); got != tc.exit {
+				t.Errorf("exit %d, want %d", got, tc.exit)
+			}
+			var texts []string
+			for _, c := range r.Symbols.Changes {
+				texts = append(texts, c.String())
+			}
+			if !slices.Contains(texts, tc.change) {
+				t.Errorf("changes %q, want %q among them", texts, tc.change)
+			}
+			if !slices.Contains(r.Notes, "no debug info on either side: types not compared") {
+				t.Errorf("notes %q", r.Notes)
+			}
+		})
+	}
+}

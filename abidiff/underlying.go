@@ -144,6 +144,9 @@ func (c *comparer) scope(sup *Suppressions) scope {
 // typedefNote marks a change of spelling through typedefs only.
 const typedefNote = "typedef names only"
 
+// emptyNodeNote marks a version node added with no symbol in it.
+const emptyNodeNote = "no symbol in it"
+
 func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
 	if c.sameUnderlying(o, n) {
 		return typedefNote, true
