@@ -219,3 +219,41 @@ func TestPreCommitHook(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMEInstall runs the README's install line as a new user would,
+// from the clone, and the --version of what it installed: a user reaches
+// `abifloor` on PATH with one command (issue 29, item 7).
+func TestREADMEInstall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the command with go install")
+	}
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "go install ") {
+			line = strings.Fields(l)
+			break
+		}
+	}
+	if len(line) != 3 || line[2] != "./cmd/abifloor" {
+		t.Fatalf("README: no line `go install ./cmd/abifloor` (got %q)", line)
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go not on PATH")
+	}
+	bin := t.TempDir()
+	cmd := exec.Command(goTool, line[1:]...)
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "GOBIN="+bin)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", strings.Join(line, " "), err, out)
+	}
+	out, err := exec.Command(filepath.Join(bin, "abifloor"), "--version").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(out), "abifloor ") || !strings.Contains(string(out), "platform policies:") {
+		t.Fatalf("installed abifloor --version: %v\n%s", err, out)
+	}
+}
