@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/abifloor/abifloor/ccwrap"
@@ -41,6 +42,13 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	}
 	o.Warn = func(m string) { say("warning: %s", m) }
 	fail := func(err error) int {
+		// An interrupt fails every stub build in flight: one line says
+		// so, not one error per build with its temporary paths.
+		var ie *errInterrupted
+		if errors.As(context.Cause(ctx), &ie) {
+			sayIncomplete(env, o.Name, ie.Error()+"; the cache is intact")
+			return exitError
+		}
 		var ae *glibc.ArchError
 		if errors.As(err, &ae) {
 			say("%v, or --arch %s", err, ae.Have)
@@ -55,11 +63,21 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 		fmt.Fprintf(env.stderr, "usage: abifloor %s %s\n", o.Name, fmt.Sprintf(ccSynopsis, o.Name))
 		return exitError
 	}
-	if err := fs.Parse(own); err != nil {
-		if !dashes && !errors.Is(err, flag.ErrHelp) {
-			return missing() // abifloor cc --glibc 2.17 -o p p.c: the compiler's flags
+	if !dashes {
+		// abifloor cc --glibc 2.17 -o p p.c: the compiler's flags, not
+		// abifloor's misspelt ones; only -h is answered.
+		fs.SetOutput(io.Discard)
+		err := fs.Parse(own)
+		fs.SetOutput(env.stderr)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return exitOK
 		}
-		return flagExit(err)
+		if err != nil {
+			return missing()
+		}
+	} else if err := parseOnly(fs, own); err != nil {
+		return flagExit(err) // parseOnly named the flag meant
 	}
 	if !dashes && install == "" {
 		return missing()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abifloor/abifloor/glibc"
 	"github.com/abifloor/abifloor/targets"
 )
 
@@ -429,6 +430,8 @@ func commandFlags(ctx context.Context, name string) []cmdFlag {
 				for _, t := range targets.All() {
 					cf.values = append(cf.values, t.Name)
 				}
+			case "glibc":
+				cf.values = glibcReleases()
 			}
 			out = append(out, cf)
 		})
@@ -452,4 +455,29 @@ func formatValues(usage string) []string {
 		}
 	}
 	return out
+}
+
+// glibcReleases are the releases --glibc takes (cc, c++, stubs), oldest
+// first, as the embedded database of x86_64 knows them: its first
+// version (2.2.5), then every 2.N up to the newest.
+func glibcReleases() []string {
+	a, err := glibc.LoadArch("x86_64", false)
+	if err != nil {
+		return nil
+	}
+	out := []string{a.First}
+	for minor := minorOf(a.First) + 1; minor <= minorOf(a.Newest); minor++ {
+		out = append(out, "2."+strconv.Itoa(minor))
+	}
+	return out
+}
+
+// minorOf is N of a release 2.N[.M], or 0.
+func minorOf(release string) int {
+	parts := strings.Split(release, ".")
+	if len(parts) < 2 || parts[0] != "2" {
+		return 0
+	}
+	n, _ := strconv.Atoi(parts[1])
+	return n
 }

@@ -130,6 +130,14 @@ func (e *Error) Unwrap() error { return e.Err }
 // exec's, which names the program).
 func LookPath(name string) (string, error) { return exec.LookPath(name) }
 
+// waitDelay is how long the wait may last, once the program has exited
+// or been cancelled, for its output pipes to close. It bounds a grandchild
+// that escaped the group and holds a pipe. It is wall time, and the pipes
+// are drained by goroutines of this process: on a machine whose cores are
+// busy (load 18 on 2 cores, measured) 2 s was too short for them to run,
+// and a compile that succeeded failed with "WaitDelay expired".
+const waitDelay = 15 * time.Second
+
 // Output runs path with args under the defaults and returns its stdout.
 func Output(ctx context.Context, path string, args ...string) ([]byte, error) {
 	r, err := Cmd{Path: path, Args: args}.Run(ctx)
@@ -251,7 +259,7 @@ func (c Cmd) start(ctx context.Context, pipe bool) (*proc, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	p.cmd, p.g = cmd, &group{cmd: cmd}
 	cmd.Cancel = p.g.kill
-	cmd.WaitDelay = 2 * time.Second
+	cmd.WaitDelay = waitDelay
 	maxErr := c.MaxStderr
 	if maxErr <= 0 {
 		maxErr = DefaultMaxStderr
