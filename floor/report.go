@@ -326,7 +326,9 @@ func distroList(ds []DistroFit) string {
 		if d.Oldest != "" {
 			parts = append(parts, report.Clean(d.Oldest))
 		} else {
-			parts = append(parts, "no "+report.Clean(d.Family))
+			// Between release names, "no amazonlinux" read as a
+			// release of its own.
+			parts = append(parts, "(no "+report.Clean(d.Family)+" release fits)")
 		}
 	}
 	if len(parts) == 0 {
@@ -336,7 +338,7 @@ func distroList(ds []DistroFit) string {
 }
 
 func distroLine(d DistroFit) string {
-	s := "no release in the table"
+	s := "no release fits"
 	if d.Oldest != "" {
 		s = "oldest " + report.Clean(d.Oldest)
 	}

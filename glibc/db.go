@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -123,9 +124,7 @@ func Load() (*DB, error) {
 // architecture's part, and x86_64 comes first), and so are symbols unless
 // asked for (checking a version and computing a cache key need none).
 func LoadArch(name string, symbols bool) (*Arch, error) {
-	if name == "i686" {
-		name = "i386"
-	}
+	name = archName(name)
 	zr, err := gzip.NewReader(bytes.NewReader(embedded))
 	if err != nil {
 		return nil, fmt.Errorf("glibc: embedded database: %w", err)
@@ -137,11 +136,20 @@ func LoadArch(name string, symbols bool) (*Arch, error) {
 	return db.Arch(name)
 }
 
-// Arch returns one architecture; i686 is an alias of i386.
-func (db *DB) Arch(name string) (*Arch, error) {
-	if name == "i686" {
-		name = "i386"
+// archName is the database's name of an architecture written as a user
+// may write it: the one vocabulary of elfx.ParseArch (amd64, arm64, i686,
+// ...), so that every command takes the same names.
+func archName(name string) string {
+	if a, ok := elfx.ParseArch(name); ok {
+		return a
 	}
+	return name
+}
+
+// Arch returns one architecture, named as elfx.ParseArch reads names
+// (amd64 and x86_64, arm64 and aarch64, i686 and i386 are one).
+func (db *DB) Arch(name string) (*Arch, error) {
+	name = archName(name)
 	a, ok := db.Arches[name]
 	if !ok {
 		return nil, fmt.Errorf("glibc: no data for architecture %q (known: %s)", name, strings.Join(db.names, ", "))

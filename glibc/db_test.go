@@ -207,3 +207,30 @@ func TestParseManyArches(t *testing.T) {
 		t.Fatal("Parse of 200000 architecture records did not finish in a minute")
 	}
 }
+
+// Every name elfx.ParseArch reads selects the same architecture here
+// (issue 29, item 11: `stubs --arch amd64` was refused).
+func TestArchNames(t *testing.T) {
+	db, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{"x86_64", "x86_64"}, {"amd64", "x86_64"}, {"AMD64", "x86_64"},
+		{"aarch64", "aarch64"}, {"arm64", "aarch64"},
+		{"i686", "i386"}, {"i386", "i386"}, {"386", "i386"},
+		{"s390x", "s390x"},
+	} {
+		a, err := db.Arch(tc.name)
+		if err != nil || a.Name != tc.want {
+			t.Errorf("Arch(%q) = %v, %v; want %s", tc.name, a, err, tc.want)
+			continue
+		}
+		if la, err := LoadArch(tc.name, false); err != nil || la.Name != tc.want {
+			t.Errorf("LoadArch(%q) = %v, %v; want %s", tc.name, la, err, tc.want)
+		}
+	}
+	if _, err := db.Arch("vax"); err == nil {
+		t.Error("Arch(vax): no error")
+	}
+}

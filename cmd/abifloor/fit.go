@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/floor"
@@ -48,7 +47,7 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	case res.Stats.Errors > 0:
 		return exitError
 	case res.Stats.ELF == 0:
-		fmt.Fprintf(env.stderr, "abifloor fit: no ELF file under %s\n", report.Clean(strings.Join(paths, " ")))
+		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", noELF(paths))
 		return exitError
 	}
 	return exitOK

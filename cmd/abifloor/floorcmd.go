@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -193,7 +194,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	case len(res.Violations) > 0:
 		return exitViolation
 	case empty:
-		fmt.Fprintf(env.stderr, "abifloor check: no ELF file under %s: nothing was checked (--allow-empty accepts this)\n", report.Clean(strings.Join(paths, " ")))
+		fmt.Fprintf(env.stderr, "abifloor check: %s: nothing was checked (--allow-empty accepts this)\n", noELF(paths))
 		return exitError
 	}
 	return exitOK
@@ -252,4 +253,16 @@ func parsePathsTextJSON(env *cmdEnv, fs *flag.FlagSet, args []string, format *st
 		return nil, "", usageError(fs, "missing PATH...: the files and directories to read")
 	}
 	return paths, f, -1
+}
+
+// noELF says why paths held no ELF file: a plain file named on the
+// command line is not one ("app.c is not an ELF file"), where a tree
+// has none under it.
+func noELF(paths []string) string {
+	if len(paths) == 1 {
+		if fi, err := os.Stat(paths[0]); err == nil && fi.Mode().IsRegular() {
+			return report.Clean(paths[0]) + " is not an ELF file, nor an archive abifloor reads"
+		}
+	}
+	return "no ELF file under " + report.Clean(strings.Join(paths, " "))
 }
