@@ -3,6 +3,7 @@ package floor
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/abifloor/abifloor/symver"
 )
@@ -52,7 +53,11 @@ func Blockers(vs []Violation) []Blocker {
 	out := make([]Blocker, 0, len(gs))
 	for _, g := range gs {
 		sort.SliceStable(g.syms, func(i, j int) bool { return symver.Compare(refVersion(g.syms[i]), refVersion(g.syms[j])) > 0 })
-		out = append(out, Blocker{Cause: blockText(g.v), Symbols: g.syms, Files: len(g.files)})
+		cause := blockText(g.v)
+		if g.v.Rule == RuleSymbolVersions {
+			cause = policyVersions(g.v, g.syms)
+		}
+		out = append(out, Blocker{Cause: cause, Symbols: g.syms, Files: len(g.files)})
 	}
 	return out
 }
@@ -66,7 +71,9 @@ func refVersion(ref Ref) string {
 func blockKey(v Violation) string {
 	switch v.Rule {
 	case RuleSymbolVersions:
-		return v.Rule + " " + v.Namespace + "_" + v.Required
+		// One group per namespace: a file that needs CXXABI_1.3.8 and
+		// 1.3.9 is blocked by both, and its symbols list both.
+		return v.Rule + " " + v.Namespace
 	case "":
 		return v.Namespace + " > " + v.Allowed
 	}
@@ -85,4 +92,23 @@ func blockText(v Violation) string {
 		return fmt.Sprintf("%s %s > %s", v.Namespace, v.Required, v.Allowed)
 	}
 	return v.Cause()
+}
+
+// policyVersions names the versions a policy does not allow that the
+// symbols use, oldest first ("CXXABI_1.3.8, CXXABI_1.3.9"), so that the
+// cause names every version of the symbols listed after it.
+func policyVersions(v Violation, syms []Ref) string {
+	var vers []string
+	seen := map[string]bool{}
+	for _, s := range syms {
+		if ns, _, ok := symver.Split(s.Version); ok && ns == v.Namespace && !seen[s.Version] {
+			seen[s.Version] = true
+			vers = append(vers, s.Version)
+		}
+	}
+	if len(vers) == 0 {
+		return blockText(v)
+	}
+	sort.Slice(vers, func(i, j int) bool { return symver.Compare(refVersion(Ref{Version: vers[i]}), refVersion(Ref{Version: vers[j]})) < 0 })
+	return strings.Join(vers, ", ")
 }
