@@ -109,6 +109,8 @@ func policyVersions(v Violation, syms []Ref) string {
 	if len(vers) == 0 {
 		return blockText(v)
 	}
-	sort.Slice(vers, func(i, j int) bool { return symver.Compare(refVersion(Ref{Version: vers[i]}), refVersion(Ref{Version: vers[j]})) < 0 })
+	sort.Slice(vers, func(i, j int) bool {
+		return symver.Compare(refVersion(Ref{Version: vers[i]}), refVersion(Ref{Version: vers[j]})) < 0
+	})
 	return strings.Join(vers, ", ")
 }
