@@ -233,6 +233,9 @@ func runTargets(_ context.Context, env *cmdEnv, args []string) int {
 			dash(t.Limits["CXXABI"]), dash(t.Limits["GCC"]), strings.Join(t.Aliases, " "))
 	}
 	tw.Flush()
+	// A dash is not an unknown: say what it means, so that nobody reads
+	// SLES's "-" as "libstdc++ of any age is there" without the reason.
+	fmt.Fprintln(env.stdout, "-: not limited. SLES updates libstdc++6 to the newest GCC's runtime (a system without those updates has an older one); musllinux has no glibc; a compiler does not pin glibc.")
 	return exitOK
 }
 
