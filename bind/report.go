@@ -85,11 +85,21 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		for _, sk := range fr.Skipped {
 			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
 		}
+		// A symbol is counted once, though with --dlopen it may be in
+		// both lists: "and N more" counts the symbols not shown.
 		listed := 0
+		shown, all := map[string]bool{}, map[string]bool{}
+		for _, u := range fr.Unresolved {
+			all[symName(u)] = true
+		}
+		for _, u := range fr.DlopenMissing {
+			all[symName(u)] = true
+		}
 		for _, u := range fr.Unresolved {
 			if listed++; listed > Screenful && !opt.All {
 				break
 			}
+			shown[symName(u)] = true
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
@@ -99,10 +109,11 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 			if listed++; listed > Screenful && !opt.All {
 				break
 			}
+			shown[symName(u)] = true
 			fmt.Fprintf(w, "  %s\n", p.Red("would fail at first call to "+symName(u)+": no --dlopen library defines it"))
 		}
-		if n := len(fr.Unresolved) + len(fr.DlopenMissing); n > Screenful && !opt.All {
-			fmt.Fprintf(w, "  … and %d more symbols (-v lists them all)\n", n-Screenful)
+		if n := len(all) - len(shown); n > 0 && !opt.All {
+			fmt.Fprintf(w, "  … and %s (-v lists them all)\n", report.Plural(n, "more symbol"))
 		}
 		if fr.Error != nil {
 			fmt.Fprintf(w, "  %s\n", p.Red("error: "+report.Clean(fr.ErrorMessage())))
