@@ -406,14 +406,6 @@ func dirIDs(dir string, incs []string) ([]string, error) {
 	return ids, nil
 }
 
-func rel(root, p string) string {
-	r, err := filepath.Rel(root, p)
-	if err != nil {
-		return p
-	}
-	return r
-}
-
 // gitTreeIDs returns the object id of each include path at each rev, with
 // one git process for all of them and no checkout: git's tree ids are
 // already hashes of the content. A rev that lacks a path has an error.
