@@ -350,12 +350,14 @@ func (b *Builder) key(ctx context.Context, in Input) (string, error) {
 		return "", err
 	}
 	b.ccOnce.Do(func() { b.ccID = compilerID(ctx, b.Options) })
+	// Format 3: entries are built confined to the version's tree; one
+	// built before may hold what a header read from outside.
 	k, _ := json.Marshal(struct {
 		Format  int
 		IDs     []string
 		Options Options
 		CC      string
-	}{2, ids, b.Options, b.ccID})
+	}{3, ids, b.Options, b.ccID})
 	s := sha256.Sum256(k)
 	return hex.EncodeToString(s[:]), nil
 }
