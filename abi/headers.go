@@ -48,6 +48,12 @@ type HeaderOptions struct {
 	// MaxMemory is the address space (RLIMIT_AS) the compiler and each
 	// process it starts may use, in bytes; 0 means DefaultCompileMemory.
 	MaxMemory int64
+	// Root, when set, confines the compile to the tree under it (a
+	// stranger's headers): a compile that read a file outside it, other
+	// than the compiler's system headers, fails with an *OutsideError
+	// and none of its output, and a failed compile's diagnostics are
+	// kept only when located inside it (confine.go).
+	Root string
 }
 
 // ErrNoCompiler is wrapped by Headers when the C compiler is not on PATH.
@@ -256,19 +262,45 @@ func CompileHeaders(ctx context.Context, opt HeaderOptions) (*HeaderResult, erro
 	}
 	args = append(args, opt.Flags...)
 	args = append(args, tu)
+	var conf *confinement
+	if opt.Root != "" {
+		if conf, err = newConfinement(ctx, opt.Root, ccPath, tu); err != nil {
+			return nil, err
+		}
+	}
 	if err := runCompiler(ctx, cc, ccPath, args, opt); err != nil {
 		var re *run.Error
 		if errors.As(err, &re) && re.ExitCode > 0 && ctx.Err() == nil {
-			if lines := errorLines(re.Stderr, dir); len(lines) > 0 {
-				return nil, &ConflictError{Name: cc, Lines: lines, Err: err}
+			keep := func(string) bool { return true }
+			if conf != nil {
+				// A compile that failed after reading a file outside
+				// shows nothing of its output.
+				if err := conf.check(readDeps(dep, tu)); err != nil {
+					return nil, err
+				}
+				keep = conf.keepLine
+			}
+			if lines := errorLines(re.Stderr, dir, keep); len(lines) > 0 {
+				return nil, &ConflictError{Name: cc, Lines: lines, Err: scrub(err)}
 			}
 		}
+		if conf != nil {
+			if errors.As(err, &re) && re.ExitCode > 0 {
+				return nil, fmt.Errorf("%w (no diagnostic located inside the headers' tree)", scrub(err))
+			}
+			return nil, scrub(err)
+		}
 		return nil, err
+	}
+	res.Deps = readDeps(dep, tu)
+	if conf != nil {
+		if err := conf.check(res.Deps); err != nil {
+			return nil, err
+		}
 	}
 	if err := fromObject(obj, opt, res); err != nil {
 		return nil, err
 	}
-	res.Deps = readDeps(dep, tu)
 	if !opt.Absent && !res.Absent.Empty() {
 		return nil, &MissingError{Absent: res.Absent, Headers: res.Headers}
 	}
@@ -278,9 +310,12 @@ func CompileHeaders(ctx context.Context, opt HeaderOptions) (*HeaderResult, erro
 // errorLines are the compiler's error lines and the notes that name the
 // other side of a conflict, the temporary directory's name taken out, at
 // most five.
-func errorLines(stderr, dir string) []string {
+func errorLines(stderr, dir string, keep func(string) bool) []string {
 	var out []string
 	for _, l := range strings.Split(stderr, "\n") {
+		if !keep(l) {
+			continue
+		}
 		// An error, and the notes that say where the other side of a
 		// conflict is ("originally defined here", "previous declaration").
 		if !strings.Contains(l, "error:") && !(len(out) > 0 && strings.Contains(l, "note:") && (strings.Contains(l, "defined") || strings.Contains(l, "previous"))) {

@@ -166,6 +166,21 @@ func ownedMode(st *unix.Stat_t) error {
 	return nil
 }
 
+// OwnedDir applies the rule for a cache root to an open directory: it must
+// be owned by this user and writable by no one else, or another user could
+// replace what is written there before it is used. Checking the open
+// descriptor, not a path, leaves no window for a swap.
+func OwnedDir(f *os.File) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return errors.New("not a directory")
+	}
+	return ownedMode(&st)
+}
+
 // ownedFile: an open regular file owned by the user, writable only by them.
 func ownedFile(f *os.File) error {
 	var st unix.Stat_t

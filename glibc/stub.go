@@ -93,6 +93,11 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	if err != nil {
 		return err
 	}
+	// Every path reaches the compiler, the assembler and ar absolute: a
+	// directory named -stubs would otherwise read as an option.
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
+	}
 	comp := o.Compiler
 	if comp == nil {
 		if comp, err = ProbeCompiler(ctx, o.CC); err != nil {

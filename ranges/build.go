@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -152,6 +151,10 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	}
 	if in.File != "" {
 		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
+		return r
+	}
+	if err := b.Options.Check(); err != nil {
+		r.Err = err
 		return r
 	}
 	key, err := b.key(ctx, in)
@@ -347,12 +350,14 @@ func (b *Builder) key(ctx context.Context, in Input) (string, error) {
 		return "", err
 	}
 	b.ccOnce.Do(func() { b.ccID = compilerID(ctx, b.Options) })
+	// Format 3: entries are built confined to the version's tree; one
+	// built before may hold what a header read from outside.
 	k, _ := json.Marshal(struct {
 		Format  int
 		IDs     []string
 		Options Options
 		CC      string
-	}{2, ids, b.Options, b.ccID})
+	}{3, ids, b.Options, b.ccID})
 	s := sha256.Sum256(k)
 	return hex.EncodeToString(s[:]), nil
 }
@@ -388,55 +393,19 @@ func compilerID(ctx context.Context, o Options) string {
 	return p + "\n" + string(out)
 }
 
-// dirIDs hashes every file under each include directory of dir.
+// dirIDs hashes every file under each include directory of dir, after
+// checking the tree (tree.go): a link out of it, a FIFO or device under
+// an include directory, or an #include that climbs out is an error.
 func dirIDs(dir string, incs []string) ([]string, error) {
+	t, err := newTree(dir, incs)
+	if err != nil {
+		return nil, err
+	}
 	var ids []string
-	for _, inc := range incs {
-		root := filepath.Join(dir, inc)
-		h := sha256.New()
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				// The compiler follows a symlinked header: hash what
-				// it points at, and the link itself.
-				t, _ := os.Readlink(p)
-				fmt.Fprintf(h, "L %s %s\n", filepath.ToSlash(rel(root, p)), t)
-				if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-					return nil
-				}
-			} else if !d.Type().IsRegular() {
-				return nil
-			}
-			// OpenInput never opens a FIFO or device, even one swapped
-			// in after the walk looked.
-			in, err := input.Open(p, nil, nil)
-			if err != nil {
-				return err
-			}
-			defer in.Close()
-			fh := sha256.New()
-			if _, err := io.Copy(fh, io.NewSectionReader(in.FD, 0, in.Size)); err != nil {
-				return err
-			}
-			fmt.Fprintf(h, "F %s %x\n", filepath.ToSlash(rel(root, p)), fh.Sum(nil))
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, inc+" "+hex.EncodeToString(h.Sum(nil)))
+	if err := t.check(incs, &ids); err != nil {
+		return nil, err
 	}
 	return ids, nil
-}
-
-func rel(root, p string) string {
-	r, err := filepath.Rel(root, p)
-	if err != nil {
-		return p
-	}
-	return r
 }
 
 // gitTreeIDs returns the object id of each include path at each rev, with
@@ -549,10 +518,22 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		if err := gitExport(ctx, in.Repo, in.Rev, b.includes(), tmp); err != nil {
 			return nil, nil, err
 		}
+		// A --dir tree was checked as its key was made; an exported
+		// one is checked here.
+		t, err := newTree(tmp, b.includes())
+		if err == nil {
+			err = t.check(b.includes(), nil)
+		}
+		if err != nil {
+			return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), tmp+"/", ""), Err: err}
+		}
 		root = tmp
 	}
 	o := b.Options
-	opt := abi.HeaderOptions{Headers: o.Headers, Types: o.Types, Opaque: o.Opaque, Consts: o.Consts, CC: o.CC, Arch: o.Arch, Absent: !o.Strict}
+	// Root: the compiler may read this tree and its system headers, and
+	// its diagnostics are shown only from there (a header is a
+	// stranger's; abi's confinement).
+	opt := abi.HeaderOptions{Headers: o.Headers, Types: o.Types, Opaque: o.Opaque, Consts: o.Consts, CC: o.CC, Arch: o.Arch, Absent: !o.Strict, Root: root}
 	for _, inc := range b.includes() {
 		opt.Includes = append(opt.Includes, filepath.Join(root, inc))
 	}
@@ -706,6 +687,15 @@ func untar(r io.Reader, dir string) error {
 				return err
 			}
 		case tar.TypeSymlink:
+			// A link out of the tree would let the compiler read
+			// there (an absolute one too: tar recreates it as is).
+			t := h.Linkname
+			if path.IsAbs(t) || t == "" {
+				return fmt.Errorf("git archive: member %q is a link to %s, outside the tree", h.Name, t)
+			}
+			if j := path.Join(path.Dir(name), t); j == ".." || strings.HasPrefix(j, "../") {
+				return fmt.Errorf("git archive: member %q is a link to %s, outside the tree", h.Name, t)
+			}
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				return err
 			}

@@ -327,8 +327,10 @@ func TestBuildGitMissingInclude(t *testing.T) {
 	}
 }
 
-// A FIFO is never opened: in a header tree it is left out of the key, and
-// as a cache entry it is refused with a warning; neither blocks.
+// A FIFO is never opened: in a header tree it is refused before the
+// compiler runs (issue 28, item 6; it hung the compile until its
+// timeout), and as a cache entry it is refused with a warning; neither
+// blocks.
 func TestFIFOsNeverOpened(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.h"), []byte("struct s { int a; };\n"), 0o644); err != nil {
@@ -341,9 +343,13 @@ func TestFIFOsNeverOpened(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.h"), 0o644); err != nil {
 		t.Skip("mkfifo:", err)
 	}
-	got, err := dirIDs(dir, []string{"."})
-	if err != nil || !slices.Equal(got, want) {
-		t.Errorf("dirIDs with a FIFO: %v, %v; want %v", got, err, want)
+	var te *TreeError
+	if _, err := dirIDs(dir, []string{"."}); !errors.As(err, &te) || te.Path != "pipe.h" || !strings.Contains(err.Error(), "a named pipe") {
+		t.Errorf("dirIDs with a FIFO: %v, want a refusal naming pipe.h", err)
+	}
+	os.Remove(filepath.Join(dir, "pipe.h"))
+	if got, err := dirIDs(dir, []string{"."}); err != nil || !slices.Equal(got, want) {
+		t.Errorf("dirIDs: %v, %v; want %v", got, err, want)
 	}
 	// A FIFO planted as a cache entry's file is refused (package cache
 	// never opens it), rebuilt, and the build says so.
@@ -379,13 +385,25 @@ func TestFIFOsNeverOpened(t *testing.T) {
 }
 
 // A stream with a symlink and then a file at or under it (a crafted git
-// tree can hold both) must not write through the link.
+// tree can hold both) must not write through the link; and a link that
+// leaves the tree is refused itself (issue 28, item 6).
 func TestUntarNotThroughSymlink(t *testing.T) {
-	for _, member := range []string{"inc/evil", "inc/evil/x.h", "inc/./evil/sub/x.h", "inc/evil/sub/"} {
-		outside := t.TempDir()
+	for _, target := range []string{"/etc/passwd", "../../x", "../inc/../../x", "../.."} {
 		var buf bytes.Buffer
 		tw := tar.NewWriter(&buf)
-		tw.WriteHeader(&tar.Header{Name: "inc/evil", Typeflag: tar.TypeSymlink, Linkname: outside})
+		tw.WriteHeader(&tar.Header{Name: "inc/evil", Typeflag: tar.TypeSymlink, Linkname: target})
+		tw.Close()
+		if err := untar(&buf, t.TempDir()); err == nil || !strings.Contains(err.Error(), "outside the tree") {
+			t.Errorf("link to %s: %v, want a refusal", target, err)
+		}
+	}
+	for _, member := range []string{"inc/evil", "inc/evil/x.h", "inc/./evil/sub/x.h", "inc/evil/sub/"} {
+		dir := t.TempDir()
+		outside := filepath.Join(dir, "inc", "elsewhere")
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		tw.WriteHeader(&tar.Header{Name: "inc/elsewhere/", Typeflag: tar.TypeDir, Mode: 0o755})
+		tw.WriteHeader(&tar.Header{Name: "inc/evil", Typeflag: tar.TypeSymlink, Linkname: "elsewhere"})
 		body := "pwned\n"
 		if strings.HasSuffix(member, "/") {
 			tw.WriteHeader(&tar.Header{Name: member, Typeflag: tar.TypeDir, Mode: 0o755})
@@ -394,7 +412,7 @@ func TestUntarNotThroughSymlink(t *testing.T) {
 			tw.Write([]byte(body))
 		}
 		tw.Close()
-		err := untar(&buf, t.TempDir())
+		err := untar(&buf, dir)
 		if err == nil || !strings.Contains(err.Error(), "under the symlink inc/evil") {
 			t.Errorf("%s: got %v, want a refusal", member, err)
 		}

@@ -69,6 +69,13 @@ func ParseSurface(b []byte) (*Surface, error) {
 			if v == "" {
 				return nil, fmt.Errorf("%w: %s[%d] is empty", ErrSurface, l.name, i)
 			}
+			// Include directories and headers are paths inside each
+			// version's tree: a file never names one outside.
+			if l.name == "include" || l.name == "headers" {
+				if err := treePath(v); err != nil {
+					return nil, fmt.Errorf("%w: %s[%d] %q: %v", ErrSurface, l.name, i, v, err)
+				}
+			}
 		}
 	}
 	return &s, nil

@@ -76,7 +76,7 @@ func (h *headerFlags) options() (ranges.Options, error) {
 		}
 		o.Merge(s)
 	}
-	return o, nil
+	return o, o.Check()
 }
 
 func (h *headerFlags) set() bool {
@@ -393,6 +393,12 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 			}
 		case t.Options != nil:
 			opt = ranges.Options(*t.Options)
+			// A table is a data file: the options it recorded name
+			// nothing outside each version's tree.
+			if err := opt.Check(); err != nil {
+				fmt.Fprintf(env.stderr, "abifloor ranges add: %s: options: %v\n", path, err)
+				return exitError
+			}
 		default:
 			fmt.Fprintf(env.stderr, "abifloor ranges add: %s holds headers, and neither the table nor the flags say which headers and types to read\n", in)
 			return exitError

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/abifloor/abifloor/glibc"
 	"github.com/abifloor/abifloor/report"
@@ -52,25 +53,18 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
-		return exitError
-	}
-	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
-		if err == nil {
-			err = fmt.Errorf("%s: directory is not empty", dir)
-		}
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
-		return exitError
-	}
-	if err := glibc.WriteStubs(ctx, dir, o); err != nil {
+	if _, err := glibc.InstallStubs(ctx, dir, o); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
 		return exitError
 	}
 	recipe := "-L " + report.ShellQuote(dir)
 	if init := filepath.Join(dir, glibc.InitObject); fileExists(init) {
 		// Before 2.34, an executable's constructors run only through the
-		// wrapper (docs/stubs.md).
+		// wrapper (docs/stubs.md). An operand, so never one that reads
+		// as an option (-stubs/abifloor-init.o).
+		if strings.HasPrefix(init, "-") {
+			init = "./" + init
+		}
 		recipe += " and, for executables, -Wl,--wrap=main " + report.ShellQuote(init)
 	}
 	if f == report.JSON {

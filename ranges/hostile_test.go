@@ -1,0 +1,221 @@
+package ranges
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// Two fake secrets live outside every tree: the attacks below try to get
+// the compiler to read them and print them (issue 28, item 6).
+const (
+	secretA = "FAKESECRET_ALPHA"       // an enumerator list, so an enum can hold it
+	secretB = "key FAKESECRET_BRAVO\n" // an error quoting "key" and the name
+)
+
+func leaks(s string) bool {
+	return strings.Contains(s, "FAKESECRET") || strings.Contains(s, "key’") || strings.Contains(s, "'key'")
+}
+
+// hostileRepo is a repository whose tags each try one way out of the
+// tree; tag 9.0 is a sound tree that must still build.
+func hostileRepo(t *testing.T, outside string) string {
+	a, b := filepath.Join(outside, "secret1"), filepath.Join(outside, "secret2")
+	xstr := "#define STR(x) #x\n#define XSTR(x) STR(x)\n"
+	dir := gitRepo(t, []step{{[]string{"9.0"}, map[string]string{
+		"inc/real.h":  "#include <stddef.h>\n#include \"sub/../b.h\"\nstruct s { size_t n; struct b x; };\n",
+		"inc/sub/x.h": "/* #include \"/in/a/comment\" is no directive */\n",
+		"inc/b.h":     "struct b { int y; };\n",
+		"inc/a.h":     "#include \"real.h\"\n",
+	}}})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+			"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_SYSTEM=/dev/null")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	tag := func(name string, write func(inc string)) {
+		t.Helper()
+		inc := filepath.Join(dir, "inc")
+		os.RemoveAll(inc)
+		os.MkdirAll(inc, 0o755)
+		write(inc)
+		git("add", "-A")
+		git("commit", "-qm", name)
+		git("tag", name)
+	}
+	header := func(body string) func(string) {
+		return func(inc string) { os.WriteFile(filepath.Join(inc, "a.h"), []byte(body), 0o644) }
+	}
+	tag("1.0", func(inc string) { os.Symlink(a, filepath.Join(inc, "a.h")) })
+	tag("1.1", func(inc string) {
+		rel, _ := filepath.Rel(inc, b)
+		os.Symlink(rel, filepath.Join(inc, "a.h"))
+	})
+	tag("1.2", func(inc string) { os.Symlink("/dev/zero", filepath.Join(inc, "a.h")) })
+	tag("2.0", header("int x;\n#include \""+b+"\"\n"))
+	tag("2.1", header("int x;\n#include \"../../secret2\"\n"))
+	tag("2.2", header("#define P \""+b+"\"\nint x;\n#include P\n"))
+	tag("2.3", header("enum e {\n# /* hidden */ include \\\n \""+a+"\"\n};\n"))
+	// Names the preprocessor computes are not read before the compile:
+	// its list of the files it read refuses them.
+	tag("3.0", header(xstr+"enum e {\n#include XSTR("+a+")\n};\n"))
+	tag("3.1", header(xstr+"int x;\n#include XSTR("+b+")\n"))
+	// A fatal error stops the compile before it writes that list: only
+	// diagnostics located inside the tree are shown.
+	tag("3.2", header(xstr+"int x;\n#include XSTR("+b+")\n#include \"missing.h\"\n"))
+	return dir
+}
+
+func TestHostileTrees(t *testing.T) {
+	needTools(t, "git", "cc")
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret1"), []byte(secretA+"\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret2"), []byte(secretB), 0o644)
+	// Exports land under TMPDIR: "../../secret2" from one's inc/a.h
+	// names TMPDIR/secret2.
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	os.WriteFile(filepath.Join(tmp, "secret2"), []byte(secretB), 0o644)
+	repo := hostileRepo(t, outside)
+
+	ins, err := GitTags(context.Background(), repo, `^[0-9]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"enum e", "struct s"}}
+	res := (&Builder{Options: opt}).Build(context.Background(), ins)
+	want := map[string]string{
+		"1.0": "is a link to " + filepath.Join(outside, "secret1") + ", outside the tree",
+		"1.1": "outside the tree",
+		"1.2": "is a link to /dev/zero, outside the tree",
+		"2.0": "names an absolute path: refused",
+		"2.1": `#include "../../secret2" climbs out of the tree: refused`,
+		"2.2": "#include P (defined as",
+		"2.3": "names an absolute path: refused",
+		"3.0": "outside their tree: refused",
+		"3.1": "outside their tree: refused",
+		"3.2": "missing.h",
+	}
+	for _, r := range res {
+		msg := ""
+		if r.Err != nil {
+			msg = r.Err.Error()
+		}
+		if leaks(msg) {
+			t.Errorf("%s: the error quotes a secret: %s", r.Version, msg)
+		}
+		if r.Version == "9.0" {
+			if r.Err != nil || r.ABI == nil || r.ABI.Types["struct s"] == nil {
+				t.Errorf("9.0, a sound tree: %v", r.Err)
+			}
+			continue
+		}
+		if r.Err == nil || !strings.Contains(msg, want[r.Version]) {
+			t.Errorf("%s: %q, want an error with %q", r.Version, msg, want[r.Version])
+		}
+		if r.Version == "3.2" && (strings.Contains(msg, "secret2") || !strings.Contains(msg, "inc/a.h:")) {
+			t.Errorf("3.2: %q, want the tree's own diagnostic and none located outside", msg)
+		}
+	}
+	tab, err := NewTable(opt, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	tab.WriteJSON(&js)
+	if leaks(js.String()) {
+		t.Errorf("the table quotes a secret:\n%s", js.String())
+	}
+}
+
+// Header trees given as directories: a FIFO under an include directory
+// and links to a device or out of the tree are refused before the
+// compiler runs; options that name a path outside (from a table or a
+// surface, which ranges add and build obey) are refused for every
+// version.
+func TestHostileDirs(t *testing.T) {
+	needTools(t, "cc")
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret1"), []byte(secretA+"\n"), 0o644)
+	mk := func(files map[string]string, links map[string]string) string {
+		d := t.TempDir()
+		for n, body := range files {
+			os.MkdirAll(filepath.Dir(filepath.Join(d, n)), 0o755)
+			os.WriteFile(filepath.Join(d, n), []byte(body), 0o644)
+		}
+		for n, to := range links {
+			os.MkdirAll(filepath.Dir(filepath.Join(d, n)), 0o755)
+			os.Symlink(to, filepath.Join(d, n))
+		}
+		return d
+	}
+	fifo := mk(map[string]string{"inc/a.h": "#include \"p.h\"\nstruct s { int a; };\n"}, nil)
+	if err := syscall.Mkfifo(filepath.Join(fifo, "inc/p.h"), 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	zero := mk(map[string]string{"inc/a.h": "#include \"z.h\"\nstruct s { int a; };\n"}, map[string]string{"inc/z.h": "/dev/zero"})
+	outDir := mk(map[string]string{"inc/a.h": "#include \"o/secret1\"\nstruct s { int a; };\n"}, map[string]string{"inc/o": outside})
+	incOut := mk(map[string]string{"inc/a.h": "struct s { int a; };\n"}, map[string]string{"inc2": outside})
+	sound := mk(map[string]string{"inc/a.h": "#include \"../shared/w.h\"\n#include \"l.h\"\nstruct s { w_t a; };\n", "shared/w.h": "typedef int w_t;\n", "inc/r.h": "\n"},
+		map[string]string{"inc/l.h": "r.h", "inc/d": "../shared"})
+	opt := Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"struct s"}}
+	for _, c := range []struct {
+		dir, incs, want string
+	}{
+		{fifo, "", "inc/p.h: a named pipe, not a regular file: refused"},
+		{zero, "", "inc/z.h: a link to /dev/zero, outside the tree: refused"},
+		{outDir, "", "inc/o: a link to " + outside + ", outside the tree: refused"},
+		{incOut, "inc2", "inc2: the include directory resolves to " + outside + ", outside the tree"},
+		{sound, "", ""},
+	} {
+		o := opt
+		if c.incs != "" {
+			o.Includes = []string{c.incs}
+		}
+		r := (&Builder{Options: o}).Build(context.Background(), []Input{{Version: "1.0", Dir: c.dir}})[0]
+		switch {
+		case c.want == "" && r.Err != nil:
+			t.Errorf("%s: %v", c.dir, r.Err)
+		case c.want != "" && (r.Err == nil || !strings.Contains(r.Err.Error(), c.want)):
+			t.Errorf("%s: %v, want %q", c.dir, r.Err, c.want)
+		}
+	}
+	rel, _ := filepath.Rel(filepath.Join(sound, "inc"), filepath.Join(outside, "secret1"))
+	for _, o := range []Options{
+		{Headers: []string{filepath.Join(outside, "secret1")}},
+		{Headers: []string{rel}},
+		{Includes: []string{"inc/../.."}, Headers: []string{"secret1"}},
+		{Includes: []string{outside}, Headers: []string{"secret1"}},
+		{Headers: []string{"a.h\n#include </etc/passwd>"}},
+		{Headers: []string{"a.h"}, Defines: []string{""}},
+		{Headers: []string{"a.h"}, Defines: []string{"X=1\n#include \"/etc/passwd\""}},
+	} {
+		o.Types = []string{"struct s"}
+		r := (&Builder{Options: o}).Build(context.Background(), []Input{{Version: "1.0", Dir: sound}})[0]
+		if r.Err == nil || leaks(r.Err.Error()) {
+			t.Errorf("%+v: %v, want a refusal", o, r.Err)
+		}
+		if err := o.Check(); err == nil {
+			t.Errorf("%+v: Check passes", o)
+		}
+	}
+	if err := (Options{Includes: []string{".", "inc/sub"}, Headers: []string{"ctrl/*.h", "a.h"}, Defines: []string{"A", "B=2", "F(x)=x"}}).Check(); err != nil {
+		t.Errorf("sound options: %v", err)
+	}
+	var te *TreeError
+	r := (&Builder{Options: opt}).Build(context.Background(), []Input{{Version: "1.0", Dir: fifo}})[0]
+	if !errors.As(r.Err, &te) {
+		t.Errorf("fifo: %T, want *TreeError", r.Err)
+	}
+}
