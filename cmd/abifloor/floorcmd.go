@@ -62,7 +62,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		res.WriteText(env.stdout, sf.text(env))
 	}
 	if res.Incomplete {
-		fmt.Fprintf(env.stderr, "abifloor scan: %v\n", res.Err)
+		fmt.Fprintf(env.stderr, "abifloor scan: %s\n", errText(res.Err))
 		return exitError
 	}
 	if res.Stats.Errors > 0 {
@@ -109,7 +109,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor check:", err)
+		fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
 		return exitError
 	}
 	if len(paths) == 0 {
@@ -121,7 +121,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", err)
+			fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
 			return exitError
 		}
 		rq.Add(ns, ver, "--max")
@@ -148,7 +148,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
 	if errors.Is(err, floor.ErrNothing) {
-		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), err)
+		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), errText(err))
 		return exitError
 	}
 	demangleResult(res.Result, sf)
@@ -186,7 +186,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	switch {
 	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor check: %v\n", res.Err)
+		fmt.Fprintf(env.stderr, "abifloor check: %s\n", errText(res.Err))
 		return exitError
 	case res.Stats.Errors > 0:
 		return exitError
@@ -246,7 +246,7 @@ func parsePathsTextJSON(env *cmdEnv, fs *flag.FlagSet, args []string, format *st
 	f, err = report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(paths) == 0 {
 		if err != nil {
-			fmt.Fprintf(env.stderr, "abifloor %s: %v\n", fs.Name(), err)
+			fmt.Fprintf(env.stderr, "abifloor %s: %s\n", fs.Name(), errText(err))
 			return nil, "", exitError
 		}
 		return nil, "", usageError(fs, "missing PATH...: the files and directories to read")

@@ -49,22 +49,22 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		return usageError(fs, "%v", err)
 	}
 	if o, _, err = o.Resolve(false); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
+		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
 		return exitError
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
+		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
 		return exitError
 	}
 	if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
 		if err == nil {
 			err = fmt.Errorf("%s: directory is not empty", dir)
 		}
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
+		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
 		return exitError
 	}
 	if err := glibc.WriteStubs(ctx, dir, o); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
+		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
 		return exitError
 	}
 	recipe := "-L " + report.ShellQuote(dir)
@@ -77,6 +77,6 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		report.WriteJSON(env.stdout, map[string]string{"dir": dir, "glibc": o.Target, "arch": o.Arch, "link": recipe})
 		return exitOK
 	}
-	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with %s\n", dir, o.Target, o.Arch, recipe)
+	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with %s\n", report.Clean(dir), o.Target, o.Arch, report.Clean(recipe))
 	return exitOK
 }
