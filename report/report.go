@@ -20,6 +20,8 @@ const (
 	GitHub Format = "github"
 	SARIF  Format = "sarif"
 	JUnit  Format = "junit"
+	// Markdown is a job summary ($GITHUB_STEP_SUMMARY): WriteMarkdown.
+	Markdown Format = "markdown"
 )
 
 // ParseFormat checks s against the formats a command supports.

@@ -229,7 +229,7 @@ func TestHostileNames(t *testing.T) {
 		runs = append(runs,
 			invocation{[]string{"scan", target}, []string{"text", "json"}},
 			invocation{[]string{"scan", "-v", "--why", target}, []string{"text", "json"}},
-			invocation{[]string{"check", "--max", "GLIBC=2.0", "--max", ns + "=0.5", target}, all},
+			invocation{[]string{"check", "--max", "GLIBC=2.0", "--max", ns + "=0.5", target}, append(all, "markdown")},
 			invocation{[]string{"check", "-v", "--why", "--max", "GLIBC=2.0", target}, all},
 			invocation{[]string{"check", "--max", "NOSUCH=1.0", target}, all},
 			invocation{[]string{"fit", target}, []string{"text", "json"}},
