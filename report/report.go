@@ -33,7 +33,9 @@ func ParseFormat(s string, allowed ...Format) (Format, error) {
 		}
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(names, ", "))
+	// The value may come from a CI input: cleaned, not Go-quoted (%q
+	// leaves "##[" as it is).
+	return "", fmt.Errorf("unknown format \"%s\" (want %s)", Clean(s), strings.Join(names, ", "))
 }
 
 // WriteJSON writes v as indented JSON followed by a newline. HTML escaping

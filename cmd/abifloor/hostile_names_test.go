@@ -185,7 +185,8 @@ func TestHostileNames(t *testing.T) {
 	json1, json2 := dump(multi[0], "multi1.json"), dump(multi[1], "multi2.json")
 
 	// An image whose layer holds members under the names, each a broken
-	// ELF file: bind --image warns about each on stderr.
+	// ELF file, and whose second layer breaks inside a member: bind
+	// --image warns about that one on stderr.
 	var layer bytes.Buffer
 	tw := tar.NewWriter(&layer)
 	progBytes, _ := os.ReadFile(progFile)
@@ -198,8 +199,14 @@ func TestHostileNames(t *testing.T) {
 		add("usr/lib/"+h, []byte("\x7fELF\x02\x01\x01broken"))
 	}
 	tw.Close()
+	// A second layer that breaks inside a member named by each name in
+	// turn is one layer per name; one, under "##[", will do.
+	var cut bytes.Buffer
+	tw = tar.NewWriter(&cut)
+	tw.WriteHeader(&tar.Header{Name: "usr/lib/" + hostileNames[1], Mode: 0o644, Size: 4096, Typeflag: tar.TypeReg, Format: tar.FormatPAX})
+	tw.Write(make([]byte, 4096))
 	image := filepath.Join(dir, "image")
-	imagetest.Write(t, image, layer.Bytes())
+	imagetest.Write(t, image, layer.Bytes(), cut.Bytes()[:cut.Len()-2048])
 
 	// A tarball of the tree: members named by the names.
 	var tb bytes.Buffer
