@@ -47,7 +47,7 @@ func (r *Report) WriteText(w io.Writer, p report.Painter) error {
 			if im := t.Impact; im != nil {
 				fmt.Fprintf(&b, "    reached from %d %s:\n", im.Symbols, plural(im.Symbols, "symbol", "symbols"))
 				for _, p := range im.Paths {
-					line := pathString(p)
+					line := report.Clean(pathString(p))
 					if name, _, _ := strings.Cut(p[0], "@"); r.demangled[name] != "" {
 						line += " [" + r.demangled[name] + "]"
 					}

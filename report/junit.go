@@ -70,18 +70,20 @@ type junitProblem struct {
 }
 
 // WriteJUnit writes one suite named suite ("abifloor check") holding
-// cases, in their order. Text is cleaned of control characters, so the
-// XML is well formed whatever a file name holds.
+// cases, in their order. Every name and message is text for people that
+// CI shows: Clean escapes it (Text line by line), so the XML is well
+// formed, test names display as they are, and no line of the report is
+// a workflow command, whatever a file name holds.
 func WriteJUnit(w io.Writer, suite string, cases []JUnitCase) error {
 	s := junitSuite{Name: suite, Time: "0", Hostname: "localhost", Package: "abifloor", Cases: []junitCase{}}
 	for _, c := range cases {
-		jc := junitCase{Name: xmlText(c.Name), ClassName: xmlText(c.ClassName), Time: "0"}
+		jc := junitCase{Name: Clean(c.Name), ClassName: Clean(c.ClassName), Time: "0"}
 		if c.Error != "" {
-			jc.Error = &junitProblem{Type: "error", Message: xmlText(firstLine(c.Error)), Text: xmlText(c.Error)}
+			jc.Error = &junitProblem{Type: "error", Message: Clean(firstLine(c.Error)), Text: CleanLines(c.Error)}
 			s.Errors++
 		}
 		for _, f := range c.Failures {
-			jc.Failures = append(jc.Failures, junitProblem{Type: xmlText(f.Type), Message: xmlText(f.Message), Text: xmlText(f.Text)})
+			jc.Failures = append(jc.Failures, junitProblem{Type: Clean(f.Type), Message: Clean(f.Message), Text: CleanLines(f.Text)})
 		}
 		if len(jc.Failures) > 0 {
 			s.Failures++
@@ -105,28 +107,4 @@ func WriteJUnit(w io.Writer, suite string, cases []JUnitCase) error {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// xmlText keeps what XML 1.0 can hold: tab, newline and printable text;
-// anything else (a control byte in a file name) is escaped as Clean does.
-func xmlText(s string) string {
-	ok := true
-	for _, r := range s {
-		if r < 0x20 && r != '\t' && r != '\n' || r == 0xFFFD || r == 0xFFFE || r == 0xFFFF {
-			ok = false
-			break
-		}
-	}
-	if ok {
-		return s
-	}
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(s, "\n") {
-		nl := strings.HasSuffix(line, "\n")
-		b.WriteString(Clean(strings.TrimSuffix(line, "\n")))
-		if nl {
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }

@@ -20,6 +20,8 @@ const (
 	GitHub Format = "github"
 	SARIF  Format = "sarif"
 	JUnit  Format = "junit"
+	// Markdown is a job summary ($GITHUB_STEP_SUMMARY): WriteMarkdown.
+	Markdown Format = "markdown"
 )
 
 // ParseFormat checks s against the formats a command supports.
@@ -31,7 +33,9 @@ func ParseFormat(s string, allowed ...Format) (Format, error) {
 		}
 		names[i] = string(f)
 	}
-	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(names, ", "))
+	// The value may come from a CI input: cleaned, not Go-quoted (%q
+	// leaves "##[" as it is).
+	return "", fmt.Errorf("unknown format \"%s\" (want %s)", Clean(s), strings.Join(names, ", "))
 }
 
 // WriteJSON writes v as indented JSON followed by a newline. HTML escaping
@@ -80,18 +84,32 @@ type Annotation struct {
 	Message string
 }
 
-// WriteAnnotation writes a as a workflow command, escaping as GitHub
-// requires: properties escape %, CR, LF, ':' and ','; the message escapes
-// %, CR and LF.
+// WriteAnnotation writes a as a workflow command. The title and message
+// are text for people: Clean escapes them (the message line by line, its
+// newlines kept), then GitHub's own escapes apply (properties: %, CR,
+// LF, ':' and ','; the message: %, CR, LF). The file is a path GitHub
+// matches against the checkout, so it is written as it is, or, when
+// Clean would change it (a control, bidirectional or invisible
+// character, "##[", a name past MaxShown), not at all: the message then
+// starts with the cleaned name. To a Guard, the line goes as a command.
 func WriteAnnotation(w io.Writer, a Annotation) error {
 	var props []string
+	msg := CleanLines(a.Message)
 	if a.File != "" {
-		props = append(props, "file="+escapeProp(a.File))
+		if f := Clean(a.File); f == a.File {
+			props = append(props, "file="+escapeProp(a.File))
+		} else {
+			msg = f + ": " + msg
+		}
 	}
 	if a.Title != "" {
-		props = append(props, "title="+escapeProp(a.Title))
+		props = append(props, "title="+escapeProp(Clean(a.Title)))
 	}
-	_, err := fmt.Fprintf(w, "::%s %s::%s\n", a.Level, strings.Join(props, ","), escapeData(a.Message))
+	line := fmt.Sprintf("::%s %s::%s\n", a.Level, strings.Join(props, ","), escapeData(msg))
+	if cw, ok := w.(commandWriter); ok {
+		return cw.WriteCommand(line)
+	}
+	_, err := io.WriteString(w, line)
 	return err
 }
 

@@ -46,3 +46,12 @@ func TestUseColor(t *testing.T) {
 		t.Fatal("FORCE_COLOR=0 forces nothing")
 	}
 }
+
+// TestParseFormatClean: a format value from a CI input cannot forge a
+// workflow command in the error.
+func TestParseFormatClean(t *testing.T) {
+	_, err := ParseFormat("x\n::add-mask::y##[z]", Text, JSON)
+	if err == nil || err.Error() != `unknown format "x\n::add-mask::y##\u005bz]" (want text, json)` {
+		t.Errorf("ParseFormat: %v", err)
+	}
+}

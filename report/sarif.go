@@ -175,10 +175,10 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 		if !ok {
 			continue
 		}
-		sr := sarifResult{RuleID: r.RuleID, RuleIndex: i, Level: levelOr(r.Level, d.Rules[i].DefaultConfiguration.Level), Message: sarifText{r.Message}}
+		sr := sarifResult{RuleID: r.RuleID, RuleIndex: i, Level: levelOr(r.Level, d.Rules[i].DefaultConfiguration.Level), Message: sarifText{CleanLines(r.Message)}}
 		sr.Locations = []sarifLocation{location(r)}
 		if len(sr.Locations[0].LogicalLocations) > 0 {
-			sr.Message.Text = sr.Locations[0].Message.Text + ": " + r.Message
+			sr.Message.Text = sr.Locations[0].Message.Text + ": " + sr.Message.Text
 		}
 		run.Results = append(run.Results, sr)
 	}
@@ -203,7 +203,9 @@ func splitMember(uri string) (file, m string, ok bool) {
 }
 
 // location is where r is: its file (the artefact, for a member), the
-// whole file as the region, and a member as a logical location.
+// whole file as the region, and a member as a logical location. The URI
+// is the real path, percent-encoded; the names and message shown to
+// people are cleaned.
 func location(r SARIFResult) sarifLocation {
 	file, member, isMember := splitMember(r.URI)
 	if file == "" {
@@ -217,8 +219,8 @@ func location(r SARIFResult) sarifLocation {
 		l.PhysicalLocation.Region = sarifRegion{StartLine: 1}
 	}
 	if isMember {
-		l.LogicalLocations = []sarifLogical{{Name: path.Base(member), FullyQualifiedName: r.URI, Kind: "module"}}
-		l.Message = &sarifText{"member " + member + " of " + file}
+		l.LogicalLocations = []sarifLogical{{Name: Clean(path.Base(member)), FullyQualifiedName: Clean(r.URI), Kind: "module"}}
+		l.Message = &sarifText{"member " + Clean(member) + " of " + Clean(file)}
 	}
 	return l
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The step of the abifloor GitHub Action (action.yml): run abifloor check
 # on the inputs, write annotations (--format github by default), a job
-# summary of the floors and violations into $GITHUB_STEP_SUMMARY, and a
-# SARIF file when asked. Its exit status is abifloor's: a violation (1)
+# summary of the floors and violations into $GITHUB_STEP_SUMMARY (check
+# --format markdown), and a SARIF file when asked. Its exit status is abifloor's: a violation (1)
 # fails the step, and so does an error (2); with fail-on: error only an
 # error does. Inputs come as the action passes them: INPUT_PATHS,
 # INPUT_TARGET, INPUT_MAX (newline- or space-separated), INPUT_FORMAT,
@@ -14,7 +14,9 @@ fail_on=${INPUT_FAIL_ON:-violation}
 case $fail_on in
 violation | error) ;;
 *)
-	echo "::error title=abifloor action::fail-on must be violation or error, not '$fail_on'"
+	# Not the value: an input is echoed nowhere, as it could hold a
+	# line that the runner would run as a workflow command.
+	echo "::error title=abifloor action::fail-on must be violation or error"
 	exit 2
 	;;
 esac
@@ -37,34 +39,18 @@ code=$?
 if [ -n "${INPUT_SARIF:-}" ]; then
 	mkdir -p "$(dirname "$INPUT_SARIF")"
 	run --format sarif >"$INPUT_SARIF"
-	echo "abifloor: SARIF written to $INPUT_SARIF"
+	echo "abifloor: SARIF written to the file the sarif input names"
 fi
 
+# The job summary is abifloor's own markdown, every name in it escaped
+# (a backtick, '<', '|' or CR in a file name stays text); a check that
+# wrote none (a wrong flag, no such path) is an error.
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-	json=$(run --format json)
-	{
-		echo "## abifloor check"
-		echo
-		case $code in
-		0) echo "**OK**: every file is within the limits." ;;
-		1) echo "**FAIL**: some files need more than the limits allow." ;;
-		*) echo "**ERROR**: the check could not finish (exit $code); see the step's log." ;;
-		esac
-		echo
-		if command -v jq >/dev/null && [ -n "$json" ]; then
-			echo "| file | floors | violations |"
-			echo "| --- | --- | --- |"
-			jq -r '
-				def esc: gsub("\\|"; "\\|") | gsub("\n"; " ");
-				(.violations // []) as $v
-				| (.files // [])[]
-				| . as $f
-				| [$v[] | select(.path == $f.path)
-				   | "\(.namespace // .rule // "limit") \(.required // "") > \(.allowed // "")\(if .target then " (" + .target + ")" else "" end)"] as $mine
-				| "| `\($f.path | esc)` | \([($f.floors // {}) | to_entries[] | "\(.key) \(.value)"] | join(", ") | esc) | \(if ($mine | length) == 0 then "-" else ($mine | join("; ") | esc) end) |"
-			' <<<"$json"
-		fi
-	} >>"$GITHUB_STEP_SUMMARY"
+	summary=$(run --format markdown)
+	if [ -z "$summary" ]; then
+		summary=$(printf '## abifloor check\n\n**ERROR**: the check could not finish (exit %d); see the step'"'"'s log.' "$code")
+	fi
+	printf '%s\n' "$summary" >>"$GITHUB_STEP_SUMMARY"
 fi
 
 if [ "$fail_on" = error ] && [ "$code" -eq 1 ]; then

@@ -48,7 +48,7 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(pos) != 1 {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor abi dump:", err)
+			fmt.Fprintln(env.stderr, "abifloor abi dump:", errText(err))
 			return exitError
 		}
 		return usageError(fs, "%s", missingArgs([]string{"FILE"}, pos))
@@ -95,7 +95,7 @@ func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
 		err = abi.WriteText(env.stdout, a)
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor abi:", err)
+		fmt.Fprintln(env.stderr, "abifloor abi:", errText(err))
 		return exitError
 	}
 	return exitOK
@@ -124,7 +124,7 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(pos) != 0 || len(hdr) == 0 || len(typ)+len(cst) == 0 {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor abi headers:", err)
+			fmt.Fprintln(env.stderr, "abifloor abi headers:", errText(err))
 		} else if len(pos) != 0 {
 			fmt.Fprintf(env.stderr, "abifloor abi headers: unexpected argument %q\n", pos[0])
 		} else {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/artefact"
@@ -13,13 +12,11 @@ import (
 
 // cleanLines is report.Clean on each line of a message that lists names
 // one a line (abi.ErrManyELF, a compiler's messages).
-func cleanLines(msg string) string {
-	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		lines[i] = report.Clean(l)
-	}
-	return strings.Join(lines, "\n")
-}
+func cleanLines(msg string) string { return report.CleanLines(msg) }
+
+// errText is err's message for stderr, cleaned line by line: library
+// errors quote file, member and symbol names from the inputs.
+func errText(err error) string { return report.CleanLines(err.Error()) }
 
 // limitHint names the flag that raises the limit a library error is
 // about: libraries name no flags.

@@ -47,7 +47,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		err = errors.New("--image and --sysroot exclude each other")
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor bind:", err)
+		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
 		return exitError
 	}
 	if len(paths) == 0 && image == "" {
@@ -83,7 +83,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
 		}
 	} else if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor bind:", err)
+		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
 		return exitError
 	}
 	show, done := progress(env)

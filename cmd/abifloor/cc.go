@@ -10,6 +10,7 @@ import (
 
 	"github.com/abifloor/abifloor/ccwrap"
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/report"
 )
 
 // ccFallback runs a command line that names no command as the compiler's
@@ -38,7 +39,7 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	fs.StringVar(&install, "install", "", "write wrapper scripts DIR/cc and DIR/c++ that run this command, for tools that take one compiler path")
 	fs.BoolVar(&o.Verbose, "v", false, "say what was decided and proven")
 	say := func(format string, a ...any) {
-		fmt.Fprintf(env.stderr, "abifloor %s: %s\n", o.Name, fmt.Sprintf(format, a...))
+		fmt.Fprintf(env.stderr, "abifloor %s: %s\n", o.Name, report.CleanLines(fmt.Sprintf(format, a...)))
 	}
 	o.Warn = func(m string) { say("warning: %s", m) }
 	fail := func(err error) int {
@@ -107,7 +108,7 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 		if err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(env.stdout, "%s: cc and c++ link for glibc %s\n", install, w.Limits()["GLIBC"])
+		fmt.Fprintf(env.stdout, "%s: cc and c++ link for glibc %s\n", report.Clean(install), w.Limits()["GLIBC"])
 		return exitOK
 	}
 	if len(ccArgs) == 0 {

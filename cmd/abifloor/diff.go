@@ -55,7 +55,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	f, err := report.ParseFormat(*format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
 	if err != nil || len(pos) != 2 {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			fmt.Fprintln(env.stderr, "abifloor diff:", errText(err))
 			return diffError | diffUsage
 		}
 		usageError(fs, "%s", missingArgs([]string{"OLD", "NEW"}, pos))
@@ -65,11 +65,11 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	for _, name := range supFiles {
 		s, err := readSuppressions(name)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", err)
+			fmt.Fprintln(env.stderr, "abifloor diff:", errText(err))
 			return diffError | diffUsage
 		}
 		for _, w := range s.Warnings {
-			fmt.Fprintln(env.stderr, "abifloor diff: warning:", w)
+			fmt.Fprintln(env.stderr, "abifloor diff: warning:", report.CleanLines(w))
 		}
 		sups = append(sups, s)
 	}
@@ -159,7 +159,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		err = r.WriteText(env.stdout, report.Painter{On: report.UseColor(env.tty, env.getenv)})
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor diff:", err)
+		fmt.Fprintln(env.stderr, "abifloor diff:", errText(err))
 		return diffError
 	}
 	return r.ExitWith(abidiff.ExitRules{Strict: *strict, Harmless: *harmless})

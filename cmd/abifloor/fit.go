@@ -42,7 +42,7 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	switch {
 	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor fit: %v\n", res.Err)
+		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", errText(res.Err))
 		return exitError
 	case res.Stats.Errors > 0:
 		return exitError

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -63,7 +65,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		res.WriteText(env.stdout, sf.text(env))
 	}
 	if res.Incomplete {
-		fmt.Fprintf(env.stderr, "abifloor scan: %v\n", res.Err)
+		fmt.Fprintf(env.stderr, "abifloor scan: %s\n", errText(res.Err))
 		return exitError
 	}
 	if res.Stats.Errors > 0 {
@@ -96,9 +98,9 @@ func demangleResult(res *floor.Result, sf scanFlags) {
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit] PATH...")
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit|markdown] PATH...")
 	var sf scanFlags
-	sf.add(fs, "text|json|github|sarif|junit")
+	sf.add(fs, "text|json|github|sarif|junit|markdown")
 	var maxes, targetNames multiFlag
 	fs.Var(&maxes, "max", "highest allowed version, NS=VER (repeatable), e.g. GLIBC=2.35")
 	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
@@ -108,9 +110,9 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	if err != nil {
 		return flagExit(err)
 	}
-	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
+	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit, report.Markdown)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor check:", err)
+		fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
 		return exitError
 	}
 	if len(paths) == 0 {
@@ -122,7 +124,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", err)
+			fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
 			return exitError
 		}
 		rq.Add(ns, ver, "--max")
@@ -149,7 +151,7 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
 	if errors.Is(err, floor.ErrNothing) {
-		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), err)
+		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), errText(err))
 		return exitError
 	}
 	demangleResult(res.Result, sf)
@@ -182,12 +184,14 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		res.WriteSARIF(env.stdout, buildVersion(), warnings, empty)
 	case report.JUnit:
 		res.WriteJUnit(env.stdout, warnings, empty)
+	case report.Markdown:
+		report.WriteMarkdown(env.stdout, checkSummary(res, empty))
 	default:
 		res.WriteText(env.stdout, sf.text(env), rq, warnings, empty)
 	}
 	switch {
 	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor check: %v\n", res.Err)
+		fmt.Fprintf(env.stderr, "abifloor check: %s\n", errText(res.Err))
 		return exitError
 	case res.Stats.Errors > 0:
 		return exitError
@@ -250,7 +254,7 @@ func parsePathsTextJSON(env *cmdEnv, fs *flag.FlagSet, args []string, format *st
 	f, err = report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(paths) == 0 {
 		if err != nil {
-			fmt.Fprintf(env.stderr, "abifloor %s: %v\n", fs.Name(), err)
+			fmt.Fprintf(env.stderr, "abifloor %s: %s\n", fs.Name(), errText(err))
 			return nil, "", exitError
 		}
 		return nil, "", usageError(fs, "missing PATH...: the files and directories to read")
@@ -268,4 +272,55 @@ func noELF(paths []string) string {
 		}
 	}
 	return "no ELF file under " + report.Clean(strings.Join(paths, " "))
+}
+
+// summaryRows is the most files a job summary lists: GitHub takes at most
+// 1 MiB of summary per step.
+const summaryRows = 500
+
+// checkSummary is check's job summary (--format markdown, which the
+// GitHub Action writes to $GITHUB_STEP_SUMMARY): the verdict the exit
+// code gives, then a row per file, those that failed first: its floors
+// and its violations, or why it could not be read.
+func checkSummary(res *floor.CheckResult, empty bool) report.MarkdownSummary {
+	s := report.MarkdownSummary{Title: "abifloor check", Header: []string{"file", "floors", "violations"}}
+	switch {
+	case res.Incomplete:
+		s.Verdict, s.Says = "ERROR", "the check was interrupted before every file was checked; see the step's log."
+	case res.Stats.Errors > 0:
+		s.Verdict, s.Says = "ERROR", report.Plural64(res.Stats.Errors, "file")+" could not be read; see the step's log."
+	case len(res.Violations) > 0:
+		s.Verdict, s.Says = "FAIL", "some files need more than the limits allow."
+	case empty:
+		s.Verdict, s.Says = "ERROR", "no ELF file was checked; see the step's log."
+	default:
+		s.Verdict, s.Says = "OK", "every file is within the limits."
+	}
+	causes := map[string][]string{}
+	for _, v := range res.Violations {
+		causes[v.Path] = append(causes[v.Path], v.Cause())
+	}
+	var bad, good [][]report.MarkdownCell
+	for _, f := range res.Files {
+		var floors []string
+		for _, ns := range slices.Sorted(maps.Keys(f.Floors)) {
+			floors = append(floors, ns+" "+f.Floors[ns])
+		}
+		row := []report.MarkdownCell{{Text: f.Path, Code: true}, {Text: strings.Join(floors, ", ")}, {Text: strings.Join(causes[f.Path], "; ")}}
+		switch {
+		case f.Error != nil:
+			row[2].Text = "could not be read: " + f.ErrorMessage()
+			bad = append(bad, row)
+		case len(causes[f.Path]) > 0:
+			bad = append(bad, row)
+		default:
+			good = append(good, row)
+		}
+	}
+	s.Rows = append(bad, good...)
+	if len(s.Rows) > summaryRows {
+		s.More = len(s.Rows) - summaryRows
+		s.Rows = s.Rows[:summaryRows]
+	}
+	return s
 }

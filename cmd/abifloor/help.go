@@ -175,7 +175,7 @@ func checkFlagValues(info *flagInfo, fs *flag.FlagSet) error {
 		if g, ok := f.Value.(flag.Getter); ok {
 			if n, ok := g.Get().(int); ok && n < 0 {
 				err := fmt.Errorf("-j %d: the number of parallel jobs must be 0 (the default) or more", n)
-				fmt.Fprintf(info.env.stderr, "abifloor %s: %v\n", info.name, err)
+				fmt.Fprintf(info.env.stderr, "abifloor %s: %s\n", info.name, errText(err))
 				return err
 			}
 		}

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/abifloor/abifloor/report"
 )
 
 // Exit codes shared by most sub-commands (diff uses abidiff's bits instead).
@@ -118,14 +120,34 @@ func Main() int {
 	defer stop()
 	// Output is buffered: text tables are written a cell at a time.
 	out := bufio.NewWriterSize(os.Stdout, 64<<10)
-	env := &cmdEnv{stdout: out, stderr: os.Stderr, getenv: os.Getenv, tty: isTerminal(os.Stdout), errTTY: isTerminal(os.Stderr)}
+	env := guardedEnv(out, os.Stderr)
+	env.getenv, env.tty, env.errTTY = os.Getenv, isTerminal(os.Stdout), isTerminal(os.Stderr)
 	code := run(ctx, env, os.Args[1:])
+	flushGuards(env)
 	if err := out.Flush(); err != nil {
 		fmt.Fprintln(os.Stderr, "abifloor: writing output:", err)
 		return exitError
 	}
 	code = interruptedExit(ctx, env, os.Args[1:], code)
 	return code
+}
+
+// guardedEnv is the environment of a run whose stdout and stderr a CI
+// runner may read: both go through a report.Guard, so that no line of
+// them is a workflow command, whatever a name in the output holds and
+// whichever path printed it (each writer escapes its names with
+// report.Clean; the guard is the backstop).
+func guardedEnv(stdout, stderr io.Writer) *cmdEnv {
+	return &cmdEnv{stdout: report.NewGuard(stdout), stderr: report.NewGuard(stderr)}
+}
+
+// flushGuards writes what env's guards hold of an unfinished character.
+func flushGuards(env *cmdEnv) {
+	for _, w := range []io.Writer{env.stdout, env.stderr} {
+		if g, ok := w.(*report.Guard); ok {
+			g.Flush()
+		}
+	}
 }
 
 // errInterrupted is the cause of a command's ctx when a signal cancelled

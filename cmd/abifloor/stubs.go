@@ -50,11 +50,11 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		return usageError(fs, "%v", err)
 	}
 	if o, _, err = o.Resolve(false); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
+		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
 		return exitError
 	}
 	if _, err := glibc.InstallStubs(ctx, dir, o); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", err)
+		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
 		return exitError
 	}
 	recipe := "-L " + report.ShellQuote(dir)
@@ -71,6 +71,6 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		report.WriteJSON(env.stdout, map[string]string{"dir": dir, "glibc": o.Target, "arch": o.Arch, "link": recipe})
 		return exitOK
 	}
-	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with %s\n", dir, o.Target, o.Arch, recipe)
+	fmt.Fprintf(env.stdout, "%s: glibc %s stubs for %s; link with %s\n", report.Clean(dir), o.Target, o.Arch, report.Clean(recipe))
 	return exitOK
 }

@@ -1,0 +1,117 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Markdown is the GitHub-flavoured markdown of a job summary
+// ($GITHUB_STEP_SUMMARY), which GitHub renders as HTML on the run's page.
+// A name from an input must stay text there: a backtick would close a
+// code span, a '<' open an HTML tag (<img src=...>), a '|' split a table
+// cell, a CR or LF end the table, a '[' start a link, a '$' a formula.
+// Every cell goes through MarkdownCode or MarkdownText, so no caller can
+// forget.
+
+// MarkdownCell is one cell of a summary table: Text, shown as a code
+// span when Code is set (a path), else as text.
+type MarkdownCell struct {
+	Text string
+	Code bool
+}
+
+// MarkdownSummary is a job summary: a heading, a verdict and a table.
+type MarkdownSummary struct {
+	Title string // "abifloor check"
+	// Verdict is the word shown in bold ("OK", "FAIL", "ERROR"), Says the
+	// sentence after it.
+	Verdict, Says string
+	Header        []string
+	Rows          [][]MarkdownCell
+	// More is how many rows were left out; a line says so.
+	More int
+}
+
+// WriteMarkdown writes s as markdown, every string escaped.
+func WriteMarkdown(w io.Writer, s MarkdownSummary) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\n\n", MarkdownText(s.Title))
+	fmt.Fprintf(&b, "**%s**: %s\n", MarkdownText(s.Verdict), MarkdownText(s.Says))
+	if len(s.Header) > 0 && len(s.Rows) > 0 {
+		b.WriteString("\n|")
+		for _, h := range s.Header {
+			b.WriteString(" " + MarkdownText(h) + " |")
+		}
+		b.WriteString("\n|")
+		for range s.Header {
+			b.WriteString(" --- |")
+		}
+		b.WriteString("\n")
+		for _, row := range s.Rows {
+			b.WriteString("|")
+			for i := range s.Header {
+				cell := "-"
+				if i < len(row) && row[i].Text != "" {
+					if row[i].Code {
+						cell = MarkdownCode(row[i].Text)
+					} else {
+						cell = MarkdownText(row[i].Text)
+					}
+				}
+				b.WriteString(" " + cell + " |")
+			}
+			b.WriteString("\n")
+		}
+	}
+	if s.More > 0 {
+		fmt.Fprintf(&b, "\nand %d more (see the step's log).\n", s.More)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// markdownSpecial are the characters that markdown, GitHub's extensions
+// (tables, strikethrough, math) or HTML read in inline text. A backslash
+// before any ASCII punctuation makes it a literal character.
+const markdownSpecial = "\\`*_[]<|!&~$"
+
+// MarkdownText is s as literal text on one line of markdown: Clean (no
+// CR, LF, control, bidirectional or invisible character; bounded), then
+// a backslash before each character markdown or HTML would read.
+func MarkdownText(s string) string {
+	s = Clean(s)
+	if !strings.ContainsAny(s, markdownSpecial) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 && strings.ContainsRune(markdownSpecial, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// MarkdownCode is s as a code span in a table cell: Clean, fenced by one
+// backtick more than the longest run of them in s (padded with a space
+// if s starts or ends with one), '|' escaped as a table cell needs. Code
+// spans show HTML and markdown as they are.
+func MarkdownCode(s string) string {
+	s = Clean(s)
+	run, longest := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") {
+		s = " " + s + " "
+	}
+	return fence + strings.ReplaceAll(s, "|", `\|`) + fence
+}

@@ -1,0 +1,59 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMarkdownText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"GLIBC 2.14 > 2.12 (--max)", "GLIBC 2.14 > 2.12 (--max)"},
+		{"<img src=x>_1.0", `\<img src=x>\_1.0`},
+		{"a|b", `a\|b`},
+		{"`code`", "\\`code\\`"},
+		{"[link](http://x) ![i](y)", `\[link\](http://x) \!\[i\](y)`},
+		{"*b* ~s~ $x$ &amp; back\\slash", `\*b\* \~s\~ \$x\$ \&amp; back\\slash`},
+		{"cr\r# heading", `cr\\r# heading`},
+		{"lf\n| x |", `lf\\n\| x \|`},
+		{"x\u202efdp", `x\\u202efdp`},
+		{"::add-mask::x", `\\u003a:add-mask::x`},
+	} {
+		if got := MarkdownText(c.in); got != c.want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestMarkdownCode(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"bad/libnew.so", "`bad/libnew.so`"},
+		{"a`b<img src=x>|c", "``a`b<img src=x>\\|c``"},
+		{"``x", "``` ``x ```"},
+		{"x`", "`` x` ``"},
+		{" x ", "`  x  `"},
+		{"cr\rhead", "`cr\\rhead`"},
+	} {
+		if got := MarkdownCode(c.in); got != c.want {
+			t.Errorf("MarkdownCode(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestWriteMarkdown: one row per line whatever the names, every cell
+// escaped, rows left out said.
+func TestWriteMarkdown(t *testing.T) {
+	var b strings.Builder
+	WriteMarkdown(&b, MarkdownSummary{Title: "abifloor check", Verdict: "FAIL", Says: "some files need more than the limits allow.",
+		Header: []string{"file", "floors", "violations"},
+		Rows: [][]MarkdownCell{
+			{{Text: "a`\r\n# h|<img>", Code: true}, {Text: "<img src=x> 1.0"}, {Text: ""}},
+			{{Text: "ok.so", Code: true}},
+		}, More: 3})
+	want := "## abifloor check\n\n**FAIL**: some files need more than the limits allow.\n\n" +
+		"| file | floors | violations |\n| --- | --- | --- |\n" +
+		"| ``a`\\r\\n# h\\|<img>`` | \\<img src=x> 1.0 | - |\n" +
+		"| `ok.so` | - | - |\n\nand 3 more (see the step's log).\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
