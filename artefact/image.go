@@ -146,7 +146,7 @@ var digestRE = regexp.MustCompile(`^([a-z0-9]+(?:[+._-][a-z0-9]+)*):([a-fA-F0-9]
 func blobPath(digest string) (string, error) {
 	m := digestRE.FindStringSubmatch(digest)
 	if m == nil {
-		return "", fmt.Errorf("%w: bad digest %q", ErrFormat, digest)
+		return "", fmt.Errorf("%w: bad digest %q", ErrFormat, shownName(digest))
 	}
 	return "blobs/" + m[1] + "/" + m[2], nil
 }
@@ -252,6 +252,11 @@ func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
 	}
 	if len(layers) > maxImageLayers {
 		return fmt.Errorf("%w: the manifest names %d layers, more than %d", ErrFormat, len(layers), maxImageLayers)
+	}
+	for i, l := range layers {
+		if len(l) >= pathMax {
+			return longName(fmt.Sprintf("layer %d's name", i+1), len(l))
+		}
 	}
 	if w.view != nil && cfg != "" {
 		// The configuration is optional to what is read: one that

@@ -209,7 +209,7 @@ func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, da
 		name, nerr := cleanName(h.Name)
 		if nerr != nil {
 			if h.Typeflag == tar.TypeReg || h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink {
-				if err := w.emit(&Member{Name: prefix + h.Name, Err: nerr}); err != nil {
+				if err := w.emit(&Member{Name: prefix + shownName(h.Name), Err: nerr}); err != nil {
 					return err
 				}
 			}
@@ -217,6 +217,12 @@ func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, da
 		}
 		last = name
 		e := tarEntry{name: name, typ: h.Typeflag, link: h.Linkname, size: h.Size, mode: h.FileInfo().Mode()}
+		if (h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink) && len(h.Linkname) >= pathMax {
+			if err := w.emit(&Member{Name: prefix + name, Err: longName("a link target", len(h.Linkname))}); err != nil {
+				return err
+			}
+			continue
+		}
 		switch h.Typeflag {
 		case tar.TypeSymlink:
 			if !linkInside(name, h.Linkname) && !w.image {
@@ -405,7 +411,7 @@ func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
 		var err error
 		switch {
 		case nerr != nil:
-			err = w.emit(&Member{Name: prefix + raw, Err: nerr})
+			err = w.emit(&Member{Name: prefix + shownName(raw), Err: nerr})
 		case mode&0o170000 == 0o100000 && size > 0:
 			last = name
 			err = w.regular(prefix, name, fs.FileMode(mode&0o777), size, body, depth)
