@@ -16,7 +16,7 @@ import (
 // bytes, the longest path, is read.
 func TestLongNames(t *testing.T) {
 	bin, _ := elfs(t)
-	huge := "./d/" + strings.Repeat("a", 1<<20-1024) // a PAX record holds at most 1 MiB
+	huge := "./d/" + strings.Repeat("a", 1<<20-1024)   // a PAX record holds at most 1 MiB
 	longest := "./" + strings.Repeat("b/", 2046) + "x" // 4095 bytes
 	if len(longest) != pathMax-1 {
 		t.Fatalf("the longest name is %d bytes", len(longest))
