@@ -276,6 +276,9 @@ func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
 		if errors.As(lerr, &s) || errors.Is(lerr, ErrBomb) {
 			return lerr
 		}
+		if errors.Is(lerr, errWhiteout) {
+			return fmt.Errorf("layer %d %s: %w", i+1, layers[i], lerr)
+		}
 		if lerr != nil {
 			m := &Member{Name: fmt.Sprintf("%s[layer %d %s]", prefix, i+1, layers[i]), Err: fmt.Errorf("%w; the files it would hide or delete may be reported", lerr)}
 			if err := w.emit(m); err != nil {
@@ -306,6 +309,9 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 			ov.hide(dir)
 			return nil
 		case strings.HasPrefix(base, ".wh."):
+			if err := whiteoutOK(e.name, base[4:]); err != nil {
+				return err
+			}
 			gone := path.Join(dir, base[4:])
 			ov.hide(gone)
 			ov.cover(gone)
@@ -356,6 +362,25 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 		}
 		return w.regular(prefix, links[0], e.mode, e.size, data, depth)
 	})
+}
+
+// errWhiteout marks a whiteout that names no file of its directory: the
+// image is refused, not read as if the layer were whole.
+var errWhiteout = errors.New("an invalid whiteout")
+
+// whiteoutOK refuses a whiteout (".wh.NAME", at name) whose NAME is no
+// file of its directory: ".wh.." would delete the directory itself,
+// ".wh..." its parent, and ".wh." names nothing. Read as deletions, they
+// hid a whole /usr/lib, and bind --image reported a false "libc.so.6 not
+// found"; containerd's apply refuses such a layer ("invalid whiteout
+// name": the deleted path must be under the whiteout's directory), and
+// so does the reader. ".wh..wh..opq", the opaque marker, is matched before.
+func whiteoutOK(name, gone string) error {
+	if gone != "" && gone != "." && gone != ".." {
+		return nil
+	}
+	what := map[string]string{"": "names no file", ".": "would delete its own directory", "..": "would delete the directory above its own"}[gone]
+	return fmt.Errorf("%w: %w: %s %s (containerd refuses such a layer)", ErrFormat, errWhiteout, name, what)
 }
 
 // layerPass opens a layer, decompresses it and calls each for its entries.
