@@ -44,13 +44,12 @@ type Image struct {
 	// the first maxProblems of them; MoreProblems counts the rest.
 	Problems     []string
 	MoreProblems int64
-
-	view     *artefact.View
-	dirs     map[string]bool // directories implied by the entries' names
-	files    map[string]imageFile
-	bad      map[string]error // members that could not be read
-	ids      map[string]uint64
-	held     int64
+	view         *artefact.View
+	dirs         map[string]bool // directories implied by the entries' names
+	files        map[string]imageFile
+	bad          map[string]error // members that could not be read
+	ids          map[string]uint64
+	held         int64
 }
 
 // maxProblems is how many unreadable members of an image are listed: a
