@@ -302,6 +302,12 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 	hiddenReg := map[string]bool{}
 	need := map[string][]string{} // a hidden target: the visible links to it
 	err := w.layerPass(b, name, prefix, func(e tarEntry, data io.Reader) error {
+		if e.name == "/" {
+			// "./", "usr/..": the root itself, which a layer does not
+			// replace (containerd ignores it, "resolved to root"). Read
+			// as a file over a directory, it hid every lower layer.
+			return nil
+		}
 		dir, base := path.Split(e.name)
 		dir = path.Clean(dir)
 		switch {

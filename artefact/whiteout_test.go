@@ -63,3 +63,19 @@ func TestBadWhiteouts(t *testing.T) {
 		})
 	}
 }
+
+// TestRootEntry: a layer's entry naming the root itself ("./" as a
+// file or a link) replaces nothing: containerd ignores it ("resolved to
+// root"). Read as a file over a directory, it hid every lower layer.
+func TestRootEntry(t *testing.T) {
+	bin, lib := elfs(t)
+	base := mkTar(t, []ent{{name: "usr/bin/prog", data: bin}, {name: "usr/lib/libf.so", data: lib}})
+	for _, top := range []ent{{name: ".", data: []byte("x")}, {name: "./.", link: "nowhere"}, {name: "usr/..", data: []byte("x")}} {
+		dir := t.TempDir()
+		imagetest.Write(t, dir, base, mkTar(t, []ent{top, {name: "etc/motd", data: []byte("hi")}}))
+		g := walkPath(t, dir, Options{})
+		if g.err != nil || g.members["/usr/lib/libf.so"] == nil || g.members["/usr/bin/prog"] == nil {
+			t.Errorf("%q over the image: %v, members %q", top.name, g.err, g.order)
+		}
+	}
+}
