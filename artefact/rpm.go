@@ -95,9 +95,6 @@ func rpmEntries(index []byte, store int) ([]rpmEntry, error) {
 		if need, left := e.count*rpmTypeSize[e.typ], uint64(store)-e.off; need > left {
 			return nil, fmt.Errorf("entry %d (tag %d) claims %d elements of type %d, at least %d bytes, and the store has %d after its offset", n, e.tag, e.count, e.typ, need, left)
 		}
-		if e.typ == rpmString && e.count != 1 {
-			return nil, fmt.Errorf("entry %d (tag %d): a string with count %d", n, e.tag, e.count)
-		}
 		es = append(es, e)
 	}
 	return es, nil
