@@ -110,7 +110,8 @@ func IsLayout(dir string) bool {
 type Member struct {
 	// Name is the member's path inside the artefact, cleaned and
 	// "/"-rooted ("/usr/bin/ls"); for a name that was refused, the name
-	// as the archive spells it.
+	// as the archive spells it (its first bytes and "..." when it is too
+	// long to be a path: the error says how long).
 	Name string
 	Size int64
 	Mode fs.FileMode
@@ -491,9 +492,12 @@ func (w *walker) replayKept(name string) bool {
 }
 
 // cleanName turns an archive's member name into a "/"-rooted path, or
-// refuses it: absolute names and names with ".." that climb above the
-// root. Tar's "./usr/bin" and zip's "usr/bin" are both "/usr/bin".
+// refuses it: absolute names, names with ".." that climb above the
+// root, and names too long to be a path. Tar's "./usr/bin" and zip's "usr/bin" are both "/usr/bin".
 func cleanName(name string) (string, error) {
+	if len(name) >= pathMax {
+		return "", longName("a name", len(name))
+	}
 	if strings.HasPrefix(name, "/") {
 		return "", fmt.Errorf("%w: absolute name", ErrUnsafeName)
 	}

@@ -146,7 +146,7 @@ var digestRE = regexp.MustCompile(`^([a-z0-9]+(?:[+._-][a-z0-9]+)*):([a-fA-F0-9]
 func blobPath(digest string) (string, error) {
 	m := digestRE.FindStringSubmatch(digest)
 	if m == nil {
-		return "", fmt.Errorf("%w: bad digest %q", ErrFormat, digest)
+		return "", fmt.Errorf("%w: bad digest %q", ErrFormat, shownName(digest))
 	}
 	return "blobs/" + m[1] + "/" + m[2], nil
 }
@@ -253,6 +253,11 @@ func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
 	if len(layers) > maxImageLayers {
 		return fmt.Errorf("%w: the manifest names %d layers, more than %d", ErrFormat, len(layers), maxImageLayers)
 	}
+	for i, l := range layers {
+		if len(l) >= pathMax {
+			return longName(fmt.Sprintf("layer %d's name", i+1), len(l))
+		}
+	}
 	if w.view != nil && cfg != "" {
 		// The configuration is optional to what is read: one that
 		// cannot be read leaves the environment unknown.
@@ -270,6 +275,9 @@ func (w *walker) imageLayers(prefix string, b blobs, depth int) error {
 		var s stop
 		if errors.As(lerr, &s) || errors.Is(lerr, ErrBomb) {
 			return lerr
+		}
+		if errors.Is(lerr, errWhiteout) {
+			return fmt.Errorf("layer %d %s: %w", i+1, layers[i], lerr)
 		}
 		if lerr != nil {
 			m := &Member{Name: fmt.Sprintf("%s[layer %d %s]", prefix, i+1, layers[i]), Err: fmt.Errorf("%w; the files it would hide or delete may be reported", lerr)}
@@ -294,6 +302,12 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 	hiddenReg := map[string]bool{}
 	need := map[string][]string{} // a hidden target: the visible links to it
 	err := w.layerPass(b, name, prefix, func(e tarEntry, data io.Reader) error {
+		if e.name == "/" {
+			// "./", "usr/..": the root itself, which a layer does not
+			// replace (containerd ignores it, "resolved to root"). Read
+			// as a file over a directory, it hid every lower layer.
+			return nil
+		}
 		dir, base := path.Split(e.name)
 		dir = path.Clean(dir)
 		switch {
@@ -301,6 +315,9 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 			ov.hide(dir)
 			return nil
 		case strings.HasPrefix(base, ".wh."):
+			if err := whiteoutOK(e.name, base[4:]); err != nil {
+				return err
+			}
 			gone := path.Join(dir, base[4:])
 			ov.hide(gone)
 			ov.cover(gone)
@@ -351,6 +368,25 @@ func (w *walker) layer(prefix string, b blobs, name string, ov *overlay, depth i
 		}
 		return w.regular(prefix, links[0], e.mode, e.size, data, depth)
 	})
+}
+
+// errWhiteout marks a whiteout that names no file of its directory: the
+// image is refused, not read as if the layer were whole.
+var errWhiteout = errors.New("an invalid whiteout")
+
+// whiteoutOK refuses a whiteout (".wh.NAME", at name) whose NAME is no
+// file of its directory: ".wh.." would delete the directory itself,
+// ".wh..." its parent, and ".wh." names nothing. Read as deletions, they
+// hid a whole /usr/lib, and bind --image reported a false "libc.so.6 not
+// found"; containerd's apply refuses such a layer ("invalid whiteout
+// name": the deleted path must be under the whiteout's directory), and
+// so does the reader. ".wh..wh..opq", the opaque marker, is matched before.
+func whiteoutOK(name, gone string) error {
+	if gone != "" && gone != "." && gone != ".." {
+		return nil
+	}
+	what := map[string]string{"": "names no file", ".": "would delete its own directory", "..": "would delete the directory above its own"}[gone]
+	return fmt.Errorf("%w: %w: %s %s (containerd refuses such a layer)", ErrFormat, errWhiteout, name, what)
 }
 
 // layerPass opens a layer, decompresses it and calls each for its entries.

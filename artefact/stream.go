@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -210,7 +209,7 @@ func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, da
 		name, nerr := cleanName(h.Name)
 		if nerr != nil {
 			if h.Typeflag == tar.TypeReg || h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink {
-				if err := w.emit(&Member{Name: prefix + h.Name, Err: nerr}); err != nil {
+				if err := w.emit(&Member{Name: prefix + shownName(h.Name), Err: nerr}); err != nil {
 					return err
 				}
 			}
@@ -218,6 +217,12 @@ func (w *walker) tarEntries(prefix string, r io.Reader, each func(e tarEntry, da
 		}
 		last = name
 		e := tarEntry{name: name, typ: h.Typeflag, link: h.Linkname, size: h.Size, mode: h.FileInfo().Mode()}
+		if (h.Typeflag == tar.TypeSymlink || h.Typeflag == tar.TypeLink) && len(h.Linkname) >= pathMax {
+			if err := w.emit(&Member{Name: prefix + name, Err: longName("a link target", len(h.Linkname))}); err != nil {
+				return err
+			}
+			continue
+		}
 		switch h.Typeflag {
 		case tar.TypeSymlink:
 			if !linkInside(name, h.Linkname) && !w.image {
@@ -363,80 +368,6 @@ func (w *walker) debControl(r io.Reader) error {
 	}
 }
 
-// rpm reads an RPM package: a 96-byte lead, a signature header padded to
-// 8 bytes, the main header, then a compressed cpio payload.
-func (w *walker) rpm(prefix string, r io.Reader, depth int) error {
-	if _, err := io.CopyN(io.Discard, r, 96); err != nil {
-		return fmt.Errorf("%w: rpm lead: %v", ErrFormat, readErr(err))
-	}
-	for i, pad := range []bool{true, false} {
-		var h [16]byte
-		if _, err := io.ReadFull(r, h[:]); err != nil {
-			return fmt.Errorf("%w: rpm header %d: %v", ErrFormat, i, readErr(err))
-		}
-		if !bytes.Equal(h[:4], []byte{0x8e, 0xad, 0xe8, 0x01}) {
-			return fmt.Errorf("%w: rpm header %d: bad magic % x", ErrFormat, i, h[:4])
-		}
-		n := int64(binary.BigEndian.Uint32(h[8:]))
-		size := int64(binary.BigEndian.Uint32(h[12:]))
-		total := n*16 + size
-		// rpm itself refuses headers over 256 MiB.
-		if n > 1<<20 || size > 256<<20 {
-			return fmt.Errorf("%w: rpm header %d claims %d entries, %d bytes", ErrFormat, i, n, size)
-		}
-		if pad && total%8 != 0 {
-			total += 8 - total%8
-		}
-		if i == 1 && w.control != nil && total < 64<<20 {
-			b, err := readWhole(nil, r, total)
-			if err != nil {
-				return fmt.Errorf("%w: rpm header: %v", ErrFormat, readErr(err))
-			}
-			*w.control = rpmRequires(b[:n*16], b[n*16:])
-			continue
-		}
-		if _, err := io.CopyN(io.Discard, r, total); err != nil {
-			return fmt.Errorf("%w: rpm header %d: %v", ErrFormat, i, readErr(err))
-		}
-	}
-	return w.stream(prefix, r, depth, 0)
-}
-
-// rpmRequires returns the Requires of an rpm header, one "name version"
-// a line (tags REQUIRENAME 1049, REQUIREVERSION 1050: string arrays).
-func rpmRequires(index, store []byte) string {
-	arr := func(tag uint32) []string {
-		for i := 0; i+16 <= len(index); i += 16 {
-			if binary.BigEndian.Uint32(index[i:]) != tag || binary.BigEndian.Uint32(index[i+4:]) != 8 {
-				continue
-			}
-			off := int(binary.BigEndian.Uint32(index[i+8:]))
-			cnt := int(binary.BigEndian.Uint32(index[i+12:]))
-			var out []string
-			for j := 0; j < cnt && off >= 0 && off < len(store); j++ {
-				end := bytes.IndexByte(store[off:], 0)
-				if end < 0 {
-					break
-				}
-				out = append(out, string(store[off:off+end]))
-				off += end + 1
-			}
-			return out
-		}
-		return nil
-	}
-	names, vers := arr(1049), arr(1050)
-	var b strings.Builder
-	for i, n := range names {
-		b.WriteString(n)
-		if i < len(vers) && vers[i] != "" {
-			b.WriteString(" " + vers[i])
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // cpio reads a newc ("070701") or crc ("070702") cpio archive, the
 // payload of an rpm.
 func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
@@ -480,7 +411,7 @@ func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
 		var err error
 		switch {
 		case nerr != nil:
-			err = w.emit(&Member{Name: prefix + raw, Err: nerr})
+			err = w.emit(&Member{Name: prefix + shownName(raw), Err: nerr})
 		case mode&0o170000 == 0o100000 && size > 0:
 			last = name
 			err = w.regular(prefix, name, fs.FileMode(mode&0o777), size, body, depth)

@@ -33,7 +33,7 @@ func (w *walker) zip(prefix string, r io.ReaderAt, size int64, depth int) error 
 		mode := f.Mode()
 		if nerr != nil {
 			if !mode.IsDir() {
-				if err := w.emit(&Member{Name: prefix + f.Name, Err: nerr}); err != nil {
+				if err := w.emit(&Member{Name: prefix + shownName(f.Name), Err: nerr}); err != nil {
 					return err
 				}
 			}

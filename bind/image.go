@@ -40,15 +40,22 @@ type Image struct {
 	// Path is where the image's programs are: the PATH its
 	// configuration sets, else DefaultPath.
 	Path []string
-	// Problems are the members that could not be read ("path: error").
-	Problems []string
-	view     *artefact.View
-	dirs     map[string]bool // directories implied by the entries' names
-	files    map[string]imageFile
-	bad      map[string]error // members that could not be read
-	ids      map[string]uint64
-	held     int64
+	// Problems are the members that could not be read ("path: error"),
+	// the first maxProblems of them; MoreProblems counts the rest.
+	Problems     []string
+	MoreProblems int64
+	view         *artefact.View
+	dirs         map[string]bool // directories implied by the entries' names
+	files        map[string]imageFile
+	bad          map[string]error // members that could not be read
+	ids          map[string]uint64
+	held         int64
 }
+
+// maxProblems is how many unreadable members of an image are listed: a
+// layer of 100,000 members with absolute names (522 KB) made 9.5 MB of
+// warnings.
+const maxProblems = 100
 
 // DefaultPath returns the PATH of an image whose configuration sets none
 // (Docker's default), a new slice each call.
@@ -120,7 +127,11 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 			if errors.Is(m.Err, artefact.ErrTooLarge) && opt.MaxMember == maxMemory {
 				return errTooMuch
 			}
-			img.Problems = append(img.Problems, m.Name+": "+m.Err.Error())
+			if len(img.Problems) < maxProblems {
+				img.Problems = append(img.Problems, m.Name+": "+m.Err.Error())
+			} else {
+				img.MoreProblems++
+			}
 			img.bad[m.Name] = m.Err
 			return nil
 		}

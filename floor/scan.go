@@ -165,15 +165,14 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		}
 		res.Files = append(res.Files, it.rep)
 		res.Violations = append(res.Violations, it.viol...)
+		n, elf := unreadableCount(it.rep)
 		if it.rep.Error != nil {
-			res.Stats.Errors++
+			res.Stats.Errors += n
 		}
 		if it.rep.Floors != nil {
 			merge(res.Floors, it.rep.Floors)
 		}
-		if it.rep.Arch != "" || it.rep.Error == nil {
-			res.Stats.ELF++
-		}
+		res.Stats.ELF += elf
 	}
 	res.Violations = dropShipped(res.Files, res.Violations)
 	res.Stats.Files += ws.Files.Load()

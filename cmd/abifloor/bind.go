@@ -82,6 +82,9 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		for _, p := range opt.Image.Problems {
 			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
 		}
+		if n := opt.Image.MoreProblems; n > 0 {
+			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s: and %d more unreadable members\n", report.Clean(image), n)
+		}
 	} else if err := notArchives(paths); err != nil {
 		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
 		return exitError
