@@ -233,22 +233,29 @@ func WriteHTML(w io.Writer, t *Table, title string) error {
 		SameAs      int
 		Changes     []string
 	}
+	// Every string the page displays goes through report.Clean: the
+	// script decodes JSON's escapes, so a tag named "x\u202efdp" would
+	// otherwise show reordered (bidi) on the page.
+	clean := func(ss []string) []string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = report.Clean(s)
+		}
+		return out
+	}
 	data := struct {
 		Title  string
 		Types  []string
 		Failed []string
 		Ranges []hr
-	}{Title: title, Types: t.Types, Failed: t.Failed, Ranges: []hr{}}
-	if data.Failed == nil {
-		data.Failed = []string{}
-	}
+	}{Title: report.Clean(title), Types: clean(t.Types), Failed: clean(t.Failed), Ranges: []hr{}}
 	for _, r := range t.Ranges {
-		h := hr{First: r.First, Last: r.Last, Versions: r.Versions, Fingerprint: r.Fingerprint, SameAs: -1, Changes: []string{}}
+		h := hr{First: report.Clean(r.First), Last: report.Clean(r.Last), Versions: clean(r.Versions), Fingerprint: r.Fingerprint, SameAs: -1, Changes: []string{}}
 		if r.SameAs != nil {
 			h.SameAs = *r.SameAs
 		}
 		for _, c := range r.Changes {
-			h.Changes = append(h.Changes, c.String())
+			h.Changes = append(h.Changes, report.Clean(c.String()))
 		}
 		data.Ranges = append(data.Ranges, h)
 	}
@@ -259,7 +266,7 @@ func WriteHTML(w io.Writer, t *Table, title string) error {
 		return err
 	}
 	page := strings.Replace(htmlPage, "/*DATA*/null", string(js), 1)
-	page = strings.ReplaceAll(page, "<!--TITLE-->", htmlEscape(title))
+	page = strings.ReplaceAll(page, "<!--TITLE-->", htmlEscape(report.Clean(title)))
 	_, err = io.WriteString(w, page)
 	return err
 }

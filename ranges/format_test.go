@@ -218,3 +218,32 @@ func TestLookup(t *testing.T) {
 		}
 	}
 }
+
+// The page's script decodes JSON's escapes, so the names it shows must
+// already be clean: a type or change with U+202E would display reordered
+// ("x\u202efdp" read as "xpdf"), one with U+2028 broken. Clean writes
+// them as visible escapes, which JSON then carries as \\u202e.
+func TestWriteHTMLHostileNames(t *testing.T) {
+	tab, err := ReadJSON("t.json", []byte(`{"types":["NVOS\u202e"],"ranges":[
+		{"first":"1.0","last":"1.4","versions":["1.0","1.4"],"fingerprint":"a","changes":[{"type":"struct s\u2066","path":"p\u2028","old":"1","new":"2","compatible":false}]}],"failed":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteHTML(&b, tab, "t\u202eitle"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, bad := range []string{"\u202e", "\u2028", "\u2066"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %+q raw", bad)
+		}
+	}
+	// In the data the script decodes, the escape is text ("\\u202e"),
+	// not a JSON escape the script would turn back into the character.
+	for _, want := range []string{`"NVOS\\u202e"`, `<title>t\u202eitle</title>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %s", want)
+		}
+	}
+}
