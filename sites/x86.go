@@ -81,14 +81,15 @@ func (sc *scan) hit(t uint64) bool {
 func (sc *scan) x86PLT(addr uint64, b []byte) {
 	start := int64(-1)
 	for i := 0; i < len(b); {
-		inst, err := x86asm.Decode(b[i:], 64)
-		if err != nil || inst.Len == 0 {
+		st := x86Decode1(b[i:])
+		if st.n == 0 {
 			i++
 			start = -1
 			continue
 		}
+		inst := st.inst
 		pc := addr + uint64(i)
-		if start < 0 && inst.Op != x86asm.NOP && inst.Op != x86asm.INT {
+		if start < 0 && (st.n == 4 && inst.Op == 0 || inst.Op != x86asm.NOP && inst.Op != x86asm.INT) {
 			start = int64(pc)
 		}
 		if inst.Op == x86asm.JMP {
@@ -100,7 +101,7 @@ func (sc *scan) x86PLT(addr uint64, b []byte) {
 			}
 			start = -1
 		}
-		i += inst.Len
+		i += st.n
 	}
 }
 
@@ -151,13 +152,23 @@ func (sc *scan) x86Decode(s *elfx.Section, b []byte, cands []int) {
 			cur = int(sync - s.Addr)
 		}
 		for cur <= c && cur < len(b) {
-			inst, err := x86asm.Decode(b[cur:], 64)
-			if err != nil || inst.Len == 0 {
+			st := x86Decode1(b[cur:])
+			if st.n == 0 {
 				cur++
 				continue
 			}
-			sc.x86Inst(s.Addr+uint64(cur), inst)
-			cur += inst.Len
+			pc := s.Addr + uint64(cur)
+			if st.vex {
+				if st.rip {
+					ea := pc + uint64(st.n) + uint64(st.ripOff)
+					if t, ok := sc.lookup(ea); ok && sc.useful(pc, t) {
+						sc.add(Site{Symbol: t.key, Address: pc, Kind: t.kind})
+					}
+				}
+			} else {
+				sc.x86Inst(pc, st.inst)
+			}
+			cur += st.n
 		}
 	}
 }
