@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"debug/elf"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -33,12 +34,12 @@ func addLines(f *elfx.File, res *Result, opt Options) {
 		defer dbg.Close()
 		src, res.DebugFile = dbg, path
 	}
-	d, err := loadDWARF(src, opt.MaxDebugSize)
+	d, line, err := loadDWARF(src, opt.MaxDebugSize)
 	if err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("debug info%s: %v: sites without lines", inFile(res.DebugFile), err))
 		return
 	}
-	ix, err := newLineIndex(d)
+	ix, err := newLineIndex(d, line, src.ByteOrder())
 	if err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("debug info%s: %v: sites without lines", inFile(res.DebugFile), err))
 		return
@@ -75,14 +76,14 @@ func hasDWARF(f *elfx.File) bool {
 // loadDWARF reads f's debug sections, decompressed within a budget of
 // maxDebug bytes (0: 16 times the file's size plus 16 MiB, at most
 // maxDebugDefault), into a dwarf.Data.
-func loadDWARF(f *elfx.File, maxDebug int64) (*dwarf.Data, error) {
+func loadDWARF(f *elfx.File, maxDebug int64) (*dwarf.Data, []byte, error) {
 	if maxDebug <= 0 {
 		maxDebug = min(f.Size()*16+16<<20, maxDebugDefault)
 	}
 	budget := elfx.NewBudget(maxDebug)
 	secs, err := f.Sections()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	dat := map[string][]byte{}
 	for i := range secs {
@@ -98,22 +99,22 @@ func loadDWARF(f *elfx.File, maxDebug int64) (*dwarf.Data, error) {
 		}
 		b, err := f.SectionData(&secs[i], budget)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		dat[name] = b
 	}
 	d, err := dwarf.New(dat[".debug_abbrev"], nil, nil, dat[".debug_info"], dat[".debug_line"], nil, dat[".debug_ranges"], dat[".debug_str"])
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, name := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
 		if b, ok := dat[name]; ok {
 			if err := d.AddSection(name, b); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
-	return d, nil
+	return d, dat[".debug_line"], nil
 }
 
 // findDebug looks for f's separate debug file as gdb does: by build ID
@@ -225,6 +226,8 @@ func debugLink(f *elfx.File) string {
 // unit's line table and scopes are read on the first site in it.
 type lineIndex struct {
 	d     *dwarf.Data
+	line  []byte // .debug_line, for checkLineHeader
+	bo    binary.ByteOrder
 	units []unitRange // sorted by lo
 	cache map[dwarf.Offset]*unitInfo
 	names map[dwarf.Offset]string
@@ -259,10 +262,11 @@ type scope struct {
 	callLine int
 }
 
-func newLineIndex(d *dwarf.Data) (*lineIndex, error) {
-	ix := &lineIndex{d: d, cache: map[dwarf.Offset]*unitInfo{}, names: map[dwarf.Offset]string{}}
+func newLineIndex(d *dwarf.Data, line []byte, bo binary.ByteOrder) (*lineIndex, error) {
+	ix := &lineIndex{d: d, line: line, bo: bo, cache: map[dwarf.Offset]*unitInfo{}, names: map[dwarf.Offset]string{}}
 	r := d.Reader()
-	for {
+	last := dwarf.Offset(0)
+	for first := true; ; first = false {
 		e, err := r.Next()
 		if err != nil {
 			return nil, err
@@ -270,6 +274,12 @@ func newLineIndex(d *dwarf.Data) (*lineIndex, error) {
 		if e == nil {
 			break
 		}
+		// Every entry lies past the one before: a reader that does
+		// not move on (a malformed unit) must not spin.
+		if !first && e.Offset <= last {
+			return nil, fmt.Errorf("entry at %#x does not follow %#x", e.Offset, last)
+		}
+		last = e.Offset
 		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
 			for _, rg := range realRanges(d, e) {
 				ix.units = append(ix.units, unitRange{rg[0], rg[1], e.Offset})
@@ -364,6 +374,11 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 		return nil, errOr(err, "no unit at %#x", off)
 	}
 	ui := &unitInfo{}
+	if off, ok := cu.Val(dwarf.AttrStmtList).(int64); ok {
+		if err := checkLineHeader(ix.line, off, ix.bo); err != nil {
+			return nil, err
+		}
+	}
 	lr, err := ix.d.LineReader(cu)
 	if err != nil {
 		return nil, err
@@ -414,6 +429,7 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 		return ui, nil
 	}
 	depth := 0
+	last := cu.Offset
 	for depth >= 0 {
 		e, err := r.Next()
 		if err != nil {
@@ -422,6 +438,10 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 		if e == nil {
 			break
 		}
+		if e.Offset <= last {
+			return ui, fmt.Errorf("entry at %#x does not follow %#x", e.Offset, last)
+		}
+		last = e.Offset
 		if e.Tag == 0 {
 			depth--
 			continue
