@@ -276,10 +276,10 @@ func newLineIndex(d *dwarf.Data, line []byte, bo binary.ByteOrder) (*lineIndex, 
 		}
 		// Every entry lies past the one before: a reader that does
 		// not move on (a malformed unit) must not spin.
-		if !first && e.Offset <= last {
+		if !first && e.Tag != 0 && e.Offset <= last {
 			return nil, fmt.Errorf("entry at %#x does not follow %#x", e.Offset, last)
 		}
-		last = e.Offset
+		last = max(last, e.Offset)
 		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
 			for _, rg := range realRanges(d, e) {
 				ix.units = append(ix.units, unitRange{rg[0], rg[1], e.Offset})
@@ -438,10 +438,12 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 		if e == nil {
 			break
 		}
-		if e.Offset <= last {
+		// A null entry (Tag 0) carries no offset; it still
+		// consumes its byte.
+		if e.Tag != 0 && e.Offset <= last {
 			return ui, fmt.Errorf("entry at %#x does not follow %#x", e.Offset, last)
 		}
-		last = e.Offset
+		last = max(last, e.Offset)
 		if e.Tag == 0 {
 			depth--
 			continue
