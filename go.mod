@@ -7,6 +7,7 @@ require (
 	github.com/klauspost/compress v1.19.2
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/ulikunitz/xz v0.5.17
+	golang.org/x/arch v0.24.0
 	golang.org/x/sys v0.38.0
 )
 

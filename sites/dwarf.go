@@ -1,0 +1,526 @@
+package sites
+
+import (
+	"bytes"
+	"debug/dwarf"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+
+	"github.com/abifloor/abifloor/elfx"
+)
+
+// maxDebugDefault bounds what one file's compressed debug sections may
+// expand to by default, whatever its size.
+const maxDebugDefault = 512 << 20
+
+// addLines fills in the file, line and inlined-from chain of each site
+// from the DWARF of f or of its separate debug file. What cannot be read
+// is a note: the sites stand without lines.
+func addLines(f *elfx.File, res *Result, opt Options) {
+	if len(res.Sites) == 0 {
+		return
+	}
+	src := f
+	if !hasDWARF(f) {
+		path, dbg := findDebug(f, opt)
+		if dbg == nil {
+			return
+		}
+		defer dbg.Close()
+		src, res.DebugFile = dbg, path
+	}
+	d, line, err := loadDWARF(src, opt.MaxDebugSize)
+	if err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("debug info%s: %v: sites without lines", inFile(res.DebugFile), err))
+		return
+	}
+	ix, err := newLineIndex(d, line, src.ByteOrder())
+	if err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("debug info%s: %v: sites without lines", inFile(res.DebugFile), err))
+		return
+	}
+	res.Lines = true
+	for i := range res.Sites {
+		s := &res.Sites[i]
+		if s.Kind == Data {
+			continue // a data word has no line
+		}
+		ix.locate(s)
+	}
+	if ix.err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("debug info%s: %v: some sites without lines", inFile(res.DebugFile), ix.err))
+	}
+}
+
+func inFile(path string) string {
+	if path == "" {
+		return ""
+	}
+	return " (" + path + ")"
+}
+
+func hasDWARF(f *elfx.File) bool {
+	for _, name := range []string{".debug_info", ".zdebug_info"} {
+		if s := f.Section(name); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// loadDWARF reads f's debug sections, decompressed within a budget of
+// maxDebug bytes (0: 16 times the file's size plus 16 MiB, at most
+// maxDebugDefault), into a dwarf.Data.
+func loadDWARF(f *elfx.File, maxDebug int64) (*dwarf.Data, []byte, error) {
+	if maxDebug <= 0 {
+		maxDebug = min(f.Size()*16+16<<20, maxDebugDefault)
+	}
+	budget := elfx.NewBudget(maxDebug)
+	secs, err := f.Sections()
+	if err != nil {
+		return nil, nil, err
+	}
+	dat := map[string][]byte{}
+	for i := range secs {
+		name := elfx.DWARFName(&secs[i])
+		switch name {
+		case ".debug_abbrev", ".debug_info", ".debug_str", ".debug_line", ".debug_ranges",
+			".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists":
+		default:
+			continue
+		}
+		if _, ok := dat[name]; ok {
+			continue
+		}
+		b, err := f.SectionData(&secs[i], budget)
+		if err != nil {
+			return nil, nil, err
+		}
+		dat[name] = b
+	}
+	d, err := dwarf.New(dat[".debug_abbrev"], nil, nil, dat[".debug_info"], dat[".debug_line"], nil, dat[".debug_ranges"], dat[".debug_str"])
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, name := range []string{".debug_addr", ".debug_line_str", ".debug_str_offsets", ".debug_rnglists"} {
+		if b, ok := dat[name]; ok {
+			if err := d.AddSection(name, b); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return d, dat[".debug_line"], nil
+}
+
+// findDebug looks for f's separate debug file as gdb does: by build ID
+// under each debug directory, then by .gnu_debuglink beside the file, in
+// its .debug directory and under each debug directory. A candidate must
+// be a regular file holding DWARF, with f's build ID when both have one.
+func findDebug(f *elfx.File, opt Options) (string, *elfx.File) {
+	dirs := append([]string(nil), opt.DebugDirs...)
+	if !opt.NoDefaultDebugDir {
+		dirs = append(dirs, DefaultDebugDir)
+	}
+	id := buildID(f)
+	var cands []string
+	if len(id) >= 2 {
+		h := hex.EncodeToString(id)
+		for _, d := range dirs {
+			cands = append(cands, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
+		}
+	}
+	if link := debugLink(f); link != "" {
+		if opt.Path != "" {
+			dir := filepath.Dir(opt.Path)
+			cands = append(cands, filepath.Join(dir, link), filepath.Join(dir, ".debug", link))
+			if abs, err := filepath.Abs(dir); err == nil {
+				for _, d := range dirs {
+					cands = append(cands, filepath.Join(d, abs, link))
+				}
+			}
+		}
+		for _, d := range dirs {
+			cands = append(cands, filepath.Join(d, link))
+		}
+	}
+	for _, c := range cands {
+		if c == opt.Path {
+			continue
+		}
+		dbg, err := elfx.Open(c)
+		if err != nil {
+			continue
+		}
+		if !hasDWARF(dbg) {
+			dbg.Close()
+			continue
+		}
+		if got := buildID(dbg); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
+			dbg.Close()
+			continue
+		}
+		return c, dbg
+	}
+	return "", nil
+}
+
+// smallSection is the contents of s when they hold at most max bytes.
+func smallSection(f *elfx.File, s *elfx.Section, max uint64) []byte {
+	if s == nil || s.Type == elf.SHT_NOBITS || s.Size > max {
+		return nil
+	}
+	b, err := f.SectionData(s, elfx.NewBudget(int64(max)))
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// buildID is the GNU build ID note's descriptor, or nil.
+func buildID(f *elfx.File) []byte {
+	secs, _ := f.Sections()
+	bo := f.ByteOrder()
+	for i := range secs {
+		if secs[i].Type != elf.SHT_NOTE {
+			continue
+		}
+		b := smallSection(f, &secs[i], 1<<16)
+		for len(b) >= 12 {
+			nsz, dsz, typ := bo.Uint32(b[0:]), bo.Uint32(b[4:]), bo.Uint32(b[8:])
+			b = b[12:]
+			na, da := uint64(nsz+3)&^3, uint64(dsz+3)&^3
+			if na+da > uint64(len(b)) {
+				break
+			}
+			if typ == 3 && nsz == 4 && string(b[:4]) == "GNU\x00" {
+				return b[na : na+uint64(dsz)]
+			}
+			b = b[na+da:]
+		}
+	}
+	return nil
+}
+
+// debugLink is the file name .gnu_debuglink names, or "": a plain name,
+// never a path (a planted link must not lead out of the debug dirs).
+func debugLink(f *elfx.File) string {
+	b := smallSection(f, f.Section(".gnu_debuglink"), 4096)
+	i := bytes.IndexByte(b, 0)
+	if i <= 0 {
+		return ""
+	}
+	name := string(b[:i])
+	if name != filepath.Base(name) || name == "." || name == ".." {
+		return ""
+	}
+	return name
+}
+
+// lineIndex answers, for an address, its compilation unit's line and
+// its inlined-from chain. Units are indexed by their ranges once; a
+// unit's line table and scopes are read on the first site in it.
+type lineIndex struct {
+	d     *dwarf.Data
+	line  []byte // .debug_line, for checkLineHeader
+	bo    binary.ByteOrder
+	units []unitRange // sorted by lo
+	cache map[dwarf.Offset]*unitInfo
+	names map[dwarf.Offset]string
+	err   error // the first error met after the index was built
+}
+
+type unitRange struct {
+	lo, hi uint64
+	off    dwarf.Offset
+}
+
+// unitInfo is what one unit says about addresses.
+type unitInfo struct {
+	rows   []row // every real sequence's rows, by address
+	files  []*dwarf.LineFile
+	scopes []scope // subprograms and inlined subroutines, in DIE order
+}
+
+type row struct {
+	addr uint64
+	file string
+	line int
+	end  bool // end of a sequence: no line from here
+}
+
+type scope struct {
+	ranges   [][2]uint64
+	depth    int
+	inlined  bool
+	name     string
+	callFile string
+	callLine int
+}
+
+func newLineIndex(d *dwarf.Data, line []byte, bo binary.ByteOrder) (*lineIndex, error) {
+	ix := &lineIndex{d: d, line: line, bo: bo, cache: map[dwarf.Offset]*unitInfo{}, names: map[dwarf.Offset]string{}}
+	r := d.Reader()
+	last := dwarf.Offset(0)
+	for first := true; ; first = false {
+		e, err := r.Next()
+		if err != nil {
+			return nil, err
+		}
+		if e == nil {
+			break
+		}
+		// Every entry lies past the one before: a reader that does
+		// not move on (a malformed unit) must not spin.
+		if !first && e.Tag != 0 && e.Offset <= last {
+			return nil, fmt.Errorf("entry at %#x does not follow %#x", e.Offset, last)
+		}
+		last = max(last, e.Offset)
+		if e.Tag == dwarf.TagCompileUnit || e.Tag == dwarf.TagPartialUnit {
+			for _, rg := range realRanges(d, e) {
+				ix.units = append(ix.units, unitRange{rg[0], rg[1], e.Offset})
+			}
+		}
+		r.SkipChildren()
+	}
+	sort.Slice(ix.units, func(i, j int) bool { return ix.units[i].lo < ix.units[j].lo })
+	return ix, nil
+}
+
+// locate sets s's file, line and chain; Function too when no symbol
+// named it.
+func (ix *lineIndex) locate(s *Site) {
+	pc := s.Address
+	i := sort.Search(len(ix.units), func(i int) bool { return ix.units[i].lo > pc })
+	for j := i - 1; j >= 0 && j >= i-8; j-- {
+		u := ix.units[j]
+		if pc < u.lo || pc >= u.hi {
+			continue
+		}
+		ui := ix.unit(u.off)
+		if ui == nil {
+			return
+		}
+		if r, ok := ui.lineOf(pc); ok {
+			s.File, s.Line = r.file, r.line
+		}
+		var chain []scope
+		for _, sc := range ui.scopes {
+			if sc.contains(pc) {
+				chain = append(chain, sc)
+			}
+		}
+		// chain is outermost first: a subprogram, then the inlined
+		// subroutines nested in it.
+		for k := len(chain) - 1; k >= 0; k-- {
+			c := chain[k]
+			if !c.inlined {
+				if s.Function == "" {
+					s.Function = c.name
+				}
+				break
+			}
+			s.Inlined = append(s.Inlined, Inline{Function: c.name, CallFile: c.callFile, CallLine: c.callLine})
+		}
+		return
+	}
+}
+
+func (sc scope) contains(pc uint64) bool {
+	for _, r := range sc.ranges {
+		if pc >= r[0] && pc < r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// lineOf is the row in effect at pc: the last row at or below it in
+// its sequence.
+func (ui *unitInfo) lineOf(pc uint64) (row, bool) {
+	i := sort.Search(len(ui.rows), func(i int) bool { return ui.rows[i].addr > pc })
+	if i == 0 {
+		return row{}, false
+	}
+	r := ui.rows[i-1]
+	if r.end {
+		return row{}, false
+	}
+	return r, true
+}
+
+// unit reads the unit at off: its line table and its scopes.
+func (ix *lineIndex) unit(off dwarf.Offset) *unitInfo {
+	if ui, ok := ix.cache[off]; ok {
+		return ui
+	}
+	ui, err := ix.readUnit(off)
+	if err != nil && ix.err == nil {
+		ix.err = err
+	}
+	ix.cache[off] = ui
+	return ui
+}
+
+func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
+	r := ix.d.Reader()
+	r.Seek(off)
+	cu, err := r.Next()
+	if err != nil || cu == nil {
+		return nil, errOr(err, "no unit at %#x", off)
+	}
+	ui := &unitInfo{}
+	if off, ok := cu.Val(dwarf.AttrStmtList).(int64); ok {
+		if err := checkLineHeader(ix.line, off, ix.bo); err != nil {
+			return nil, err
+		}
+	}
+	lr, err := ix.d.LineReader(cu)
+	if err != nil {
+		return nil, err
+	}
+	if lr != nil {
+		var e dwarf.LineEntry
+		var seq []row
+		for {
+			if err := lr.Next(&e); err != nil {
+				if err != io.EOF {
+					return nil, err
+				}
+				break
+			}
+			name := ""
+			if e.File != nil {
+				name = e.File.Name
+			}
+			r := row{e.Address, name, e.Line, e.EndSequence}
+			// Of rows at one address in a sequence the last
+			// counts, as for objdump (bfd keeps the last).
+			if n := len(seq); n > 0 && !r.end && !seq[n-1].end && seq[n-1].addr == r.addr {
+				seq[n-1] = r
+			} else {
+				seq = append(seq, r)
+			}
+			if e.EndSequence {
+				// A sequence at address 0 is a function the
+				// linker discarded: it covers no real code.
+				if seq[0].addr != 0 {
+					ui.rows = append(ui.rows, seq...)
+				}
+				seq = seq[:0]
+			}
+		}
+		ui.files = lr.Files()
+		// Sequences need not come in address order. Where one ends
+		// and the next starts, the start counts: end rows sort first.
+		sort.SliceStable(ui.rows, func(i, j int) bool {
+			a, b := ui.rows[i], ui.rows[j]
+			if a.addr != b.addr {
+				return a.addr < b.addr
+			}
+			return a.end && !b.end
+		})
+	}
+	if !cu.Children {
+		return ui, nil
+	}
+	depth := 0
+	last := cu.Offset
+	for depth >= 0 {
+		e, err := r.Next()
+		if err != nil {
+			return ui, err
+		}
+		if e == nil {
+			break
+		}
+		// A null entry (Tag 0) carries no offset; it still
+		// consumes its byte.
+		if e.Tag != 0 && e.Offset <= last {
+			return ui, fmt.Errorf("entry at %#x does not follow %#x", e.Offset, last)
+		}
+		last = max(last, e.Offset)
+		if e.Tag == 0 {
+			depth--
+			continue
+		}
+		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
+			if rs := realRanges(ix.d, e); len(rs) > 0 {
+				sc := scope{ranges: rs, depth: depth, inlined: e.Tag == dwarf.TagInlinedSubroutine, name: ix.nameOf(e, 0)}
+				if sc.inlined {
+					if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && fi < int64(len(ui.files)) && ui.files[fi] != nil {
+						sc.callFile = ui.files[fi].Name
+					}
+					if l, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
+						sc.callLine = int(l)
+					}
+				}
+				ui.scopes = append(ui.scopes, sc)
+			}
+		}
+		if e.Children {
+			depth++
+		}
+	}
+	return ui, nil
+}
+
+// nameOf is the name of the function e describes, through its abstract
+// origin or specification (a hop or two, never a cycle).
+func (ix *lineIndex) nameOf(e *dwarf.Entry, hops int) string {
+	if n, ok := e.Val(dwarf.AttrName).(string); ok {
+		return n
+	}
+	if n, ok := e.Val(dwarf.AttrLinkageName).(string); ok {
+		return n
+	}
+	if hops > 3 {
+		return ""
+	}
+	for _, a := range []dwarf.Attr{dwarf.AttrAbstractOrigin, dwarf.AttrSpecification} {
+		off, ok := e.Val(a).(dwarf.Offset)
+		if !ok {
+			continue
+		}
+		if n, ok := ix.names[off]; ok {
+			return n
+		}
+		r := ix.d.Reader()
+		r.Seek(off)
+		o, err := r.Next()
+		if err != nil || o == nil {
+			return ""
+		}
+		n := ix.nameOf(o, hops+1)
+		ix.names[off] = n
+		return n
+	}
+	return ""
+}
+
+func errOr(err error, format string, args ...any) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf(format, args...)
+}
+
+// realRanges are e's address ranges that hold code: not empty, not at
+// address 0 (where the linker leaves what it discarded).
+func realRanges(d *dwarf.Data, e *dwarf.Entry) [][2]uint64 {
+	rs, err := d.Ranges(e)
+	if err != nil {
+		return nil
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if r[0] != 0 && r[0] < r[1] {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,228 @@
+package sites
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"golang.org/x/arch/x86/x86asm"
+
+	"github.com/abifloor/abifloor/elfx"
+)
+
+// x86 finds the sites of x86-64 code.
+func (sc *scan) x86() error {
+	code, plts := sc.codeSections()
+	for _, s := range plts {
+		b, err := sc.data(s)
+		if err != nil {
+			return err
+		}
+		sc.x86PLT(s.Addr, b)
+	}
+	if len(sc.plt) == 0 && len(sc.targets) == 0 {
+		return nil
+	}
+	nonPIE := sc.f.Type == 2 // ET_EXEC: absolute addresses fit in 32 bits
+	cl := sc.clusters()
+	for _, s := range code {
+		b, err := sc.data(s)
+		if err != nil {
+			return err
+		}
+		cands := sc.x86Candidates(s.Addr, b, cl, nonPIE)
+		sc.x86Decode(s, b, cands)
+	}
+	return nil
+}
+
+// clusters are the address ranges the PLT entries and targets lie in,
+// split where they are more than a page apart: .plt, .got and .data are
+// far apart, and the code between them must not all be a candidate.
+func (sc *scan) clusters() []span {
+	var pts []span
+	for a := range sc.plt {
+		pts = append(pts, span{lo: a, hi: a + 1})
+	}
+	for _, t := range sc.targets {
+		pts = append(pts, span{lo: t.lo, hi: t.hi})
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].lo < pts[j].lo })
+	var out []span
+	for _, p := range pts {
+		if n := len(out); n > 0 && p.lo <= out[n-1].hi+4096 {
+			out[n-1].hi = max(out[n-1].hi, p.hi)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// hit reports whether an instruction whose 4-byte displacement ends at
+// t may address a PLT entry or a target: exactly, or past an immediate
+// of 1, 2 or 4 bytes that follows the displacement.
+func (sc *scan) hit(t uint64) bool {
+	if _, ok := sc.plt[t]; ok {
+		return true
+	}
+	for _, k := range [...]uint64{0, 1, 2, 4} {
+		if _, ok := sc.lookup(t + k); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// x86PLT maps each PLT entry of a wanted symbol to it: an entry is the
+// code from its first instruction that is not padding to its indirect
+// jump through a GOT slot (jmp *slot(%rip)), in every layout the
+// linkers write (.plt with lazy stubs, .plt.sec and .plt.got, with or
+// without endbr64 and bnd).
+func (sc *scan) x86PLT(addr uint64, b []byte) {
+	start := int64(-1)
+	for i := 0; i < len(b); {
+		st := x86Decode1(b[i:])
+		if st.n == 0 {
+			i++
+			start = -1
+			continue
+		}
+		inst := st.inst
+		pc := addr + uint64(i)
+		if start < 0 && (st.n == 4 && inst.Op == 0 || inst.Op != x86asm.NOP && inst.Op != x86asm.INT) {
+			start = int64(pc)
+		}
+		if inst.Op == x86asm.JMP {
+			if m, ok := inst.Args[0].(x86asm.Mem); ok && m.Base == x86asm.RIP && start >= 0 {
+				slot := pc + uint64(inst.Len) + uint64(m.Disp)
+				if t, ok := sc.lookup(slot); ok && t.kind == GOT {
+					sc.plt[uint64(start)] = t.key
+				}
+			}
+			start = -1
+		}
+		i += st.n
+	}
+}
+
+// x86Candidates returns the offsets in b (code at addr) whose next four
+// bytes, read as a rel32 or a RIP-relative disp32, could reach a PLT
+// entry or target: the only places decoding must confirm. nonPIE also
+// takes the four bytes as an absolute address (mov $entry, %edi).
+func (sc *scan) x86Candidates(addr uint64, b []byte, cl []span, nonPIE bool) []int {
+	var out []int
+	le := binary.LittleEndian
+	for i := 0; i+4 <= len(b); i++ {
+		v := le.Uint32(b[i:])
+		t := addr + uint64(i) + 4 + uint64(int64(int32(v)))
+		in := false
+		for _, c := range cl {
+			// The instruction ends at most 4 bytes (an
+			// immediate) after its displacement.
+			if t+4 >= c.lo && t < c.hi || nonPIE && uint64(v) >= c.lo && uint64(v) < c.hi {
+				in = true
+				break
+			}
+		}
+		if in && (sc.hit(t) || nonPIE && sc.hit(uint64(v))) {
+			out = append(out, i)
+			continue
+		}
+		if i > 0 && (b[i-1] == 0xeb || b[i-1]&0xf0 == 0x70) {
+			// jmp rel8 / jcc rel8 to a PLT entry (a tail call
+			// near the start of .text).
+			t := addr + uint64(i) + 1 + uint64(int64(int8(b[i])))
+			if _, ok := sc.plt[t]; ok {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+// x86Decode decodes s's code b from the last known instruction start
+// before each candidate to past it, and reports every use it finds.
+func (sc *scan) x86Decode(s *elfx.Section, b []byte, cands []int) {
+	cur := 0 // the next instruction start, in sync
+	for _, c := range cands {
+		if c < cur {
+			continue // already decoded
+		}
+		if sync, ok := sc.syncBefore(s.Addr + uint64(c)); ok && sync >= s.Addr+uint64(cur) && sync-s.Addr <= uint64(c) {
+			cur = int(sync - s.Addr)
+		}
+		for cur <= c && cur < len(b) {
+			st := x86Decode1(b[cur:])
+			if st.n == 0 {
+				cur++
+				continue
+			}
+			pc := s.Addr + uint64(cur)
+			if st.vex {
+				if st.rip {
+					ea := pc + uint64(st.n) + uint64(st.ripOff)
+					if t, ok := sc.lookup(ea); ok && sc.useful(pc, t) {
+						sc.add(Site{Symbol: t.key, Address: pc, Kind: t.kind})
+					}
+				}
+			} else {
+				sc.x86Inst(pc, st.inst)
+			}
+			cur += st.n
+		}
+	}
+}
+
+// x86Inst reports inst at pc when it uses a wanted symbol.
+func (sc *scan) x86Inst(pc uint64, inst x86asm.Inst) {
+	next := pc + uint64(inst.Len)
+	for _, a := range inst.Args {
+		switch a := a.(type) {
+		case nil:
+			return
+		case x86asm.Rel:
+			if key, ok := sc.plt[next+uint64(int64(a))]; ok {
+				sc.add(Site{Symbol: key, Address: pc, Kind: Call})
+				return
+			}
+		case x86asm.Mem:
+			var ea uint64
+			switch {
+			case a.Base == x86asm.RIP:
+				ea = next + uint64(a.Disp)
+			case a.Base == 0 && a.Index == 0 && a.Segment == 0:
+				ea = uint64(a.Disp) // an absolute address (non-PIE)
+			default:
+				continue
+			}
+			if key, ok := sc.plt[ea]; ok && inst.Op == x86asm.LEA {
+				sc.add(Site{Symbol: key, Address: pc, Kind: Address})
+				return
+			}
+			if t, ok := sc.lookup(ea); ok && sc.useful(pc, t) {
+				sc.add(Site{Symbol: t.key, Address: pc, Kind: t.kind})
+				return
+			}
+		case x86asm.Imm:
+			if key, ok := sc.plt[uint64(a)]; ok && sc.f.Type == 2 {
+				sc.add(Site{Symbol: key, Address: pc, Kind: Address})
+				return
+			}
+		}
+	}
+}
+
+// useful drops one known false use: GCC's crtstuff computes __TMC_END__,
+// the end of .data, which is where the linker puts the first copied
+// object of .bss; deregister_tm_clones and register_tm_clones take that
+// address for themselves, not for the object.
+func (sc *scan) useful(pc uint64, t target) bool {
+	if t.kind != Copy {
+		return true
+	}
+	switch sc.enclosing(pc, false) {
+	case "deregister_tm_clones", "register_tm_clones":
+		return false
+	}
+	return true
+}
