@@ -2,12 +2,14 @@ package main
 
 import (
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -100,3 +102,40 @@ var toolWorks sync.Map
 type unknownCond struct{ name string }
 
 func (e *unknownCond) Error() string { return "unknown condition " + e.name }
+
+// TestScriptIndex keeps testdata/script/README.md, the index of the
+// commands and conditions scripts may use, equal to what init registers.
+func TestScriptIndex(t *testing.T) {
+	b, err := os.ReadFile("testdata/script/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		name := strings.Fields(strings.Trim(strings.SplitN(line, "`", 3)[1], "[]"))[0]
+		if name == "have:TOOL" {
+			continue
+		}
+		listed[name] = true
+	}
+	registered := map[string]bool{}
+	for name := range scriptCmds {
+		registered[name] = true
+	}
+	for name := range scriptConds {
+		registered[name] = true
+	}
+	for name := range registered {
+		if !listed[name] {
+			t.Errorf("script command or condition %q is registered but not in testdata/script/README.md", name)
+		}
+	}
+	for name := range listed {
+		if !registered[name] {
+			t.Errorf("testdata/script/README.md lists %q, which nothing registers", name)
+		}
+	}
+}
