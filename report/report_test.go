@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"testing"
 )
 
@@ -53,5 +55,56 @@ func TestParseFormatClean(t *testing.T) {
 	_, err := ParseFormat("x\n::add-mask::y##[z]", Text, JSON)
 	if err == nil || err.Error() != `unknown format "x\n::add-mask::y##\u005bz]" (want text, json)` {
 		t.Errorf("ParseFormat: %v", err)
+	}
+}
+
+// WriteJSON streams a long top-level array element by element, and the
+// bytes are those of one encoding: promoted through an embedded pointer,
+// with MarshalJSON elements, HTML left unescaped, omitempty slices and
+// nested arrays as they were. The value written is left as it was.
+func TestWriteJSONStreamSameBytes(t *testing.T) {
+	type elem struct {
+		Path  string   `json:"path"`
+		Tags  []string `json:"tags"`
+		Empty []int    `json:"empty"`
+	}
+	type Inner struct {
+		Files  []elem            `json:"files"`
+		Floors map[string]string `json:"floors"`
+		Opt    []elem            `json:"opt,omitempty"`
+		Small  []elem            `json:"small"`
+	}
+	type outer struct {
+		*Inner
+		After  []json.RawMessage `json:"after"`
+		Hidden []elem            `json:"-"`
+	}
+	for _, n := range []int{0, 1, streamThreshold - 1, streamThreshold, 3 * streamThreshold} {
+		in := &Inner{Floors: map[string]string{"GLIBC": "2.34"}, Small: []elem{{Path: "s"}}}
+		for i := 0; i < n; i++ {
+			in.Files = append(in.Files, elem{Path: fmt.Sprintf("a<b>&\"%d\"\n::x", i), Tags: []string{"x", "y"}, Empty: []int{}})
+		}
+		var after []json.RawMessage
+		for i := 0; i < n; i++ {
+			after = append(after, json.RawMessage(`{"k":[1,2]}`))
+		}
+		v := &outer{Inner: in, After: after}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := WriteJSON(&got, v); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("n=%d: streamed bytes differ\ngot:\n%.400s\nwant:\n%.400s", n, got.String(), want.String())
+		}
+		if len(v.Files) != n || len(v.After) != n {
+			t.Errorf("n=%d: WriteJSON changed its value: %d files, %d after", n, len(v.Files), len(v.After))
+		}
 	}
 }
