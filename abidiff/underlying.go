@@ -116,6 +116,10 @@ func sameGraph(o, n *abi.Type, memo map[[2]*abi.Type]bool) bool {
 type comparer struct {
 	oa, na *abi.ABI
 	ox, nx *expander
+	// match is the suppressions' matcher for this comparison, built
+	// once (matchFor is the Suppressions it was built from).
+	match    *matcher
+	matchFor *Suppressions
 }
 
 func newComparer(oa, na *abi.ABI) *comparer {
@@ -135,6 +139,10 @@ func (c *comparer) scope(sup *Suppressions) scope {
 	}
 	if sup != nil {
 		sc.files = sup.files
+		if c.match == nil || c.matchFor != sup {
+			c.match, c.matchFor = newMatcher(sup, sc), sup
+		}
+		sc.x, sc.m = c.match, &c.match.meter
 	}
 	return sc
 }
