@@ -141,6 +141,9 @@ func parseJSON(name string, b []byte) (*ABI, error) {
 		// Schema 1 (C only) is a subset of 2: it reads as it is.
 		return nil, fmt.Errorf("%s: ABI JSON schema %d, want 1 to %d", name, a.Schema, Schema)
 	}
+	if err := checkNesting(&a); err != nil {
+		return nil, fmt.Errorf("%s: ABI JSON: %w", name, err)
+	}
 	if a.Types == nil {
 		a.Types = map[string]*Type{}
 	}

@@ -359,6 +359,9 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 		incompatible = incompatible || !c.Compatible
 	}
 	r.Compatible = !incompatible
+	if cmp.match != nil {
+		r.Notes = append(r.Notes, cmp.match.notes()...)
+	}
 	for _, c := range append(r.File, r.Symbols.Changes...) {
 		r.AbidiffIncompatible = r.AbidiffIncompatible || abidiffIncompatible(c)
 	}

@@ -128,8 +128,10 @@ func walkAccess(t *abi.Type, acc access, seen map[*abi.Type]bool, emit func(stri
 // hidesAccess reports whether an accessed_through rule hides the type t
 // (its change tc, maybe empty) reached by acc.
 func (s *Suppressions) hidesAccess(tc TypeChange, t *abi.Type, acc access, sc scope, size func(*abi.Type) int64) bool {
-	for _, r := range s.rules {
-		if r.section == secType && r.access != "" && r.accessMatches(acc) && r.matchTypeCore(tc, t, sc, size) {
+	x := s.matcher(&sc)
+	for _, i := range x.cands(&x.access, typeKeys(tc, t)) {
+		r := x.access.rules[i]
+		if r.accessMatches(acc) && x.try(func() bool { return r.matchTypeCore(tc, t, sc, size) }) {
 			return true
 		}
 	}
@@ -143,8 +145,10 @@ func (s *Suppressions) blocks(tc TypeChange, t *abi.Type, sc scope, size func(*a
 	if s.privateType(tc.Name) {
 		return true
 	}
-	for _, r := range s.rules {
-		if (r.section == secType || r.section == ruleType) && r.access == "" && r.matchTypeCore(tc, t, sc, size) {
+	x := s.matcher(&sc)
+	for _, i := range x.cands(&x.typ, typeKeys(tc, t)) {
+		r := x.typ.rules[i]
+		if x.try(func() bool { return r.matchTypeCore(tc, t, sc, size) }) {
 			return true
 		}
 	}

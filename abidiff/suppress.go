@@ -122,21 +122,21 @@ type rule struct {
 	section string
 
 	name                     string
-	nameRe, nameNotRe        *regexp.Regexp
+	nameRe, nameNotRe        *rx
 	symName                  string
-	symRe, symNotRe          *regexp.Regexp
+	symRe, symNotRe          *rx
 	version                  string
-	versionRe                *regexp.Regexp
-	sonameRe, sonameNotRe    *regexp.Regexp
-	fileRe, fileNotRe        *regexp.Regexp
+	versionRe                *rx
+	sonameRe, sonameNotRe    *rx
+	fileRe, fileNotRe        *rx
 	changeKinds              []string
 	typeKind                 string
 	typeName                 string // variable type or function return type, spelled in C
-	typeNameRe               *regexp.Regexp
+	typeNameRe               *rx
 	ranges                   [][2]boundary
 	enumerators              []string
-	enumeratorsRe            *regexp.Regexp
-	simple                   *regexp.Regexp // the simple format's REGEX
+	enumeratorsRe            *rx
+	simple                   *rx // the simple format's REGEX
 	hasTypeFilter, hasRanges bool
 	// sizeChange is has_size_change = yes: the has_data_member_inserted_*
 	// ranges match a type whose size changed too (without it they
@@ -150,7 +150,7 @@ type rule struct {
 	// has_data_member_regexp: the old type has all those members, or
 	// one whose name matches.
 	members   []string
-	membersRe *regexp.Regexp
+	membersRe *rx
 	// params are parameter properties of a [suppress_function]: the
 	// function's parameter at an index has a type so spelled.
 	params []paramSpec
@@ -159,13 +159,17 @@ type rule struct {
 	// model keeps no source locations): such a rule hides nothing, so a
 	// change is never hidden by a guess. docs/diff.md says so.
 	unknowable bool
+	// comp compiles the rule's regexps while its file is read; at is
+	// the file:line of the property being read.
+	comp *compiler
+	at   string
 }
 
 // paramSpec is one parameter property: "'N TYPE" or "'N /REGEX/".
 type paramSpec struct {
 	index int
 	name  string
-	re    *regexp.Regexp
+	re    *rx
 }
 
 // boundary is one end of a has_data_member_inserted_* range: bits, or
@@ -178,7 +182,7 @@ type boundary struct {
 	// re is offset_of_first_data_member_regexp(RE) (last false) or
 	// offset_of_last_data_member_regexp(RE): the offset of the first or
 	// last member whose name matches.
-	re   *regexp.Regexp
+	re   *rx
 	last bool
 }
 
@@ -260,6 +264,7 @@ func looksSimple(lines []string) bool {
 
 func parseSimple(name string, lines []string) (*Suppressions, error) {
 	s := &Suppressions{}
+	c := &compiler{}
 	for i, t := range lines {
 		line := i + 1
 		if t == "" || strings.HasPrefix(t, "#") {
@@ -270,14 +275,15 @@ func parseSimple(name string, lines []string) (*Suppressions, error) {
 		if expr == "" {
 			return nil, fmt.Errorf("%s:%d: want \"symbol REGEX\" or \"type REGEX\" (or a libabigail file starting with [suppress_...])", name, line)
 		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
-		}
 		if kind != ruleSymbol && kind != ruleType {
-			return nil, fmt.Errorf("%s:%d: unknown rule %q (want symbol or type)", name, line, kind)
+			return nil, fmt.Errorf("%s:%d: unknown rule %q (want symbol or type)", name, line, shorten(kind))
 		}
-		s.rules = append(s.rules, &rule{where: fmt.Sprintf("%s:%d", name, line), section: kind, simple: re})
+		where := fmt.Sprintf("%s:%d", name, line)
+		re, err := c.compile(where, expr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+		s.rules = append(s.rules, &rule{where: where, section: kind, simple: re})
 	}
 	return s, nil
 }
@@ -301,8 +307,13 @@ func init() { sufficient[secAllow] = sufficient[secType] }
 // empty after "=", or a brace not yet closed, as libabigail's reader reads
 // "has_data_member_inserted_between =" followed by "{ ... }" on lines of
 // their own. The joined value stays on the property's line.
+//
+// The pieces are gathered and joined once, so a value spread over many
+// lines costs its length, not its length squared; a line scanned past
+// (blank, comment) is scanned by one property only.
 func joinContinued(lines []string) []string {
 	out := slices.Clone(lines)
+	var parts []string
 	for i := 0; i < len(out); i++ {
 		t := out[i]
 		if t == "" || t[0] == '[' || t[0] == '#' || t[0] == ';' {
@@ -317,23 +328,31 @@ func joinContinued(lines []string) []string {
 		if val != "" && open <= 0 {
 			continue
 		}
-		for j := i + 1; j < len(out) && j < i+1+maxRules; j++ {
+		parts = append(parts[:0], t)
+		some := val != ""
+		j := i + 1
+		for ; j < len(out) && j < i+1+maxRules; j++ {
 			n := out[j]
 			if n == "" || n[0] == '#' || n[0] == ';' {
 				continue
 			}
-			if n[0] == '[' || val != "" && open <= 0 || val == "" && strings.Contains(n, "=") && !strings.HasPrefix(n, "{") {
+			if n[0] == '[' || some && open <= 0 || !some && strings.Contains(n, "=") && !strings.HasPrefix(n, "{") {
 				break
 			}
-			t += " " + n
-			val += n
+			parts = append(parts, n)
+			some = true
 			open += strings.Count(n, "{") - strings.Count(n, "}")
 			out[j] = ""
 			if open <= 0 {
 				break
 			}
 		}
-		out[i] = t
+		out[i] = strings.Join(parts, " ")
+		// The lines up to j are consumed or blank: none starts a
+		// property of its own.
+		if j > i+1 {
+			i = j - 1
+		}
 	}
 	return out
 }
@@ -342,6 +361,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 	s := &Suppressions{}
 	var cur *rule
 	var given map[string]bool
+	c := &compiler{}
 	lines = joinContinued(lines)
 	check := func() {
 		if cur == nil || cur.section == "" {
@@ -366,7 +386,7 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 			sec, ok := strings.CutSuffix(t[1:], "]")
 			sec = strings.TrimSpace(sec)
 			if !ok {
-				return nil, fmt.Errorf("%s: section header %q lacks its ]", at, t)
+				return nil, fmt.Errorf("%s: section header %q lacks its ]", at, shorten(t))
 			}
 			if _, known := properties[sec]; !known {
 				return nil, fmt.Errorf("%s: section [%s] is not supported (supported: [suppress_function], [suppress_variable], [suppress_type], [allow_type], [suppress_file])", at, sec)
@@ -375,26 +395,27 @@ func parseINI(name string, lines []string) (*Suppressions, error) {
 				return nil, fmt.Errorf("%s: more than %d sections", at, maxRules)
 			}
 			check()
-			cur = &rule{where: at, section: sec}
+			cur = &rule{where: at, section: sec, comp: c}
 			given = map[string]bool{}
 			s.rules = append(s.rules, cur)
 			continue
 		}
 		key, val, ok := strings.Cut(t, "=")
 		if !ok {
-			return nil, fmt.Errorf("%s: want \"property = value\", got %q", at, t)
+			return nil, fmt.Errorf("%s: want \"property = value\", got %q", at, shorten(t))
 		}
 		if cur == nil {
 			return nil, fmt.Errorf("%s: property outside a section", at)
 		}
 		key, val = strings.TrimSpace(key), iniValue(unquote(strings.TrimSpace(val)))
 		if !slices.Contains(properties[cur.section], key) {
-			return nil, fmt.Errorf("%s: [%s]: property %q is not supported (supported: %s)", at, cur.section, key, strings.Join(properties[cur.section], ", "))
+			return nil, fmt.Errorf("%s: [%s]: property %q is not supported (supported: %s)", at, cur.section, shorten(key), strings.Join(properties[cur.section], ", "))
 		}
 		if given[key] && key != "parameter" {
-			return nil, fmt.Errorf("%s: [%s]: property %q given twice", at, cur.section, key)
+			return nil, fmt.Errorf("%s: [%s]: property %q given twice", at, cur.section, shorten(key))
 		}
 		given[key] = true
+		cur.at = at
 		if err := cur.set(key, val); err != nil {
 			return nil, fmt.Errorf("%s: [%s] %s: %v", at, cur.section, key, err)
 		}
@@ -435,9 +456,9 @@ func unquote(v string) string {
 
 // set reads one property into r.
 func (r *rule) set(key, val string) error {
-	re := func(p **regexp.Regexp) error {
+	re := func(p **rx) error {
 		var err error
-		*p, err = regexp.Compile(val)
+		*p, err = r.comp.compile(r.at, val)
 		return err
 	}
 	switch key {
@@ -454,13 +475,13 @@ func (r *rule) set(key, val string) error {
 		case "direct", "pointer", "reference", "reference-or-pointer":
 			r.access = val
 		default:
-			return fmt.Errorf("want direct, pointer, reference or reference-or-pointer, got %q", val)
+			return fmt.Errorf("want direct, pointer, reference or reference-or-pointer, got %q", shorten(val))
 		}
 	case "has_data_member":
 		v := strings.TrimSpace(val)
 		if inner, ok := strings.CutPrefix(v, "{"); ok {
 			if v, ok = strings.CutSuffix(inner, "}"); !ok {
-				return fmt.Errorf("want {MEMBER, ...}, got %q", val)
+				return fmt.Errorf("want {MEMBER, ...}, got %q", shorten(val))
 			}
 		}
 		r.members = splitList(v)
@@ -470,7 +491,7 @@ func (r *rule) set(key, val string) error {
 	case "has_data_member_regexp":
 		return re(&r.membersRe)
 	case "parameter":
-		p, err := parseParam(val)
+		p, err := parseParam(r.comp, r.at, val)
 		if err != nil {
 			return err
 		}
@@ -481,7 +502,7 @@ func (r *rule) set(key, val string) error {
 		// allow_other_aliases = yes is libabigail's default and the
 		// only behaviour here (each alias is a symbol of its own).
 		if val != "yes" && val != "no" && val != "true" && val != "false" {
-			return fmt.Errorf("want yes or no, got %q", val)
+			return fmt.Errorf("want yes or no, got %q", shorten(val))
 		}
 		if key == "allow_other_aliases" && (val == "no" || val == "false") {
 			return fmt.Errorf("only yes is supported")
@@ -523,7 +544,7 @@ func (r *rule) set(key, val string) error {
 		ok := []string{"all", thing + "-subtype-change", "added-" + thing, "deleted-" + thing}
 		for _, k := range splitList(val) {
 			if !slices.Contains(ok, k) {
-				return fmt.Errorf("unknown change kind %q (want %s)", k, strings.Join(ok, ", "))
+				return fmt.Errorf("unknown change kind %q (want %s)", shorten(k), strings.Join(ok, ", "))
 			}
 			r.changeKinds = append(r.changeKinds, k)
 		}
@@ -532,16 +553,16 @@ func (r *rule) set(key, val string) error {
 		case "class", "struct", "union", "enum", "array", "typedef", "builtin":
 			r.typeKind = val
 		default:
-			return fmt.Errorf("unknown type kind %q (want class, struct, union, enum, array, typedef or builtin)", val)
+			return fmt.Errorf("unknown type kind %q (want class, struct, union, enum, array, typedef or builtin)", shorten(val))
 		}
 	case "has_data_member_inserted_at":
-		b, err := parseBoundary(val)
+		b, err := parseBoundary(r.comp, r.at, val)
 		if err != nil {
 			return err
 		}
 		r.ranges, r.hasRanges = append(r.ranges, [2]boundary{b, {end: true}}), true
 	case "has_data_member_inserted_between":
-		rg, err := parseRange(val)
+		rg, err := parseRange(r.comp, r.at, val)
 		if err != nil {
 			return err
 		}
@@ -556,7 +577,7 @@ func (r *rule) set(key, val string) error {
 				if part == "" {
 					continue
 				}
-				rg, err := parseRange(part)
+				rg, err := parseRange(r.comp, r.at, part)
 				if err != nil {
 					return err
 				}
@@ -564,7 +585,7 @@ func (r *rule) set(key, val string) error {
 			}
 			return nil
 		}
-		return fmt.Errorf("want {{BEGIN, END}, ...}, got %q", val)
+		return fmt.Errorf("want {{BEGIN, END}, ...}, got %q", shorten(val))
 	case "changed_enumerators":
 		r.enumerators = splitList(val)
 	case "changed_enumerators_regexp":
@@ -577,25 +598,25 @@ func (r *rule) set(key, val string) error {
 // index (0 is the first, or the implicit this of a member function, as
 // libabigail counts), a space, then the type's name or a regexp between
 // slashes.
-func parseParam(v string) (paramSpec, error) {
+func parseParam(c *compiler, where, v string) (paramSpec, error) {
 	v = strings.TrimSpace(v)
 	rest, ok := strings.CutPrefix(v, "'")
 	if !ok {
-		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", shorten(v))
 	}
 	num, typ, _ := strings.Cut(rest, " ")
 	n, err := strconv.Atoi(num)
 	if err != nil || n < 0 || n > 1<<16 {
-		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", shorten(v))
 	}
 	p := paramSpec{index: n}
 	typ = strings.TrimSpace(typ)
 	if inner, ok := strings.CutPrefix(typ, "/"); ok && strings.HasSuffix(inner, "/") && len(inner) > 0 {
-		p.re, err = regexp.Compile(inner[:len(inner)-1])
+		p.re, err = c.compile(where, inner[:len(inner)-1])
 		return p, err
 	}
 	if typ == "" {
-		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", v)
+		return paramSpec{}, fmt.Errorf("want 'INDEX TYPE, got %q", shorten(v))
 	}
 	p.name = typ
 	return p, nil
@@ -611,23 +632,23 @@ func splitList(v string) []string {
 	return out
 }
 
-func parseRange(v string) ([2]boundary, error) {
+func parseRange(c *compiler, where, v string) ([2]boundary, error) {
 	inner, ok := strings.CutPrefix(strings.TrimSpace(v), "{")
 	inner, ok2 := strings.CutSuffix(inner, "}")
 	// offset_of(m) has no comma, so the first comma splits the pair.
 	b, e, ok3 := strings.Cut(inner, ",")
 	if !ok || !ok2 || !ok3 {
-		return [2]boundary{}, fmt.Errorf("want {BEGIN, END}, got %q", v)
+		return [2]boundary{}, fmt.Errorf("want {BEGIN, END}, got %q", shorten(v))
 	}
-	begin, err := parseBoundary(b)
+	begin, err := parseBoundary(c, where, b)
 	if err != nil {
 		return [2]boundary{}, err
 	}
-	end, err := parseBoundary(e)
+	end, err := parseBoundary(c, where, e)
 	return [2]boundary{begin, end}, err
 }
 
-func parseBoundary(v string) (boundary, error) {
+func parseBoundary(c *compiler, where, v string) (boundary, error) {
 	v = strings.TrimSpace(v)
 	if v == "end" {
 		return boundary{end: true}, nil
@@ -636,9 +657,9 @@ func parseBoundary(v string) (boundary, error) {
 		if arg, ok := strings.CutPrefix(v, f+"("); ok {
 			arg, ok := strings.CutSuffix(arg, ")")
 			if arg = strings.TrimSpace(arg); !ok || arg == "" {
-				return boundary{}, fmt.Errorf("want %s(REGEX), got %q", f, v)
+				return boundary{}, fmt.Errorf("want %s(REGEX), got %q", f, shorten(v))
 			}
-			re, err := regexp.Compile(arg)
+			re, err := c.compile(where, arg)
 			if err != nil {
 				return boundary{}, err
 			}
@@ -649,14 +670,14 @@ func parseBoundary(v string) (boundary, error) {
 		if arg, ok := strings.CutPrefix(v, f+"("); ok {
 			arg, ok := strings.CutSuffix(arg, ")")
 			if arg = strings.TrimSpace(arg); !ok || arg == "" {
-				return boundary{}, fmt.Errorf("want %s(MEMBER), got %q", f, v)
+				return boundary{}, fmt.Errorf("want %s(MEMBER), got %q", f, shorten(v))
 			}
 			return boundary{member: arg, after: f == "offset_after"}, nil
 		}
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return boundary{}, fmt.Errorf("want a bit offset, end, offset_of(MEMBER) or offset_after(MEMBER), got %q", v)
+		return boundary{}, fmt.Errorf("want a bit offset, end, offset_of(MEMBER) or offset_after(MEMBER), got %q", shorten(v))
 	}
 	return boundary{bits: n}, nil
 }
@@ -694,11 +715,24 @@ func (s *Suppressions) WithFiles(old, new string) *Suppressions {
 type scope struct {
 	sonames []string
 	files   []string
+	// x is the comparison's matcher (its meter is m); nil outside a
+	// comparison.
+	x *matcher
+	m *meter
 }
 
-func anyMatch(re *regexp.Regexp, list []string) bool {
+// matcher is sc's matcher, or a new one for s.
+func (s *Suppressions) matcher(sc *scope) *matcher {
+	if sc.x == nil {
+		sc.x = newMatcher(s, *sc)
+		sc.m = &sc.x.meter
+	}
+	return sc.x
+}
+
+func anyMatch(m *meter, re *rx, list []string) bool {
 	for _, s := range list {
-		if re.MatchString(s) || re.MatchString(filepath.Base(s)) {
+		if m.match(re, s) || m.match(re, filepath.Base(s)) {
 			return true
 		}
 	}
@@ -707,10 +741,11 @@ func anyMatch(re *regexp.Regexp, list []string) bool {
 
 // inScope applies the soname and file name properties.
 func (r *rule) inScope(sc scope) bool {
-	if r.sonameRe != nil && !anyMatch(r.sonameRe, sc.sonames) ||
-		r.sonameNotRe != nil && anyMatch(r.sonameNotRe, sc.sonames) ||
-		r.fileRe != nil && !anyMatch(r.fileRe, sc.files) ||
-		r.fileNotRe != nil && anyMatch(r.fileNotRe, sc.files) {
+	m := sc.m
+	if r.sonameRe != nil && !anyMatch(m, r.sonameRe, sc.sonames) ||
+		r.sonameNotRe != nil && anyMatch(m, r.sonameNotRe, sc.sonames) ||
+		r.fileRe != nil && !anyMatch(m, r.fileRe, sc.files) ||
+		r.fileNotRe != nil && anyMatch(m, r.fileNotRe, sc.files) {
 		return false
 	}
 	return true
@@ -725,16 +760,16 @@ func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 	if s.privateMember(sym) {
 		return true
 	}
-	for _, r := range s.rules {
-		if r.matchSymbol(sym, c, sc) {
+	x := s.matcher(&sc)
+	names := symbolNames([]abi.Symbol{sym})
+	keys := append(names[:len(names):len(names)], sym.String())
+	for _, i := range x.cands(&x.sym, keys) {
+		r := x.sym.rules[i]
+		if x.try(func() bool { return r.matchSymbolNames(sym, names, c, sc) }) {
 			return true
 		}
 	}
 	return false
-}
-
-func (r *rule) matchSymbol(sym abi.Symbol, c Kind, sc scope) bool {
-	return r.matchSymbolAs(sym, nil, c, sc)
 }
 
 // addedGroup reports whether s hides the addition of the function or
@@ -746,14 +781,22 @@ func (s *Suppressions) addedGroup(group []abi.Symbol, sc scope) bool {
 	if s == nil {
 		return false
 	}
-	for _, r := range s.rules {
+	x := s.matcher(&sc)
+	groupNames := symbolNames(group)
+	keys := slices.Clone(groupNames)
+	own := make([][]string, len(group))
+	for j, sym := range group {
+		keys = append(keys, sym.String())
+		own[j] = groupNames
+		if sym.Demangled == "" {
+			own[j] = symbolNames(group[j : j+1])
+		}
+	}
+	for _, i := range x.cands(&x.sym, keys) {
+		r := x.sym.rules[i]
 		all := true
-		for _, sym := range group {
-			var names []abi.Symbol
-			if sym.Demangled != "" {
-				names = group
-			}
-			if !r.matchSymbolAs(sym, names, SymbolAdded, sc) {
+		for j, sym := range group {
+			if !x.try(func() bool { return r.matchSymbolNames(sym, own[j], SymbolAdded, sc) }) {
 				all = false
 				break
 			}
@@ -765,12 +808,15 @@ func (s *Suppressions) addedGroup(group []abi.Symbol, sc scope) bool {
 	return false
 }
 
-// matchSymbolAs is matchSymbol with the name properties matched against
-// the names of any of nameSyms (nil: sym's own).
-func (r *rule) matchSymbolAs(sym abi.Symbol, nameSyms []abi.Symbol, c Kind, sc scope) bool {
+// matchSymbolNames reports whether r hides the change c to sym, its name
+// properties matched against names (symbolNames: sym's own, or those of
+// the aliases it was added with). The matcher has applied the rule's
+// soname and file properties.
+func (r *rule) matchSymbolNames(sym abi.Symbol, names []string, c Kind, sc scope) bool {
+	m := sc.m
 	switch r.section {
 	case ruleSymbol:
-		return r.simple.MatchString(sym.Name) || r.simple.MatchString(sym.String())
+		return m.match(r.simple, sym.Name) || m.match(r.simple, sym.String())
 	case secFunction:
 		if !sym.Kind.IsFunc() {
 			return false
@@ -782,33 +828,17 @@ func (r *rule) matchSymbolAs(sym abi.Symbol, nameSyms []abi.Symbol, c Kind, sc s
 	default:
 		return false
 	}
-	if !r.inScope(sc) || r.unknowable {
+	if r.unknowable {
 		return false
 	}
-	// For C the function's name is the symbol's name; for C++ it is the
-	// qualified name, without parameters (lib::take), as libabigail has
-	// it; the full demangled name and the mangled one match too.
-	if nameSyms == nil {
-		nameSyms = []abi.Symbol{sym}
-	}
-	var names []string
-	for _, sym := range nameSyms {
-		names = append(names, sym.Name)
-		if sym.Demangled != "" {
-			names = append(names, sym.Demangled)
-			if d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones); err == nil {
-				names = append(names, d)
-			}
-		}
-	}
-	anyName := func(f func(string) bool) bool { return slices.ContainsFunc(names, f) }
-	if r.name != "" && !slices.Contains(names, r.name) || r.nameRe != nil && !anyName(r.nameRe.MatchString) || r.nameNotRe != nil && anyName(r.nameNotRe.MatchString) {
+	anyName := func(re *rx) bool { return slices.ContainsFunc(names, func(n string) bool { return m.match(re, n) }) }
+	if r.name != "" && !slices.Contains(names, r.name) || r.nameRe != nil && !anyName(r.nameRe) || r.nameNotRe != nil && anyName(r.nameNotRe) {
 		return false
 	}
-	if r.symName != "" && r.symName != sym.Name || r.symRe != nil && !r.symRe.MatchString(sym.Name) || r.symNotRe != nil && r.symNotRe.MatchString(sym.Name) {
+	if r.symName != "" && r.symName != sym.Name || r.symRe != nil && !m.match(r.symRe, sym.Name) || r.symNotRe != nil && m.match(r.symNotRe, sym.Name) {
 		return false
 	}
-	if r.version != "" && r.version != sym.Version || r.versionRe != nil && !r.versionRe.MatchString(sym.Version) {
+	if r.version != "" && r.version != sym.Version || r.versionRe != nil && !m.match(r.versionRe, sym.Version) {
 		return false
 	}
 	if len(r.changeKinds) > 0 && !slices.Contains(r.changeKinds, "all") {
@@ -827,7 +857,7 @@ func (r *rule) matchSymbolAs(sym abi.Symbol, nameSyms []abi.Symbol, c Kind, sc s
 			return false
 		}
 	}
-	if len(r.params) > 0 && !r.paramsMatch(sym) {
+	if len(r.params) > 0 && !r.paramsMatch(sym, m) {
 		return false
 	}
 	if r.hasTypeFilter {
@@ -839,7 +869,7 @@ func (r *rule) matchSymbolAs(sym abi.Symbol, nameSyms []abi.Symbol, c Kind, sc s
 			return false
 		}
 		spelled := abi.Spell(t)
-		if r.typeName != "" && r.typeName != spelled || r.typeNameRe != nil && !r.typeNameRe.MatchString(spelled) {
+		if r.typeName != "" && r.typeName != spelled || r.typeNameRe != nil && !m.match(r.typeNameRe, spelled) {
 			return false
 		}
 	}
@@ -855,18 +885,34 @@ func (s *Suppressions) typ(tc TypeChange, t *abi.Type, sc scope, size func(*abi.
 	if s.privateType(tc.Name) {
 		return true
 	}
-	allows, allowed := false, false
-	for _, r := range s.rules {
-		if r.section == secAllow {
-			allows = true
-			allowed = allowed || r.matchType(tc, t, sc, size)
-			continue
-		}
-		if r.matchType(tc, t, sc, size) {
+	x := s.matcher(&sc)
+	keys := typeKeys(tc, t)
+	for _, i := range x.cands(&x.typ, keys) {
+		r := x.typ.rules[i]
+		if x.try(func() bool { return r.matchType(tc, t, sc, size) }) {
 			return true
 		}
 	}
-	return allows && !allowed
+	if !x.hasAllow || x.spent {
+		return false
+	}
+	// An [allow_type] match the meter refuses counts as a match: the
+	// change is reported.
+	for _, i := range x.cands(&x.allow, keys) {
+		r := x.allow.rules[i]
+		if x.tryOr(true, func() bool { return r.matchType(tc, t, sc, size) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// typeKeys are the strings a type change is known by to the rules.
+func typeKeys(tc TypeChange, t *abi.Type) []string {
+	if t != nil && t.Name != "" && t.Name != tc.Name {
+		return []string{tc.Name, t.Name}
+	}
+	return []string{tc.Name}
 }
 
 // SuppressesFile reports whether a [suppress_file] section matches the
@@ -893,7 +939,7 @@ func (s *Suppressions) SuppressesFile(path, soname string) bool {
 // C++ member function's implicit this is parameter 0 in libabigail's
 // count, and DWARF lists it first, so the index is the position in the
 // list either way.
-func (r *rule) paramsMatch(sym abi.Symbol) bool {
+func (r *rule) paramsMatch(sym abi.Symbol, m *meter) bool {
 	t := sym.Type
 	if t == nil || t.Kind != abi.Func {
 		return false
@@ -903,7 +949,7 @@ func (r *rule) paramsMatch(sym abi.Symbol) bool {
 			return false
 		}
 		spelled := abi.Spell(t.Params[p.index])
-		if p.re != nil && !p.re.MatchString(spelled) && !p.re.MatchString(paramSpelling(spelled)) ||
+		if p.re != nil && !m.match(p.re, spelled) && !m.match(p.re, paramSpelling(spelled)) ||
 			p.re == nil && paramSpelling(p.name) != paramSpelling(spelled) {
 			return false
 		}
@@ -931,20 +977,22 @@ func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*ab
 	key := tc.Name
 	switch r.section {
 	case ruleType:
-		return r.simple.MatchString(key)
+		return sc.m.match(r.simple, key)
 	case secType, secAllow:
 	default:
 		return false
 	}
-	if !r.inScope(sc) || r.unknowable {
+	// The matcher has applied the soname and file properties.
+	if r.unknowable {
 		return false
 	}
+	m := sc.m
 	name := key
 	if t != nil && t.Name != "" {
 		name = t.Name
 	}
 	is := func(want string) bool { return want == key || want == name }
-	match := func(re *regexp.Regexp) bool { return re.MatchString(key) || re.MatchString(name) }
+	match := func(re *rx) bool { return m.match(re, key) || m.match(re, name) }
 	if r.name != "" && !is(r.name) || r.nameRe != nil && !match(r.nameRe) || r.nameNotRe != nil && match(r.nameNotRe) {
 		return false
 	}
@@ -960,10 +1008,10 @@ func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*ab
 			return false
 		}
 	}
-	if (len(r.members) > 0 || r.membersRe != nil) && !r.hasMembers(t) {
+	if (len(r.members) > 0 || r.membersRe != nil) && !r.hasMembers(t, m) {
 		return false
 	}
-	if r.hasRanges && !r.insertedOnly(tc, t, size) {
+	if r.hasRanges && !r.insertedOnly(tc, t, size, m) {
 		return false
 	}
 	if len(r.enumerators) > 0 || r.enumeratorsRe != nil {
@@ -980,7 +1028,7 @@ func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*ab
 				return false
 			}
 			e := c.Path[strings.LastIndexByte(c.Path, '.')+1:]
-			if !slices.Contains(r.enumerators, e) && (r.enumeratorsRe == nil || !r.enumeratorsRe.MatchString(e)) {
+			if !slices.Contains(r.enumerators, e) && (r.enumeratorsRe == nil || !m.match(r.enumeratorsRe, e)) {
 				return false
 			}
 			changed = true
@@ -995,7 +1043,7 @@ func (r *rule) matchTypeCore(tc TypeChange, t *abi.Type, sc scope, size func(*ab
 // hasMembers applies has_data_member and has_data_member_regexp to the
 // old type t: it has every member named, and one whose name matches. The
 // members of its anonymous members count as its own, as in C.
-func (r *rule) hasMembers(t *abi.Type) bool {
+func (r *rule) hasMembers(t *abi.Type, m *meter) bool {
 	if t == nil || t.Kind != abi.Struct && t.Kind != abi.Union {
 		return false
 	}
@@ -1012,12 +1060,12 @@ func (r *rule) hasMembers(t *abi.Type) bool {
 	}
 	collect(t.Members, 0)
 	collect(t.Statics, 0)
-	for _, m := range r.members {
-		if !slices.Contains(names, m) {
+	for _, n := range r.members {
+		if !slices.Contains(names, n) {
 			return false
 		}
 	}
-	return r.membersRe == nil || slices.ContainsFunc(names, r.membersRe.MatchString)
+	return r.membersRe == nil || slices.ContainsFunc(names, func(n string) bool { return m.match(r.membersRe, n) })
 }
 
 // insertedOnly reports whether every change to the type is a data member
@@ -1026,7 +1074,7 @@ func (r *rule) hasMembers(t *abi.Type) bool {
 // libabigail, a type whose size changed matches only with has_size_change
 // = yes, and a shrinking type never. A type with no change of its own (one
 // on the way to a changed type) never matches.
-func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int64) bool {
+func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int64, m *meter) bool {
 	if t == nil {
 		return false
 	}
@@ -1039,8 +1087,8 @@ func (r *rule) insertedOnly(tc TypeChange, t *abi.Type, size func(*abi.Type) int
 	type span struct{ lo, hi int64 }
 	var spans []span
 	for _, rg := range r.ranges {
-		lo, ok1 := rg[0].eval(t, false, size)
-		hi, ok2 := rg[1].eval(t, true, size)
+		lo, ok1 := rg[0].eval(t, false, size, m)
+		hi, ok2 := rg[1].eval(t, true, size, m)
 		if ok1 && ok2 {
 			spans = append(spans, span{lo, hi})
 		}
@@ -1114,7 +1162,7 @@ func memberBit(t *abi.Type, name string) (int64, bool) {
 // eval evaluates a boundary against the old type t; ok is false when it
 // names a member t does not have. "end" is the type's end as a start, and
 // no limit as an end.
-func (b boundary) eval(t *abi.Type, isEnd bool, size func(*abi.Type) int64) (int64, bool) {
+func (b boundary) eval(t *abi.Type, isEnd bool, size func(*abi.Type) int64, mt *meter) (int64, bool) {
 	switch {
 	case b.end && isEnd:
 		return math.MaxInt64, true
@@ -1124,7 +1172,7 @@ func (b boundary) eval(t *abi.Type, isEnd bool, size func(*abi.Type) int64) (int
 		var off int64
 		found := false
 		for _, m := range t.Members {
-			if m.Name != "" && b.re.MatchString(m.Name) && (b.last || !found) {
+			if m.Name != "" && mt.match(b.re, m.Name) && (b.last || !found) {
 				off, found = m.Offset*8, true
 				if m.BitSize > 0 {
 					off = m.BitOffset

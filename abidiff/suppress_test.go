@@ -233,6 +233,8 @@ func FuzzParseSuppressions(f *testing.F) {
 		"[suppress_type]\ntype_kind = struct\nhas_data_member = {a, b}\nhas_size_change = true;\n",
 		"[suppress_function]\nparameter = '0 /^int/\nparameter = '1 S*\n",
 		"Functions changes summary: 0 Removed\n  [D] _Z3foov\n",
+		"[suppress_type]\nname =\n\n; c\n x\n[allow_type]\nname_regexp = (?:ab)+c{2}\nhas_data_members_inserted_between =\n{\n{0,\n end}\n}\n",
+		"symbol ^gone_[a-z]+$\nsymbol (?i)GONE\ntype .\n",
 	} {
 		f.Add(s)
 	}
