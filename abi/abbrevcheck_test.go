@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // hostileAbbrev is a .debug_abbrev and .debug_info pair: one abbreviation
@@ -47,7 +49,7 @@ func TestAbbrevTooWide(t *testing.T) {
 // (debug/dwarf).
 func TestAbbrevFlagBomb(t *testing.T) {
 	for _, tool := range []string{"gcc", "objcopy"} {
-		if _, err := exec.LookPath(tool); err != nil {
+		if !fixture.Have(tool) {
 			t.Skip(tool, " not installed")
 		}
 	}

@@ -17,13 +17,14 @@ import (
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // compile builds testdata/fix.c as a shared library with cc and extra
 // flags, skipping when cc is absent.
 func compile(t testing.TB, cc string, flags ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
+	if !fixture.Have(cc) {
 		t.Skipf("%s not installed", cc)
 	}
 	out := filepath.Join(t.TempDir(), "libfix.so")
@@ -36,7 +37,7 @@ func compile(t testing.TB, cc string, flags ...string) string {
 
 func run(t testing.TB, name string, args ...string) {
 	t.Helper()
-	if _, err := exec.LookPath(name); err != nil {
+	if !fixture.Have(name) {
 		t.Skipf("%s not installed", name)
 	}
 	if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
@@ -224,7 +225,7 @@ func TestHeaders(t *testing.T) {
 			if arch != "" {
 				cc = arch + "-linux-gnu-gcc"
 			}
-			if _, err := exec.LookPath(cc); err != nil {
+			if !fixture.Have(cc) {
 				t.Skipf("%s not installed", cc)
 			}
 			a, err := abi.Headers(context.Background(), abi.HeaderOptions{
@@ -261,9 +262,7 @@ func TestHeadersErrors(t *testing.T) {
 	if !errors.Is(err, abi.ErrNoCompiler) || !strings.Contains(err.Error(), "no-such-cc-abifloor") {
 		t.Errorf("missing compiler: %v", err)
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	fixture.Need(t, "gcc")
 	_, err = abi.Headers(context.Background(), abi.HeaderOptions{CC: "gcc", Includes: []string{"testdata/include"}, Headers: []string{"fix.h"}, Types: []string{"nothing_*"}})
 	if err == nil || !strings.Contains(err.Error(), `no type matches "nothing_*"`) {
 		t.Errorf("no match: %v", err)
@@ -279,9 +278,7 @@ func TestHeadersErrors(t *testing.T) {
 // shares each level, but written as a tree it has 2^40 nodes. Reading,
 // fingerprinting, JSON and text must stay bounded by the file's size.
 func TestSharedTypeBomb(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	fixture.Need(t, "gcc")
 	var src strings.Builder
 	src.WriteString("void (*p0)(int);\n")
 	for i := 1; i <= 40; i++ {

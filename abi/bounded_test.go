@@ -222,7 +222,7 @@ func FuzzLoadDWARF(f *testing.F) {
 	}
 	// Object files, whose debug sections elfx relocates (RELA and REL).
 	for i, cc := range []string{"gcc", "i686-linux-gnu-gcc"} {
-		if _, err := exec.LookPath(cc); err != nil {
+		if !fixture.Have(cc) {
 			continue
 		}
 		obj := fixture.Build(f, cc, f.TempDir(), "r.c", relocSrc, fmt.Sprintf("r%d.o", i), "-c", "-g")
@@ -274,9 +274,7 @@ func TestCompressedNameTable(t *testing.T) {
 // -gz=zlib, objcopy --compress-debug-sections=zstd) passes the bounds and
 // its types are read.
 func TestRealCompressedDebug(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "l.c")
 	os.WriteFile(src, []byte("struct s { int a; long b; };\nint f(struct s *p) { return p->a; }\n"), 0o644)

@@ -4,21 +4,20 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestHeaderIncludesDevZero is #10 item 6: cc1 reading /dev/zero grew to
 // 12 GB. Under the memory limit it stops with a clear error, and no
 // process this test waited for grew past a generous bound.
 func TestHeaderIncludesDevZero(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "zero.h"), []byte("#include \"/dev/zero\"\n"), 0o644); err != nil {
 		t.Fatal(err)

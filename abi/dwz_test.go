@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // dwzPair compiles testdata/dwz/a.c and b.c into two libraries in a new
@@ -23,7 +25,7 @@ func dwzPair(t *testing.T, link string) (dir string) {
 func dwzBuild(t *testing.T, link, cc string, srcs ...string) (dir string) {
 	t.Helper()
 	for _, tool := range []string{cc, "dwz"} {
-		if _, err := exec.LookPath(tool); err != nil {
+		if !fixture.Have(tool) {
 			t.Skipf("%s not installed", tool)
 		}
 	}

@@ -35,7 +35,7 @@ double scale(double x) { static double k = 2.5; return x * k; }
 func TestRelocatedDWARF(t *testing.T) {
 	var ccs []string
 	for _, c := range []string{"gcc", "aarch64-linux-gnu-gcc", "i686-linux-gnu-gcc", "s390x-linux-gnu-gcc", "clang"} {
-		if _, err := run.LookPath(c); err == nil {
+		if fixture.Have(c) {
 			ccs = append(ccs, c)
 		}
 	}

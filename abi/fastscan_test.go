@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestFastScanMatchesScan checks the byte-level index against the one
@@ -20,7 +21,7 @@ import (
 // machine's libc debug file when libc6-dbg is installed.
 func TestFastScanMatchesScan(t *testing.T) {
 	var files []string
-	if _, err := exec.LookPath("gcc"); err == nil {
+	if fixture.Have("gcc") {
 		for _, g := range []string{"-gdwarf-4", "-gdwarf-5"} {
 			out := filepath.Join(t.TempDir(), "libfix.so")
 			if b, err := exec.Command("gcc", "-shared", "-fPIC", g, "-o", out, filepath.Join("testdata", "fix.c")).CombinedOutput(); err != nil {
@@ -31,7 +32,7 @@ func TestFastScanMatchesScan(t *testing.T) {
 	}
 	// clang's DWARF 5 names strings and addresses by index (strx,
 	// addrx, DW_OP_addrx).
-	if _, err := exec.LookPath("clang"); err == nil {
+	if fixture.Have("clang") {
 		out := filepath.Join(t.TempDir(), "libfixclang.so")
 		if b, err := exec.Command("clang", "-shared", "-fPIC", "-gdwarf-5", "-o", out, filepath.Join("testdata", "fix.c")).CombinedOutput(); err != nil {
 			t.Fatalf("clang: %v\n%s", err, b)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // packSections and unpackSections carry the DWARF sections the builder
@@ -50,7 +51,7 @@ func unpackSections(b []byte) *sections {
 // looked up as a symbol; nothing may panic or run away.
 func FuzzTypesOf(f *testing.F) {
 	for _, cc := range [][]string{{"gcc", "-gdwarf-4"}, {"gcc", "-gdwarf-5"}, {"clang", "-gdwarf-5"}, {"g++", "-gdwarf-3", "-x", "c++"}} {
-		if _, err := exec.LookPath(cc[0]); err != nil {
+		if !fixture.Have(cc[0]) {
 			continue
 		}
 		out := filepath.Join(f.TempDir(), "lib.so")

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 func list(member string) map[string]*Type {
@@ -99,7 +101,7 @@ func TestSymbolString(t *testing.T) {
 // everything downstream of it. Seeds are a library compiled now and the
 // small real libraries of this machine.
 func FuzzFromELF(f *testing.F) {
-	if _, err := exec.LookPath("gcc"); err == nil {
+	if fixture.Have("gcc") {
 		out := filepath.Join(f.TempDir(), "libfix.so")
 		for _, g := range []string{"-gdwarf-4", "-gdwarf-5"} {
 			if exec.Command("gcc", "-shared", "-fPIC", g, "-o", out, filepath.Join("testdata", "fix.c")).Run() == nil {
@@ -109,7 +111,7 @@ func FuzzFromELF(f *testing.F) {
 			}
 		}
 	}
-	if _, err := exec.LookPath("g++"); err == nil {
+	if fixture.Have("g++") {
 		// C++ DWARF: scopes, classes, specification chains (abidiff's
 		// C++ fixture).
 		out := filepath.Join(f.TempDir(), "libfixcc.so")

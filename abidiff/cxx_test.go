@@ -9,15 +9,14 @@ import (
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/report"
 )
 
 // buildCxx compiles testdata/NAME.cc with g++ into a shared library.
 func buildCxx(t testing.TB, name string) string {
 	t.Helper()
-	if _, err := exec.LookPath("g++"); err != nil {
-		t.Skip("g++ not installed")
-	}
+	fixture.Need(t, "g++")
 	out := filepath.Join(t.TempDir(), "lib"+name+".so")
 	cmd := exec.Command("g++", "-shared", "-fPIC", "-g", "-O0", "-o", out, filepath.Join("testdata", name+".cc"))
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
 	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -22,7 +23,7 @@ import (
 // library with debug info, using cc (skipping when cc is absent).
 func buildLib(t testing.TB, cc, name string) string {
 	t.Helper()
-	if _, err := exec.LookPath(cc); err != nil {
+	if !fixture.Have(cc) {
 		t.Skipf("%s not installed", cc)
 	}
 	out := filepath.Join(t.TempDir(), "lib"+name+".so")

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/internal/imagetest"
 )
 
@@ -109,9 +110,7 @@ func TestBudgetOwnShare(t *testing.T) {
 // hole; under a budget large enough the member is read as an ELF member
 // (the old form was skipped before).
 func TestSparseBudget(t *testing.T) {
-	if _, err := exec.LookPath("tar"); err != nil {
-		t.Skip("tar is not installed")
-	}
+	fixture.Need(t, "tar")
 	bin, _ := elfs(t)
 	src := t.TempDir()
 	p := filepath.Join(src, "prog")
@@ -241,9 +240,7 @@ func TestImageHardLinks(t *testing.T) {
 // .tar.gz was read past a spent budget at 746 MB RSS). The member's
 // claim is checked before any buffer is allocated.
 func TestSparseBombLastRead(t *testing.T) {
-	if _, err := exec.LookPath("tar"); err != nil {
-		t.Skip("tar is not installed")
-	}
+	fixture.Need(t, "tar")
 	bin, _ := elfs(t)
 	src := t.TempDir()
 	p := filepath.Join(src, "prog")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestRealDebAbsoluteLinks reads a real Debian package fetched from this
@@ -14,9 +16,7 @@ import (
 // absolute link that resolves inside the package's own root (issue 17
 // item 2), so no member may fail as a link out of the artefact.
 func TestRealDebAbsoluteLinks(t *testing.T) {
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skip("apt-get not on PATH: cannot fetch a real .deb")
-	}
+	fixture.Need(t, "apt-get")
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -50,9 +50,7 @@ func TestRealDebAbsoluteLinks(t *testing.T) {
 // TestWalkCancelled: a walk whose context is cancelled stops and says so,
 // through the xz program as through the Go readers.
 func TestWalkCancelled(t *testing.T) {
-	if _, err := exec.LookPath("xz"); err != nil {
-		t.Skip("xz not on PATH")
-	}
+	fixture.Need(t, "xz")
 	var members []ent
 	for i := range 200 {
 		members = append(members, ent{name: "bin/p" + string(rune('a'+i%26)) + string(rune('a'+i/26)), data: make([]byte, 64<<10)})

@@ -15,10 +15,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
-
-	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // ent is a member of an archive built by a test.
@@ -41,8 +40,8 @@ var (
 func elfs(t testing.TB) ([]byte, []byte) {
 	t.Helper()
 	elfOnce.Do(func() {
-		if _, err := exec.LookPath("gcc"); err != nil {
-			elfErr = "gcc is not installed"
+		if !fixture.Have("gcc") {
+			elfErr = "gcc is not installed, or -short: the fast tier compiles nothing"
 			return
 		}
 		dir, err := os.MkdirTemp("", "artefact-elf")
@@ -144,9 +143,7 @@ func zst(t testing.TB, b []byte) []byte {
 // decompresses).
 func bz2(t testing.TB, b []byte) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("bzip2"); err != nil {
-		t.Skip("bzip2 is not installed")
-	}
+	fixture.Need(t, "bzip2")
 	cmd := exec.Command("bzip2", "-c")
 	cmd.Stdin = bytes.NewReader(b)
 	out, err := cmd.Output()

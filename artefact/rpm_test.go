@@ -12,15 +12,14 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/elfgen"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // realRPM builds a package holding a small program with rpmbuild, which
 // adds the program's Requires (libc.so.6(GLIBC_...)(64bit)) itself.
 func realRPM(t *testing.T) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("rpmbuild"); err != nil {
-		t.Skip("rpmbuild is not installed")
-	}
+	fixture.Need(t, "rpmbuild")
 	bin, _ := elfs(t)
 	dir := t.TempDir()
 	prog := filepath.Join(dir, "prog")

@@ -8,15 +8,14 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/ulikunitz/xz"
 )
 
 // xzTool compresses b with the xz program and args, or skips t.
 func xzTool(t testing.TB, b []byte, args ...string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("xz"); err != nil {
-		t.Skip("xz is not installed")
-	}
+	fixture.Need(t, "xz")
 	cmd := exec.Command("xz", append([]string{"-c"}, args...)...)
 	cmd.Stdin = bytes.NewReader(b)
 	out, err := cmd.Output()

@@ -5,12 +5,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestAarch64 audits the nvml pattern cross-compiled for aarch64 against
 // the cross toolchain's library directory used as an image root. There is
 // no aarch64 loader to run here, so the verdicts are the documented ones.
 func TestAarch64(t *testing.T) {
+	fixture.Need(t, "aarch64-linux-gnu-gcc")
 	gcc, err := exec.LookPath("aarch64-linux-gnu-gcc")
 	if err != nil {
 		t.Skip("aarch64-linux-gnu-gcc is not installed")

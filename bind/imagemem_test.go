@@ -24,9 +24,7 @@ import (
 // bytes). It returns the tarball's path.
 func manyProgramsImage(t *testing.T, n int) string {
 	t.Helper()
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	base, err := os.ReadFile(fixture.Build(t, "gcc", dir, "m.c", "#include <stdio.h>\nint main(void){puts(\"x\");return 0;}\n", "prog"))
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // These tests compile the go-nvml pattern with the system C compiler, run
@@ -55,6 +57,7 @@ func needCC(t *testing.T) string {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs a Linux loader")
 	}
+	fixture.Need(t, "gcc")
 	cc, err := exec.LookPath("gcc")
 	if err != nil {
 		t.Skip("gcc is not installed: cannot compile fixtures")
@@ -207,6 +210,7 @@ func checkAgainstLoader(t *testing.T, exe, drv, old string) {
 // BIND_NOW, and the audit must agree with the loader either way.
 func TestGoCgoPattern(t *testing.T) {
 	gcc := needCC(t)
+	fixture.Need(t, "go")
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go is not on PATH: cannot build the cgo fixture")

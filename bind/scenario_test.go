@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // traceLoader asks the real loader for a program's libraries (what ldd
@@ -281,6 +283,7 @@ func TestSkippedCandidates(t *testing.T) {
 		}
 	}
 
+	fixture.Need(t, "aarch64-linux-gnu-gcc")
 	cross, err := exec.LookPath("aarch64-linux-gnu-gcc")
 	if err != nil {
 		t.Skip("aarch64-linux-gnu-gcc is not installed: no library of another architecture to skip")

@@ -82,6 +82,7 @@ func glibcFloor(t *testing.T, path string) (string, []string) {
 // abifloor builds the command once, for the fixes that are `abifloor cc`.
 func abifloor(t *testing.T, dir string) string {
 	t.Helper()
+	fixture.Need(t, "go")
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go not found: cannot build abifloor for its cc")

@@ -38,7 +38,7 @@ func TestKind(t *testing.T) {
 		}
 		cases[dbg] = DebugInfo
 	}
-	if goTool, err := exec.LookPath("go"); err == nil {
+	if goTool, err := exec.LookPath("go"); err == nil && fixture.Have("go") {
 		// A Go program built without cgo is static: the kernel starts it,
 		// no loader binds anything.
 		os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module k\n"), 0o644)

@@ -7,15 +7,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestChdr compiles an object with compressed debug sections at test time
 // and checks that elfx's section and compression headers agree with
 // debug/elf's.
 func TestChdr(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not on PATH")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	src, obj := filepath.Join(dir, "a.c"), filepath.Join(dir, "a.o")
 	os.WriteFile(src, []byte("struct s { int a; long b; }; struct s v; int f(struct s *p) { return p->a; }\n"), 0o644)

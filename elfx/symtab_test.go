@@ -6,13 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // objectFile compiles a small C file into an object file with gcc.
 func objectFile(t testing.TB) []byte {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "s.c")
 	if err := os.WriteFile(src, []byte("int v = 1;\nstatic int hidden(void) { return v; }\nint f(void) { return hidden(); }\n"), 0o644); err != nil {

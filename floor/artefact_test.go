@@ -98,9 +98,7 @@ func TestArtefactFloors(t *testing.T) {
 		})
 	}
 	t.Run("deb", func(t *testing.T) {
-		if _, err := exec.LookPath("dpkg-deb"); err != nil {
-			t.Skip("dpkg-deb is not installed")
-		}
+		fixture.Need(t, "dpkg-deb")
 		pkg := t.TempDir()
 		run(t, pkg, "cp", "-a", tree+"/.", pkg)
 		os.MkdirAll(filepath.Join(pkg, "DEBIAN"), 0o755)
@@ -122,9 +120,7 @@ func TestRealArtefacts(t *testing.T) {
 	dir := t.TempDir()
 	for _, pkg := range []string{"@rollup/rollup-linux-x64-gnu", "@rollup/rollup-linux-x64-musl"} {
 		t.Run(pkg, func(t *testing.T) {
-			if _, err := exec.LookPath("npm"); err != nil {
-				t.Skip("npm is not installed")
-			}
+			fixture.Need(t, "npm")
 			cmd := exec.Command("npm", "pack", "--silent", "--pack-destination", dir, pkg)
 			cmd.Dir = dir
 			b, err := cmd.Output()

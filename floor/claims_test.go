@@ -7,7 +7,6 @@ import (
 	"compress/gzip"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,9 +88,7 @@ func TestClaims(t *testing.T) {
 	so, _ := os.ReadFile(lib)
 
 	t.Run("deb", func(t *testing.T) {
-		if _, err := exec.LookPath("dpkg-deb"); err != nil {
-			t.Skip("dpkg-deb is not installed")
-		}
+		fixture.Need(t, "dpkg-deb")
 		for _, c := range []struct {
 			dep  string
 			want int

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // step is one commit of a test repository: files to write (an empty
@@ -24,11 +26,7 @@ type step struct {
 
 func needTools(t testing.TB, tools ...string) {
 	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
-	}
+	fixture.Need(t, tools...)
 }
 
 // gitRepo builds a repository at test time, one commit per step.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // chromium runs headless Chromium on a local page with everything that
@@ -35,9 +37,7 @@ func chromium(t *testing.T, page string, extra ...string) []byte {
 // is drawn as a band, the script ran to its end without an error, and a
 // screenshot is kept ($ABIFLOOR_ARTIFACTS, else the test's temp dir).
 func TestHTMLInChromium(t *testing.T) {
-	if _, err := exec.LookPath("chromium"); err != nil {
-		t.Skip("chromium is not installed (Debian package chromium)")
-	}
+	fixture.Need(t, "chromium")
 	// 200 versions, with changes and reverts, as a driver table has.
 	var vs []Version
 	fps := []string{"a", "b", "a", "c", "d", "c", "a"}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // Pinned: the addon's RPATH names the libvips version it was built with,
@@ -32,9 +33,7 @@ func npmPacked(t *testing.T, pkgs ...string) []string {
 	if testing.Short() {
 		t.Skip("fetches npm packages")
 	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		t.Skip("npm is not installed")
-	}
+	fixture.Need(t, "npm")
 	base, err := cache.DefaultDir(os.Getenv)
 	if err != nil {
 		t.Skipf("no cache directory for downloads: %v", err)
@@ -109,9 +108,7 @@ func bindOne(t *testing.T, path string) (int, bindJSON) {
 // ($ORIGIN/../../sharp-libvips-linux-x64/lib), as node's loader does;
 // without that package it does not load, as node fails to require it.
 func TestBindNpmSharp(t *testing.T) {
-	if _, err := exec.LookPath("tar"); err != nil {
-		t.Skip("tar is not installed")
-	}
+	fixture.Need(t, "tar")
 	tgz := npmPacked(t, sharpPkg, libvipsPkg)
 	root := t.TempDir()
 	npmInstall(t, root, sharpPkg, tgz[0])

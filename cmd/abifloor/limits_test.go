@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 func TestSizeFlag(t *testing.T) {
@@ -66,7 +68,7 @@ func TestInterrupted(t *testing.T) {
 // says which; fit on each .deb answers as fit on its files extracted.
 func TestRealDebs(t *testing.T) {
 	for _, tool := range []string{"apt-get", "dpkg-deb"} {
-		if _, err := exec.LookPath(tool); err != nil {
+		if !fixture.Have(tool) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // multitoolVersion is the SARIF Multitool release the test validates with.
@@ -27,9 +29,7 @@ const multitoolVersion = "5.7.0"
 // x86-64 Linux host, it skips and says why. The logs are also checked
 // here: every result's rule is listed, every level is SARIF's.
 func TestSARIFValidates(t *testing.T) {
-	if _, err := exec.LookPath("gcc"); err != nil {
-		t.Skip("gcc not installed")
-	}
+	fixture.Need(t, "gcc")
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -197,6 +197,7 @@ func multitool(t *testing.T) string {
 	if _, err := os.Stat(tool); err == nil {
 		return tool
 	}
+	fixture.Need(t, "npm")
 	npm, err := exec.LookPath("npm")
 	if err != nil {
 		t.Skip("npm is not installed: cannot fetch @microsoft/sarif-multitool-linux to validate SARIF")
