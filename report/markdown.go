@@ -31,6 +31,9 @@ type MarkdownSummary struct {
 	Rows          [][]MarkdownCell
 	// More is how many rows were left out; a line says so.
 	More int
+	// Notes are said after the table, one a list item: warnings, and
+	// what the table has no column for.
+	Notes []string
 }
 
 // WriteMarkdown writes s as markdown, every string escaped.
@@ -67,6 +70,12 @@ func WriteMarkdown(w io.Writer, s MarkdownSummary) error {
 	if s.More > 0 {
 		fmt.Fprintf(&b, "\nand %d more (see the step's log).\n", s.More)
 	}
+	if len(s.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range s.Notes {
+			b.WriteString("- " + markdownLine(n) + "\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -92,6 +101,24 @@ func MarkdownText(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// markdownLine is s as the text of a line or list item: MarkdownText,
+// and what would start a block there (a heading's '#', a quote's '>', a
+// list's '-', '+' or "1.", a rule's '=') escaped too.
+func markdownLine(s string) string {
+	s = MarkdownText(s)
+	if s != "" && strings.IndexByte("#>-+=", s[0]) >= 0 {
+		return "\\" + s
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
+		return s[:i] + "\\" + s[i:]
+	}
+	return s
 }
 
 // MarkdownCode is s as a code span in a table cell: Clean, fenced by one

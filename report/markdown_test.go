@@ -48,11 +48,12 @@ func TestWriteMarkdown(t *testing.T) {
 		Rows: [][]MarkdownCell{
 			{{Text: "a`\r\n# h|<img>", Code: true}, {Text: "<img src=x> 1.0"}, {Text: ""}},
 			{{Text: "ok.so", Code: true}},
-		}, More: 3})
+		}, More: 3, Notes: []string{"--max GLIBCXX=3.4: checked nothing", "- <img src=x>\r# h", "12. x", "# h", "> q", "2 files"}})
 	want := "## abifloor check\n\n**FAIL**: some files need more than the limits allow.\n\n" +
 		"| file | floors | violations |\n| --- | --- | --- |\n" +
 		"| ``a`\\r\\n# h\\|<img>`` | \\<img src=x> 1.0 | - |\n" +
-		"| `ok.so` | - | - |\n\nand 3 more (see the step's log).\n"
+		"| `ok.so` | - | - |\n\nand 3 more (see the step's log).\n\n" +
+		"- \\--max GLIBCXX=3.4: checked nothing\n- \\- \\<img src=x>\\\\r# h\n- 12\\. x\n- \\# h\n- \\> q\n- 2 files\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
