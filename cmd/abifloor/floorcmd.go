@@ -189,7 +189,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
 	if errors.Is(err, floor.ErrNothing) {
-		env.stderr = tee
+		env.stderr, restored = tee, false // the message is the usage error's
 		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), errText(err))
 		return fail()
 	}
