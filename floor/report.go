@@ -439,6 +439,14 @@ func (res *Result) WriteJUnit(w io.Writer, warnings []string, empty bool) error 
 // (540 files of /usr/bin for __libc_start_main@GLIBC_2.34). The last line
 // sums up.
 func (res *Result) WriteGitHub(w io.Writer, warnings []string, empty bool) {
+	res.WriteGitHubLevel(w, warnings, empty, "error")
+}
+
+// WriteGitHubLevel is WriteGitHub with violations, and the last line
+// when only violations failed, at level ("warning": a gate that lets
+// violations pass, the Action's fail-on: error). What could not be read
+// stays an error.
+func (res *Result) WriteGitHubLevel(w io.Writer, warnings []string, empty bool, level string) {
 	type group struct {
 		cause string
 		files []string
@@ -468,7 +476,7 @@ func (res *Result) WriteGitHub(w io.Writer, warnings []string, empty bool) {
 	for _, g := range gs {
 		// The symbols most files need first.
 		sort.SliceStable(g.order, func(i, j int) bool { return g.syms[g.order[i]] > g.syms[g.order[j]] })
-		a := report.Annotation{Level: "error", File: g.files[0], Title: g.cause}
+		a := report.Annotation{Level: level, File: g.files[0], Title: g.cause}
 		if len(g.files) == 1 {
 			if len(g.order) > 0 {
 				a.Message = "needs " + symbolList(g.order, 20)
@@ -522,10 +530,12 @@ func (res *Result) WriteGitHub(w io.Writer, warnings []string, empty bool) {
 		report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: "no ELF file was checked"})
 	case len(res.Violations) > 0 || len(unreadable) > 0:
 		msg := fmt.Sprintf("FAIL: %s in %s (%s) of %s", report.Plural(len(res.Violations), "violation"), report.Plural(len(bad), "file"), report.Plural(len(gs), "cause"), checked)
+		lv := level
 		if len(unreadable) > 0 {
 			msg += fmt.Sprintf("; %s could not be read", report.Plural(len(unreadable), "file"))
+			lv = "error"
 		}
-		report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: msg})
+		report.WriteAnnotation(w, report.Annotation{Level: lv, Title: "abifloor check", Message: msg})
 	default:
 		report.WriteAnnotation(w, report.Annotation{Level: "notice", Title: "abifloor check", Message: "OK: " + checked + " within the limits"})
 	}

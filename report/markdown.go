@@ -31,6 +31,9 @@ type MarkdownSummary struct {
 	Rows          [][]MarkdownCell
 	// More is how many rows were left out; a line says so.
 	More int
+	// Notes are said after the table, one a list item: warnings, and
+	// what the table has no column for.
+	Notes []string
 }
 
 // WriteMarkdown writes s as markdown, every string escaped.
@@ -67,18 +70,27 @@ func WriteMarkdown(w io.Writer, s MarkdownSummary) error {
 	if s.More > 0 {
 		fmt.Fprintf(&b, "\nand %d more (see the step's log).\n", s.More)
 	}
+	if len(s.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range s.Notes {
+			b.WriteString("- " + markdownLine(n) + "\n")
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // markdownSpecial are the characters that markdown, GitHub's extensions
-// (tables, strikethrough, math) or HTML read in inline text. A backslash
-// before any ASCII punctuation makes it a literal character.
+// (tables, strikethrough, math) or HTML read in inline text.
 const markdownSpecial = "\\`*_[]<|!&~$"
 
 // MarkdownText is s as literal text on one line of markdown: Clean (no
 // CR, LF, control, bidirectional or invisible character; bounded), then
-// a backslash before each character markdown or HTML would read.
+// each character markdown or HTML would read written as a numeric
+// character reference (&#60; for '<'). A backslash escape is not enough:
+// renderers differ in what it escapes (Python-Markdown keeps "\<img"
+// a tag), where every renderer reads a character reference as the
+// character, as text, and a table splits no cell at "&#124;".
 func MarkdownText(s string) string {
 	s = Clean(s)
 	if !strings.ContainsAny(s, markdownSpecial) {
@@ -87,19 +99,51 @@ func MarkdownText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if r < 0x80 && strings.ContainsRune(markdownSpecial, r) {
-			b.WriteByte('\\')
+			fmt.Fprintf(&b, "&#%d;", r)
+			continue
 		}
 		b.WriteRune(r)
 	}
 	return b.String()
 }
 
+// markdownLine is s as the text of a line or list item: MarkdownText,
+// and what would start a block there (a heading's '#', a quote's '>', a list's '-',
+// '+' or "1.", a rule's '=') written as a character reference too.
+func markdownLine(s string) string {
+	s = MarkdownText(s)
+	if s != "" && strings.IndexByte("#>-+=", s[0]) >= 0 {
+		return fmt.Sprintf("&#%d;", s[0]) + s[1:]
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')') {
+		return s[:i] + fmt.Sprintf("&#%d;", s[i]) + s[i+1:]
+	}
+	return s
+}
+
 // MarkdownCode is s as a code span in a table cell: Clean, fenced by one
 // backtick more than the longest run of them in s (padded with a space
-// if s starts or ends with one), '|' escaped as a table cell needs. Code
-// spans show HTML and markdown as they are.
+// if s starts or ends with one). Code spans show HTML and markdown as
+// they are, but a table splits its row at a '|' even in a code span
+// (GitHub), and a "\\|" shows its backslash in some renderers: so a '|'
+// ends the span and is written between spans as "&#124;".
 func MarkdownCode(s string) string {
 	s = Clean(s)
+	parts := strings.Split(s, "|")
+	for i, p := range parts {
+		if p != "" {
+			parts[i] = codeSpan(p)
+		}
+	}
+	return strings.Join(parts, "&#124;")
+}
+
+// codeSpan is s, which holds no '|', as one code span.
+func codeSpan(s string) string {
 	run, longest := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == '`' {
@@ -113,5 +157,5 @@ func MarkdownCode(s string) string {
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") {
 		s = " " + s + " "
 	}
-	return fence + strings.ReplaceAll(s, "|", `\|`) + fence
+	return fence + s + fence
 }

@@ -60,8 +60,20 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation says whether the run could do its work, and why not.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
 }
 
 type sarifTool struct {
@@ -143,13 +155,7 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 	for _, r := range results {
 		used[r.RuleID] = true
 	}
-	d := sarifDriver{Name: "abifloor", Rules: []sarifRule{}, InformationURI: InformationURI, Version: version}
-	if version == "" {
-		d.Version = "(devel)"
-	}
-	if len(version) > 1 && version[0] == 'v' {
-		d.SemanticVersion = version[1:]
-	}
+	d := driver(version)
 	for _, r := range rules {
 		if !used[r.ID] {
 			continue
@@ -183,6 +189,31 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 		run.Results = append(run.Results, sr)
 	}
 	return WriteJSON(w, sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// WriteSARIFFailure writes the SARIF log of a run that could not do
+// its work (a wrong flag or target, a path that is not there): no
+// result, and an invocation whose executionSuccessful is false with
+// message as an error notification. A reader such as code scanning's
+// upload accepts it, where an empty file is refused, and the log says
+// that nothing was checked rather than that nothing was wrong.
+func WriteSARIFFailure(w io.Writer, version, message string) error {
+	run := sarifRun{Tool: sarifTool{driver(version)}, Results: []sarifResult{},
+		Invocations: []sarifInvocation{{ExecutionSuccessful: false,
+			ToolExecutionNotifications: []sarifNotification{{Level: "error", Message: sarifText{CleanLines(message)}}}}}}
+	return WriteJSON(w, sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// driver describes abifloor at version, without rules.
+func driver(version string) sarifDriver {
+	d := sarifDriver{Name: "abifloor", Rules: []sarifRule{}, InformationURI: InformationURI, Version: version}
+	if version == "" {
+		d.Version = "(devel)"
+	}
+	if len(version) > 1 && version[0] == 'v' {
+		d.SemanticVersion = version[1:]
+	}
+	return d
 }
 
 // splitMember splits the name of an artefact member by the rule of

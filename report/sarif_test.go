@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,47 @@ func TestSplitMember(t *testing.T) {
 		if file != c.file || m != c.member || ok != c.ok {
 			t.Errorf("splitMember(%q) = %q, %q, %v; want %q, %q, %v", c.uri, file, m, ok, c.file, c.member, c.ok)
 		}
+	}
+}
+
+// TestWriteSARIFFailure: a run that could not start is a valid log with
+// no result and a failed invocation naming the reason, cleaned.
+func TestWriteSARIFFailure(t *testing.T) {
+	var b strings.Builder
+	if err := WriteSARIFFailure(&b, "v1.2.3", "unknown target \"ubuntu-2204\"; did you mean ubuntu-22.04?\n::error::x"); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Schema string `json:"$schema"`
+		Runs   []struct {
+			Tool struct {
+				Driver struct{ Name, SemanticVersion string }
+			}
+			Invocations []struct {
+				ExecutionSuccessful        *bool
+				ToolExecutionNotifications []struct {
+					Level   string
+					Message struct{ Text string }
+				}
+			}
+			Results []json.RawMessage
+		}
+	}
+	if err := json.Unmarshal([]byte(b.String()), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Schema != SARIFSchema || len(log.Runs) != 1 {
+		t.Fatalf("log: %s", b.String())
+	}
+	r := log.Runs[0]
+	if r.Tool.Driver.Name != "abifloor" || r.Tool.Driver.SemanticVersion != "1.2.3" || r.Results == nil || len(r.Results) != 0 {
+		t.Errorf("run: %s", b.String())
+	}
+	if len(r.Invocations) != 1 || r.Invocations[0].ExecutionSuccessful == nil || *r.Invocations[0].ExecutionSuccessful {
+		t.Fatalf("invocation: %s", b.String())
+	}
+	n := r.Invocations[0].ToolExecutionNotifications
+	if len(n) != 1 || n[0].Level != "error" || !strings.Contains(n[0].Message.Text, "did you mean ubuntu-22.04?") || strings.Contains(n[0].Message.Text, "\n::error") {
+		t.Errorf("notification: %s", b.String())
 	}
 }

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"maps"
+	"io"
 	"os"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -98,7 +97,26 @@ func demangleResult(res *floor.Result, sf scanFlags) {
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit|markdown] PATH...")
+	return checkWith(ctx, env, args, false)
+}
+
+// checkWith runs check. action is set under the GitHub Action (runAction):
+// a usage error is then an annotation whatever the format.
+func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int {
+	// Until the arguments are understood, what check says on stderr is
+	// also kept: a usage error goes, besides, to the files asked for
+	// (--sarif ...) and, under the github format, into an annotation.
+	tee := &usageTee{w: env.stderr}
+	stderr := env.stderr
+	env.stderr = tee
+	restored := false
+	restore := func() {
+		if !restored {
+			env.stderr, restored = stderr, true
+		}
+	}
+	defer restore()
+	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit|markdown] [--sarif FILE] [--junit FILE] [--json FILE] [--summary FILE] PATH...")
 	var sf scanFlags
 	sf.add(fs, "text|json|github|sarif|junit|markdown")
 	var maxes, targetNames multiFlag
@@ -106,34 +124,53 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&targetNames, "target", "a target the files must load on (repeatable; see abifloor targets)")
 	allowEmpty := fs.Bool("allow-empty", false, "succeed when the paths hold no ELF file (by default that is an error: a gate that checked nothing must not pass)")
 	image := fs.String("image", "", "a container image (OCI layout or docker-save tarball) whose own glibc is the GLIBC limit")
+	var out checkOutputs
+	fs.StringVar(&out.sarif, "sarif", "", "also write the SARIF log to FILE (atomically; on a usage error, a log that says so)")
+	fs.StringVar(&out.junit, "junit", "", "also write the JUnit XML report to FILE")
+	fs.StringVar(&out.json, "json", "", "also write the JSON report to FILE (not written on a usage error)")
+	fs.StringVar(&out.summary, "summary", "", "also write the markdown job summary to FILE")
+	fs.StringVar(&out.githubOutput, "github-output", "", "append the outputs a workflow branches on (verdict, violations, floors, floor-glibc, ...) to FILE, as $GITHUB_OUTPUT wants them")
+	failOn := fs.String("fail-on", "violation", "what fails the check: violation (a violation or an error) or error (only an error: violations are warnings, exit 0)")
+	fail := func() int {
+		restore()
+		out.fail(env, tee.message(), action || sf.format == string(report.GitHub))
+		return exitError
+	}
 	paths, err := parseFlags(fs, args)
 	if err != nil {
-		return flagExit(err)
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return fail()
 	}
 	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit, report.Markdown)
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
-		return exitError
+		return fail()
+	}
+	if *failOn != "violation" && *failOn != "error" {
+		fmt.Fprintln(env.stderr, "abifloor check: --fail-on must be violation or error")
+		return fail()
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(env.stderr, "abifloor check: need PATH... (with --max, --target or --image, or packages that claim where they run)")
 		fs.Usage()
-		return exitError
+		return fail()
 	}
 	var rq floor.Requirements
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
-			return exitError
+			return fail()
 		}
 		rq.Add(ns, ver, "--max")
 	}
 	for _, name := range targetNames {
 		t, err := targets.Lookup(name)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", err, "(abifloor targets lists all)")
-			return exitError
+			fmt.Fprintln(env.stderr, "abifloor check:", errText(err), "(abifloor targets lists all)")
+			return fail()
 		}
 		rq.Targets = append(rq.Targets, t)
 	}
@@ -143,23 +180,71 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		ver, err := floor.ImageGlibc(ctx, *image)
 		if err != nil {
 			fmt.Fprintln(env.stderr, "abifloor check: --image:", report.Clean(err.Error()))
-			return exitError
+			return fail()
 		}
 		rq.Add("GLIBC", ver, "image "+*image)
 	}
+	restore()
 	opt, done := scanOptions(env, sf)
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
 	if errors.Is(err, floor.ErrNothing) {
+		env.stderr, restored = tee, false // the message is the usage error's
 		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), errText(err))
-		return exitError
+		return fail()
 	}
 	demangleResult(res.Result, sf)
-	warnings := []string{}
+	c := &checked{res: res, rq: rq, empty: res.Empty && !*allowEmpty, failOn: *failOn}
 	for _, l := range res.Unused {
-		warnings = append(warnings, report.Clean(fmt.Sprintf("%s %s=%s: no file needs a %s version, so this limit checked nothing", l.Source, l.Namespace, l.Version, l.Namespace)))
+		c.warnings = append(c.warnings, report.Clean(fmt.Sprintf("%s %s=%s: no file needs a %s version, so this limit checked nothing", l.Source, l.Namespace, l.Version, l.Namespace)))
 	}
-	empty := res.Empty && !*allowEmpty
+	if c.warnings == nil {
+		c.warnings = []string{}
+	}
+	c.write(env.stdout, format, sf.text(env))
+	code := c.exit()
+	if !out.write(env, c) {
+		code = exitError
+	}
+	switch {
+	case res.Incomplete:
+		fmt.Fprintf(env.stderr, "abifloor check: %s\n", errText(res.Err))
+	case code == exitOK && len(res.Violations) > 0:
+		fmt.Fprintf(env.stderr, "abifloor check: %s; --fail-on error lets them pass\n", report.Plural(len(res.Violations), "violation"))
+	case c.empty && res.Stats.Errors == 0 && len(res.Violations) == 0:
+		fmt.Fprintf(env.stderr, "abifloor check: %s: nothing was checked (--allow-empty accepts this)\n", noELF(paths))
+	}
+	return code
+}
+
+// checked is a check's result with what its reports say beside it.
+type checked struct {
+	res      *floor.CheckResult
+	rq       floor.Requirements
+	warnings []string
+	empty    bool   // nothing checked, and --allow-empty not given
+	failOn   string // "violation" or "error"
+}
+
+// exit is the check's exit code.
+func (c *checked) exit() int {
+	switch {
+	case c.res.Incomplete || c.res.Stats.Errors > 0:
+		return exitError
+	case len(c.res.Violations) > 0:
+		if c.failOn == "error" {
+			return exitOK
+		}
+		return exitViolation
+	case c.empty:
+		return exitError
+	}
+	return exitOK
+}
+
+// write writes the report in format to w.
+func (c *checked) write(w io.Writer, format report.Format, text floor.TextOptions) error {
+	res := c.res
 	switch format {
 	case report.JSON:
 		// check always has "violations", [] when there are none, so tools
@@ -168,40 +253,55 @@ func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
 		if viol == nil {
 			viol = []floor.Violation{}
 		}
-		report.WriteJSON(env.stdout, struct {
+		return report.WriteJSON(w, struct {
 			*floor.Result
 			Violations []floor.Violation `json:"violations"`
 			Warnings   []string          `json:"warnings"`
-		}{res.Result, viol, warnings})
+		}{res.Result, viol, c.warnings})
 	case report.GitHub:
 		if res.Incomplete {
 			// Never the OK summary: one error saying how far it got.
-			report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
-			break
+			return report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
 		}
-		res.WriteGitHub(env.stdout, warnings, empty)
+		level := "error"
+		if c.failOn == "error" {
+			level = "warning"
+		}
+		res.WriteGitHubLevel(w, c.warnings, c.empty, level)
 	case report.SARIF:
-		res.WriteSARIF(env.stdout, buildVersion(), warnings, empty)
+		return res.WriteSARIF(w, buildVersion(), c.warnings, c.empty)
 	case report.JUnit:
-		res.WriteJUnit(env.stdout, warnings, empty)
+		return res.WriteJUnit(w, c.warnings, c.empty)
 	case report.Markdown:
-		report.WriteMarkdown(env.stdout, checkSummary(res, empty))
+		return report.WriteMarkdown(w, checkSummary(c))
 	default:
-		res.WriteText(env.stdout, sf.text(env), rq, warnings, empty)
+		res.WriteText(w, text, c.rq, c.warnings, c.empty)
 	}
-	switch {
-	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor check: %s\n", errText(res.Err))
-		return exitError
-	case res.Stats.Errors > 0:
-		return exitError
-	case len(res.Violations) > 0:
-		return exitViolation
-	case empty:
-		fmt.Fprintf(env.stderr, "abifloor check: %s: nothing was checked (--allow-empty accepts this)\n", noELF(paths))
-		return exitError
+	return nil
+}
+
+// usageTee passes what is written to w and keeps the first line of it
+// (bounded): the message of a usage error.
+type usageTee struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (t *usageTee) Write(p []byte) (int, error) {
+	if n := min(len(p), 4096-len(t.buf)); n > 0 {
+		t.buf = append(t.buf, p[:n]...)
 	}
-	return exitOK
+	return t.w.Write(p)
+}
+
+// message is the first line kept, without "abifloor check: ".
+func (t *usageTee) message() string {
+	line, _, _ := strings.Cut(string(t.buf), "\n")
+	line = strings.TrimPrefix(line, "abifloor check: ")
+	if line == "" {
+		line = "the check could not start"
+	}
+	return line
 }
 
 func runTargets(_ context.Context, env *cmdEnv, args []string) int {
@@ -272,55 +372,4 @@ func noELF(paths []string) string {
 		}
 	}
 	return "no ELF file under " + report.Clean(strings.Join(paths, " "))
-}
-
-// summaryRows is the most files a job summary lists: GitHub takes at most
-// 1 MiB of summary per step.
-const summaryRows = 500
-
-// checkSummary is check's job summary (--format markdown, which the
-// GitHub Action writes to $GITHUB_STEP_SUMMARY): the verdict the exit
-// code gives, then a row per file, those that failed first: its floors
-// and its violations, or why it could not be read.
-func checkSummary(res *floor.CheckResult, empty bool) report.MarkdownSummary {
-	s := report.MarkdownSummary{Title: "abifloor check", Header: []string{"file", "floors", "violations"}}
-	switch {
-	case res.Incomplete:
-		s.Verdict, s.Says = "ERROR", "the check was interrupted before every file was checked; see the step's log."
-	case res.Stats.Errors > 0:
-		s.Verdict, s.Says = "ERROR", report.Plural64(res.Stats.Errors, "file")+" could not be read; see the step's log."
-	case len(res.Violations) > 0:
-		s.Verdict, s.Says = "FAIL", "some files need more than the limits allow."
-	case empty:
-		s.Verdict, s.Says = "ERROR", "no ELF file was checked; see the step's log."
-	default:
-		s.Verdict, s.Says = "OK", "every file is within the limits."
-	}
-	causes := map[string][]string{}
-	for _, v := range res.Violations {
-		causes[v.Path] = append(causes[v.Path], v.Cause())
-	}
-	var bad, good [][]report.MarkdownCell
-	for _, f := range res.Files {
-		var floors []string
-		for _, ns := range slices.Sorted(maps.Keys(f.Floors)) {
-			floors = append(floors, ns+" "+f.Floors[ns])
-		}
-		row := []report.MarkdownCell{{Text: f.Path, Code: true}, {Text: strings.Join(floors, ", ")}, {Text: strings.Join(causes[f.Path], "; ")}}
-		switch {
-		case f.Error != nil:
-			row[2].Text = "could not be read: " + f.ErrorMessage()
-			bad = append(bad, row)
-		case len(causes[f.Path]) > 0:
-			bad = append(bad, row)
-		default:
-			good = append(good, row)
-		}
-	}
-	s.Rows = append(bad, good...)
-	if len(s.Rows) > summaryRows {
-		s.More = len(s.Rows) - summaryRows
-		s.Rows = s.Rows[:summaryRows]
-	}
-	return s
 }

@@ -296,6 +296,9 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		usage(env.stdout)
 		return exitOK
 	}
+	if args[0] == actionCommand {
+		return runAction(ctx, env, args[1:])
+	}
 	c := lookupCommand(args[0])
 	if c == nil {
 		// A tool that runs only the first word of $CC (cc.go).

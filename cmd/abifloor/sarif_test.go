@@ -76,6 +76,20 @@ func TestSARIFValidates(t *testing.T) {
 		checkSARIFShape(t, args, stdout.Bytes())
 		logs = append(logs, write(strings.Join([]string{"log", string(rune('a' + i)), ".sarif"}, ""), stdout.String()))
 	}
+	// A run that could not start (issue 29 item 3): --sarif still gets a
+	// log, whose invocation failed.
+	var stdout, stderr bytes.Buffer
+	env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+	args := []string{"check", "--format", "github", "--sarif", p("usage.sarif"), "--target", "ubuntu-2204", p("libnew.so")}
+	if code := run(context.Background(), env, args); code != exitError {
+		t.Errorf("%v: exit %d", args, code)
+	}
+	b, err := os.ReadFile(p("usage.sarif"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSARIFShape(t, args, b)
+	logs = append(logs, p("usage.sarif"))
 
 	tool := multitool(t)
 	out := filepath.Join(dir, "validation.sarif")
@@ -104,7 +118,7 @@ func TestSARIFValidates(t *testing.T) {
 			} `json:"results"`
 		} `json:"runs"`
 	}
-	b, err := os.ReadFile(out)
+	b, err = os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
