@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -99,7 +100,7 @@ func checkRendered(t *testing.T, h string, rows int) string {
 // command of the name's.
 func TestActionRendered(t *testing.T) {
 	for _, tool := range []string{"gcc", "bash"} {
-		if _, err := exec.LookPath(tool); err != nil {
+		if !fixture.Have(tool) {
 			t.Skip(tool + " is not installed")
 		}
 	}
@@ -170,13 +171,13 @@ func TestActionRendered(t *testing.T) {
 	sh("gcc", "-shared", "-fPIC", "-nostdlib", "-o", filepath.Join(tree("libc"), name("libc", ".so")), "usefoo.c", "-Lstub", "-l:libc.so")
 	// floor/arch: manylinux_2_5 has no aarch64 rules.
 	haveA64 := false
-	if _, err := exec.LookPath("aarch64-linux-gnu-gcc"); err == nil {
+	if fixture.Have("aarch64-linux-gnu-gcc") {
 		sh("aarch64-linux-gnu-gcc", "-shared", "-fPIC", "-o", filepath.Join(tree("arch"), name("arch", ".so")), "new.c")
 		haveA64 = true
 	}
 	// floor/claim: a .deb's Depends, an npm package's cpu.
 	haveDeb := false
-	if _, err := exec.LookPath("dpkg-deb"); err == nil {
+	if fixture.Have("dpkg-deb") {
 		os.MkdirAll(filepath.Join(src, "deb/usr/lib"), 0o755)
 		sh("gcc", "-shared", "-fPIC", "-o", "deb/usr/lib/"+name("deb", ".so"), "new.c")
 		write(src, "deb/DEBIAN/control", "Package: p\nVersion: 1\nArchitecture: amd64\nMaintainer: x <x@example.org>\nDepends: libc6 (>= 2.3)\nDescription: x\n")
