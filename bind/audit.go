@@ -483,12 +483,6 @@ type FileOptions struct {
 	Head []byte
 }
 
-// File audits one file. Files that are not ELF programs or libraries are
-// skipped (ok false) unless opt.Named.
-func (a *Auditor) File(p string, opt FileOptions) (rep FileReport, ok bool) {
-	return a.file(context.Background(), p, opt, make([]byte, headSize))
-}
-
 func (a *Auditor) file(ctx context.Context, p string, opt FileOptions, buf []byte) (rep FileReport, ok bool) {
 	rep = FileReport{Path: p, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
 	defer func() {
