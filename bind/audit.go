@@ -95,8 +95,10 @@ func New(opt Options) *Auditor {
 // setMultiarch looks at the image's library directories.
 func (a *Auditor) setMultiarch() {
 	// Debian-style images keep libraries in multiarch directories; the
-	// default search path and $LIB follow the image, not this machine.
-	for _, d := range []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"} {
+	// default search path and $LIB follow the image, not this machine. A
+	// root without merged /usr (Debian 11 and older, a root unpacked from
+	// libc6 alone) may have only /lib/<triplet>.
+	for _, d := range multiarchDirs {
 		if h, err := a.host(d); err == nil {
 			if mode, _, err := a.fsys.stat(h); err == nil && mode.IsDir() {
 				a.multiarch = true
@@ -104,6 +106,17 @@ func (a *Auditor) setMultiarch() {
 			}
 		}
 	}
+}
+
+// multiarchDirs are the directories that make a root Debian-style.
+var multiarchDirs = []string{
+	"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+	"/usr/lib/i386-linux-gnu", "/lib/i386-linux-gnu",
+	"/usr/lib/arm-linux-gnueabihf", "/lib/arm-linux-gnueabihf",
+	"/usr/lib/powerpc64le-linux-gnu", "/lib/powerpc64le-linux-gnu",
+	"/usr/lib/s390x-linux-gnu", "/lib/s390x-linux-gnu",
+	"/usr/lib/riscv64-linux-gnu", "/lib/riscv64-linux-gnu",
 }
 
 // CacheError is the error reading the image's ld.so.cache, if any.
@@ -141,11 +154,12 @@ type Warning struct {
 }
 
 // Fails reports whether the audit found a file that does not load: one
-// that dies at start, or lacks a symbol its --dlopen libraries should
-// provide, or, when strict, one with a Warning.
+// that dies at start, crashes at its first call through a PLT entry of
+// type NONE, or lacks a symbol its --dlopen libraries should provide, or,
+// when strict, one with a Warning.
 func (r *Result) Fails(strict bool) bool {
 	for _, fr := range r.Files {
-		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 {
+		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 || fr.PLTNone > 0 {
 			return true
 		}
 	}
@@ -232,8 +246,11 @@ type FileReport struct {
 	BindNow bool `json:"bind_now"`
 	// Relro is none, partial (PT_GNU_RELRO) or full (and BIND_NOW).
 	Relro string `json:"relro"`
-	// Go: linked by the Go linker; GoBindNow: and it asked for BIND_NOW.
-	Go bool `json:"go,omitempty"`
+	// Go: linked by the Go linker; GoBindNow: BindNow, and the Go linker
+	// asked for it (-bindnow, a plugin, a program that may load plugins),
+	// not the user through -extldflags.
+	Go        bool `json:"go,omitempty"`
+	GoBindNow bool `json:"go_bind_now,omitempty"`
 	// Plugin: a library without DT_SONAME, which nothing links against;
 	// a program loads it with dlopen and provides the symbols it lacks
 	// (Perl and Python modules). Its unresolved symbols are then the
@@ -553,7 +570,7 @@ type fallback func(name string, l *loaded, beside fallback) (string, *object, st
 // dependencies; nil means beside only.
 func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, fb fallback) {
 	rep.obj = o
-	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.PLTNone
+	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.GoBindNow, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.GoBindNow, o.PLTNone
 	switch {
 	case o.Relro && o.BindNow:
 		rep.Relro = "full"
@@ -606,7 +623,11 @@ func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, f
 	if a.tree {
 		rep.Deps = sc.deps()
 	}
-	fatal := a.missingVerdict(rep.Path, sc)
+	// The kernel looks for the interpreter before the loader runs.
+	fatal := a.interpVerdict(rep.Path, o)
+	if fatal == nil {
+		fatal = a.missingVerdict(rep.Path, sc)
+	}
 	// Versions are checked for every object before any relocation.
 	if fatal == nil {
 		fatal = a.checkVersions(rep.Path, sc)
@@ -774,7 +795,7 @@ func (a *Auditor) sysrootReal() string {
 
 // PLTNoneWarning says what r's PLT relocations of type NONE do.
 func (r FileReport) PLTNoneWarning() string {
-	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", r.PLTNone)
+	return fmt.Sprintf("crashes at the first call through a PLT entry: %d PLT relocations of type NONE (symbols ignored at link time: --unresolved-symbols=ignore-all or ignore-in-object-files)", r.PLTNone)
 }
 
 // HostOnly are the dependencies of r found only beside it, through no

@@ -50,13 +50,15 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		switch {
 		case fr.DiesAtStart:
 			verdict = p.Red("dies at start: " + report.Clean(fr.Reason))
+		case fr.PLTNone > 0:
+			verdict = p.Red(fr.PLTNoneWarning())
 		case fr.HostSymbols > 0:
 			verdict = p.Yellow(report.Clean(fr.Reason))
 		}
 		mode := "lazy binding"
 		if fr.BindNow {
 			mode = "BIND_NOW"
-			if fr.Go {
+			if fr.GoBindNow {
 				mode += " (Go linker)"
 			}
 		}
@@ -66,7 +68,12 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		}
 		fmt.Fprintln(w)
 		if fr.Message != "" {
-			fmt.Fprintf(w, "  ld.so: %s\n", report.Clean(fr.Message))
+			// The kernel refuses a missing interpreter before ld.so runs.
+			by := "ld.so"
+			if strings.HasPrefix(fr.Reason, "interpreter ") {
+				by = "exec"
+			}
+			fmt.Fprintf(w, "  %s: %s\n", by, report.Clean(fr.Message))
 		}
 		if opt.Tree {
 			writeTree(w, fr.Deps)
@@ -91,9 +98,6 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 				break
 			}
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
-		}
-		if fr.PLTNone > 0 && !fr.DiesAtStart {
-			fmt.Fprintf(w, "  %s\n", p.Yellow(fr.PLTNoneWarning()))
 		}
 		for _, u := range fr.DlopenMissing {
 			if listed++; listed > Screenful && !opt.All {
@@ -173,7 +177,7 @@ func (res *Result) WriteGitHub(w io.Writer, strict bool) {
 			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
-			report.WriteAnnotation(w, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: fr.PLTNoneWarning()})
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "PLT relocations of type NONE", Message: fr.PLTNoneWarning()})
 		}
 		for _, v := range fr.HostOnly() {
 			report.WriteAnnotation(w, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host", Message: v.Note()})
@@ -244,6 +248,8 @@ func (res *Result) WriteJUnit(w io.Writer, strict bool) error {
 				msg = fr.Reason
 			}
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-at-start", Message: msg})
+		case fr.PLTNone > 0:
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/plt-none", Message: fr.PLTNoneWarning()})
 		}
 		for _, u := range fr.DlopenMissing {
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it"})
