@@ -45,6 +45,10 @@ type Options struct {
 	// Tree keeps, in FileReport.Deps, which object needed which library
 	// and where each was found: the tree of a file's load.
 	Tree bool
+	// BindNow audits as if every file were linked with -z now (or run
+	// with LD_BIND_NOW=1): lazily bound symbols are bound at start, so
+	// one no loaded library provides kills the program before main.
+	BindNow bool
 }
 
 // Auditor audits binaries against one image. Parsed libraries are shared by
@@ -62,6 +66,7 @@ type Auditor struct {
 	progress  func(int64)
 	demangle  func(string) string
 	tree      bool
+	bindNow   bool
 
 	objs      objects
 	cacheOnce sync.Once
@@ -77,7 +82,7 @@ type Auditor struct {
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
-	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree,
+	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree, bindNow: opt.BindNow,
 		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}, dirs: map[string]*dirEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
@@ -255,10 +260,14 @@ type FileReport struct {
 	// a program loads it with dlopen and provides the symbols it lacks
 	// (Perl and Python modules). Its unresolved symbols are then the
 	// host's to provide, not a failure: HostSymbols counts the eager ones.
-	Plugin      bool   `json:"plugin,omitempty"`
-	HostSymbols int    `json:"host_symbols,omitempty"`
-	DiesAtStart bool   `json:"dies_at_start"`
-	Reason      string `json:"reason,omitempty"`
+	Plugin      bool `json:"plugin,omitempty"`
+	HostSymbols int  `json:"host_symbols,omitempty"`
+	DiesAtStart bool `json:"dies_at_start"`
+	// IfBindNow, with Options.BindNow: the file starts as linked, and
+	// dies at start only when every symbol is bound at start (-z now,
+	// LD_BIND_NOW=1).
+	IfBindNow bool   `json:"if_bind_now,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 	// Message is the whole line ld.so would print.
 	Message          string       `json:"message,omitempty"`
 	Unresolved       []Unresolved `json:"unresolved"`
@@ -632,9 +641,10 @@ func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, f
 	if fatal == nil {
 		fatal = a.checkVersions(rep.Path, sc)
 	}
-	hostEager, relocFatal := a.resolve(rep, sc)
+	hostEager, relocFatal, onlyBindNow := a.resolve(rep, sc)
 	if fatal == nil {
 		fatal = relocFatal
+		rep.IfBindNow = onlyBindNow
 	}
 	switch {
 	case fatal != nil:
@@ -692,32 +702,44 @@ func (a *Auditor) missingVerdict(exe string, sc *scope) *verdict {
 // resolve looks up every object's references in the scope, relocating
 // from the last object loaded back to the executable as ld.so does. It
 // fills rep.Unresolved, and returns a plugin's eager references (its
-// host's to satisfy) and the first fatal relocation.
-func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fatal *verdict) {
+// host's to satisfy) and the first fatal relocation. With Options.BindNow
+// every lazily bound reference is bound at start, as under LD_BIND_NOW=1;
+// onlyBindNow then says the file would start as linked, and dies only so.
+func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fatal *verdict, onlyBindNow bool) {
+	linkedDies := false
 	for i := len(sc.list) - 1; i >= 0; i-- {
 		l := sc.list[i]
 		obj, display, refs := "", rep.Path, l.obj.refs
 		if i > 0 {
 			obj, display, refs = l.name, l.name, a.selfUnresolved(sc.ctx, l)
 		}
-		if l.obj.PLTNone > 0 && !l.obj.BindNow && fatal == nil {
-			reason := "unexpected PLT reloc type 0x00"
-			fatal = &verdict{reason, rep.Path + ": error while loading shared libraries: " + display + ": " + reason}
+		// Lazy binding's setup refuses PLT relocations of type NONE; bound
+		// at start they are skipped, and the first call crashes.
+		if l.obj.PLTNone > 0 && !l.obj.BindNow {
+			linkedDies = true
+			if fatal == nil && !a.bindNow {
+				reason := "unexpected PLT reloc type 0x00"
+				fatal = &verdict{reason, rep.Path + ": error while loading shared libraries: " + display + ": " + reason}
+			}
 		}
 		var eager []reference
 		for _, r := range refs {
 			if sc.resolves(r, l.obj) {
 				continue
 			}
+			atStart := r.Binding == "eager" || a.bindNow && r.Binding == "lazy"
 			rep.Unresolved = append(rep.Unresolved, Unresolved{Name: r.Name, Version: r.Version, Relocation: r.Reloc,
-				Eager: r.Binding == "eager", Binding: r.Binding, Object: obj})
-			if r.Binding == "eager" {
+				Eager: atStart, Binding: r.Binding, Object: obj})
+			if atStart {
 				eager = append(eager, r)
 			}
 		}
 		sort.SliceStable(eager, func(i, j int) bool { return eager[i].order < eager[j].order })
 		if rep.Plugin && i == 0 {
 			hostEager, eager = eager, nil
+		}
+		for _, r := range eager {
+			linkedDies = linkedDies || r.Binding == "eager"
 		}
 		if len(eager) > 0 && fatal == nil {
 			reason := "undefined symbol: " + eager[0].Name
@@ -727,7 +749,7 @@ func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fa
 			fatal = &verdict{reason, rep.Path + ": symbol lookup error: " + display + ": " + reason}
 		}
 	}
-	return hostEager, fatal
+	return hostEager, fatal, fatal != nil && !linkedDies
 }
 
 // checkDlopen adds the libraries the program loads itself (and what they

@@ -269,3 +269,48 @@ func TestGoLinkerBindNow(t *testing.T) {
 		}
 	}
 }
+
+// TestBindNowMatchesLoader: the --bind-now verdict of each form of the
+// go-nvml pattern is what the real loader does under LD_BIND_NOW=1, with
+// the driver present (dlopen'd after start, too late) and absent; the
+// lazily linked ones start as linked, and IfBindNow says so.
+func TestBindNowMatchesLoader(t *testing.T) {
+	gcc := needCC(t)
+	dir := t.TempDir()
+	drv := filepath.Join(dir, "drv", "libnvidia-ml.so.1")
+	os.MkdirAll(filepath.Dir(drv), 0o755)
+	cc(t, gcc, "-shared", "-fPIC", "-o", drv, write(t, dir, "drv.c", driverC))
+	src := write(t, dir, "app.c", appC)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"lazy-rdynamic", []string{"-rdynamic", "-Wl,-z,lazy"}},
+		{"now-rdynamic", []string{"-rdynamic", "-Wl,-z,now"}},
+		{"lazy-pie", []string{"-pie", "-Wl,-z,lazy"}},
+		{"plain", []string{"-DPLAIN"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			exe := filepath.Join(dir, c.name)
+			s := src
+			if c.name == "plain" {
+				s = write(t, dir, "plain.c", "#include <stdio.h>\nint main(void) { puts(\"started\"); return 0; }\n")
+			}
+			cc(t, gcc, append([]string{"-o", exe, s, "-ldl", "-Wl,--unresolved-symbols=ignore-in-object-files"}, c.args...)...)
+			linked := audit1(t, Options{}, exe)
+			rep := audit1(t, Options{BindNow: true}, exe)
+			for _, arg := range []string{drv, filepath.Join(dir, "absent.so")} {
+				o := runReal(t, []string{"LD_BIND_NOW=1"}, exe, arg)
+				if rep.DiesAtStart == o.started {
+					t.Fatalf("--bind-now: dies %v (%s); LD_BIND_NOW=1: started %v, stderr %q", rep.DiesAtStart, rep.Reason, o.started, o.stderr)
+				}
+				if rep.DiesAtStart && !strings.Contains(o.stderr, rep.Reason) {
+					t.Errorf("reason %q not in the loader's %q", rep.Reason, o.stderr)
+				}
+			}
+			if want := rep.DiesAtStart && !linked.DiesAtStart; rep.IfBindNow != want {
+				t.Errorf("if_bind_now %v, want %v (as linked: dies %v)", rep.IfBindNow, want, linked.DiesAtStart)
+			}
+		})
+	}
+}

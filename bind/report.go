@@ -48,6 +48,8 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		}
 		verdict := p.Green("loads")
 		switch {
+		case fr.IfBindNow:
+			verdict = p.Red(report.Clean(fr.BindNowVerdict()))
 		case fr.DiesAtStart:
 			verdict = p.Red("dies at start: " + report.Clean(fr.Reason))
 		case fr.PLTNone > 0:
@@ -70,8 +72,11 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		if fr.Message != "" {
 			// The kernel refuses a missing interpreter before ld.so runs.
 			by := "ld.so"
-			if strings.HasPrefix(fr.Reason, "interpreter ") {
+			switch {
+			case strings.HasPrefix(fr.Reason, "interpreter "):
 				by = "exec"
+			case fr.IfBindNow:
+				by = "ld.so (LD_BIND_NOW=1)"
 			}
 			fmt.Fprintf(w, "  %s: %s\n", by, report.Clean(fr.Message))
 		}
@@ -150,6 +155,12 @@ func writeTree(w io.Writer, deps []ObjectDeps) {
 	walk("", 0)
 }
 
+// BindNowVerdict is what --bind-now says of a file that starts as linked
+// and dies when every symbol is bound at start.
+func (r FileReport) BindNowVerdict() string {
+	return "would die at start if linked with -z now: " + r.Reason
+}
+
 func symName(u Unresolved) string { return report.Clean(u.SymbolName()) }
 
 func refDetail(u Unresolved) string {
@@ -173,6 +184,8 @@ func (res *Result) WriteGitHub(w io.Writer, strict bool) {
 		switch {
 		case fr.Error != nil:
 			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.ErrorMessage()})
+		case fr.IfBindNow:
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "would die at start if linked with -z now", Message: fr.BindNowVerdict()})
 		case fr.DiesAtStart:
 			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}
@@ -200,6 +213,8 @@ func (res *Result) WriteSARIF(w io.Writer, version string, strict bool) error {
 		switch {
 		case fr.Error != nil:
 			rs = append(rs, report.SARIFResult{RuleID: "bind/unreadable", Message: fr.ErrorMessage(), URI: fr.Path})
+		case fr.IfBindNow:
+			rs = append(rs, report.SARIFResult{RuleID: "bind/dies-if-bind-now", Message: fr.BindNowVerdict(), URI: fr.Path})
 		case fr.DiesAtStart:
 			msg := fr.Message
 			if msg == "" {
@@ -242,6 +257,8 @@ func (res *Result) WriteJUnit(w io.Writer, strict bool) error {
 		switch {
 		case fr.Error != nil:
 			c.Error = fr.ErrorMessage()
+		case fr.IfBindNow:
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-if-bind-now", Message: fr.BindNowVerdict()})
 		case fr.DiesAtStart:
 			msg := fr.Message
 			if msg == "" {
