@@ -179,6 +179,8 @@ type Proof struct {
 	// Loader are the loader's objections: symbols no library the output
 	// loads defines on the target.
 	Loader []string
+	// Removed: the proof failed and the output was removed.
+	Removed bool
 }
 
 // OK reports whether the proof holds.
@@ -196,6 +198,9 @@ func (p *Proof) Problems() []string {
 	}
 	for _, m := range p.Loader {
 		out = append(out, p.Output+": "+m)
+	}
+	if p.Removed {
+		out = append(out, p.Output+": removed, as a failed link's output is: a build must not take it for up to date")
 	}
 	return out
 }
@@ -335,6 +340,14 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 	}
 	p, err := w.prove(ctx, line, stubs, a)
 	res.Proof = p
+	if err == nil && !p.OK() {
+		// A refused output goes, as the link editor removes a failed
+		// link's: left in place, the next make would call it up to date
+		// and ship it.
+		if rm := os.Remove(line.output); rm == nil || errors.Is(rm, os.ErrNotExist) {
+			p.Removed = true
+		}
+	}
 	return res, err
 }
 

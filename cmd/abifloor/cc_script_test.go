@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -72,6 +73,12 @@ func init() {
 			ts.Fatalf("no libc.so under %s", args[0])
 		}
 	}
+	// [relr]: gcc's linker makes DT_RELR (-z pack-relative-relocs,
+	// binutils 2.38 and later).
+	scriptConds["relr"] = sync.OnceValue(func() bool {
+		gcc, err := exec.LookPath("gcc")
+		return err == nil && fixture.Supports(gcc, "-Wl,-z,pack-relative-relocs")
+	})
 	// [bullseye]: Debian bullseye's glibc 2.31 is unpacked (see bullseyeDir).
 	scriptConds["bullseye"] = func() bool { return bullseyeDir() != "" }
 	// [!] glibc231 PROG ARGS...: run PROG with bullseye's real loader and
