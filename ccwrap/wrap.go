@@ -60,6 +60,10 @@ type Options struct {
 	Warn func(string)
 	// Verbose makes Run report what it decided (Result.Notes).
 	Verbose bool
+	// Dlopen names the libraries an executable loads itself (dlopen with
+	// RTLD_GLOBAL): its lazily bound symbols that no library it loads at
+	// start defines must be defined by one of them.
+	Dlopen []string
 }
 
 // ErrNoRelease is returned by New when neither a release nor a target was
@@ -179,12 +183,34 @@ type Proof struct {
 	// Loader are the loader's objections: symbols no library the output
 	// loads defines on the target.
 	Loader []string
+	// Lazy are the output's lazily bound symbols that no library it
+	// loads at start defines (the go-nvml pattern: functions of a library
+	// it dlopens): it starts, and dies at the first call to one unless a
+	// library loaded by then defines it. A warning, as bind's.
+	Lazy []string
 	// Removed: the proof failed and the output was removed.
 	Removed bool
 }
 
 // OK reports whether the proof holds.
 func (p *Proof) OK() bool { return len(p.Violations) == 0 && len(p.Loader) == 0 }
+
+// Warnings are the proof's warnings, one line each, for a person.
+func (p *Proof) Warnings() []string {
+	if len(p.Lazy) == 0 {
+		return nil
+	}
+	n := "1 symbol"
+	if len(p.Lazy) > 1 {
+		n = fmt.Sprintf("%d symbols", len(p.Lazy))
+	}
+	more := ""
+	if len(p.Lazy) > 5 {
+		more = fmt.Sprintf(" and %d more", len(p.Lazy)-5)
+	}
+	return []string{fmt.Sprintf("%s: %s lazily bound that no library it loads at start defines: it dies at the first call to %s%s unless a library it loads itself defines them (--dlopen LIB checks them; linked with -z now it would die at start)",
+		p.Output, n, strings.Join(p.Lazy[:min(len(p.Lazy), 5)], ", "), more)}
+}
 
 // Problems are the proof's failures, one line each, for a person.
 func (p *Proof) Problems() []string {
@@ -405,7 +431,7 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc
 	}
 	p.Violations = res.Violations
 	if len(p.Violations) == 0 {
-		p.Loader = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"])
+		p.Loader, p.Lazy = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"], w.o.Dlopen)
 	}
 	return p, nil
 }
@@ -428,6 +454,9 @@ func (w *Wrapper) Install(self, dir, compiler string) error {
 	}
 	if w.o.Arch != "" {
 		flags = append(flags, "--arch", w.o.Arch)
+	}
+	for _, l := range w.o.Dlopen {
+		flags = append(flags, "--dlopen", l)
 	}
 	if w.o.CacheDir != "" {
 		d, err := filepath.Abs(w.o.CacheDir)
@@ -515,12 +544,15 @@ func archHeader(ctx context.Context, c *cache.Cache, arch string) (*glibc.Arch, 
 
 // loaderProof audits the output as ld.so would load it on the target: the
 // stubs stand for the target's glibc, then the link's -L directories, then
-// this machine's libraries. Every symbol the output itself leaves undefined
+// this machine's libraries. Every symbol the output itself binds at start
 // must be defined, with its version, by a library it loads. A shared
 // library may leave symbols to its host, so there only glibc's count. What
 // other libraries of this machine lack (the host's libgcc_s needs the
-// host's glibc) is not the output's to answer for.
-func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) []string {
+// host's glibc) is not the output's to answer for. An executable's lazily
+// bound symbols that are not glibc's are bind's warning (lazy), not a
+// failure: the program dlopens their library before the first call (the
+// go-nvml pattern); with dlopen named, they must be defined there.
+func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string, dlopen []string) (msgs, lazy []string) {
 	path := []string{stubs}
 	for _, d := range line.libDirs {
 		if abs, err := filepath.Abs(d); err == nil {
@@ -534,16 +566,15 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 			path = append(path, abs)
 		}
 	}
-	res := bind.New(bind.Options{LibraryPath: path, Workers: 1}).Audit(ctx, []string{line.output})
+	res := bind.New(bind.Options{LibraryPath: path, Workers: 1, Dlopen: dlopen}).Audit(ctx, []string{line.output})
 	if res.Incomplete || len(res.Files) == 0 {
 		// A proof cut short proves nothing: never an empty "no objection".
-		return []string{"the loader's view was not proven (interrupted)"}
+		return []string{"the loader's view was not proven (interrupted)"}, nil
 	}
-	var msgs []string
 	var db *glibc.Index
 	for _, f := range res.Files {
 		if f.Error != nil {
-			return []string{f.ErrorMessage()}
+			return []string{f.ErrorMessage()}, nil
 		}
 		if f.PLTNone > 0 {
 			msgs = append(msgs, fmt.Sprintf("%d PLT relocations of symbols ignored at link time: %s", f.PLTNone, f.Reason))
@@ -555,7 +586,7 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 			if db == nil {
 				a, err := glibc.LoadArch(arch, true)
 				if err != nil {
-					return []string{err.Error()}
+					return []string{err.Error()}, nil
 				}
 				db = a.Index(target)
 			}
@@ -563,6 +594,16 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 			isGlibc := strings.HasPrefix(u.Version, "GLIBC_")
 			if l, ok := glibcHint(db, u.Name, target); ok {
 				msgs = append(msgs, l)
+				continue
+			}
+			// With a library missing, the symbols it would define are
+			// not a dlopen pattern but that library's absence.
+			if !known && !isGlibc && !u.Eager && !line.shared && len(f.MissingLibraries) == 0 {
+				// Bound at the first call, not at start (or never
+				// looked up: no relocation uses it).
+				if len(dlopen) == 0 && u.Binding == "lazy" {
+					lazy = append(lazy, u.SymbolName())
+				}
 				continue
 			}
 			if known || isGlibc || !line.shared {
@@ -573,8 +614,11 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 				msgs = append(msgs, fmt.Sprintf("undefined symbol: %s%s: no library it loads defines it on glibc %s", u.Name, v, target))
 			}
 		}
+		for _, u := range f.DlopenMissing {
+			msgs = append(msgs, "would fail at the first call to "+u.SymbolName()+": no --dlopen library defines it")
+		}
 	}
-	return msgs
+	return msgs, lazy
 }
 
 // heldWriter keeps what is written, up to limit bytes; past that it passes

@@ -21,7 +21,7 @@ func ccFallback(ctx context.Context, env *cmdEnv, args []string) (int, bool) {
 	return runCC(ctx, env, cmdArgs, cmd == "c++"), true
 }
 
-const ccSynopsis = "--glibc VER|--target NAME [--arch A] [--cache-dir DIR] [-v] -- CC ARGS...\n       abifloor %s --glibc VER|--target NAME --install DIR [-- CC]"
+const ccSynopsis = "--glibc VER|--target NAME [--arch A] [--cache-dir DIR] [--dlopen LIB]... [-v] -- CC ARGS...\n       abifloor %s --glibc VER|--target NAME --install DIR [-- CC]"
 
 func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	o := ccwrap.Options{Name: "cc", CXX: cxx, Getenv: env.getenv, Stdin: os.Stdin, Stdout: env.stdout, Stderr: env.stderr}
@@ -36,6 +36,8 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "stub cache (default $ABIFLOOR_CACHE, $XDG_CACHE_HOME/abifloor or ~/.cache/abifloor)")
 	fs.StringVar(&install, "install", "", "write wrapper scripts DIR/cc and DIR/c++ that run this command, for tools that take one compiler path")
 	fs.BoolVar(&o.Verbose, "v", false, "say what was decided and proven")
+	var dlopen multiFlag
+	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable): its lazily bound symbols must be defined there")
 	say := func(format string, a ...any) {
 		fmt.Fprintf(env.stderr, "abifloor %s: %s\n", o.Name, fmt.Sprintf(format, a...))
 	}
@@ -69,6 +71,7 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 		fs.Usage()
 		return exitError
 	}
+	o.Dlopen = dlopen
 	w, err := ccwrap.New(o)
 	switch {
 	case errors.Is(err, ccwrap.ErrNoRelease):
@@ -123,6 +126,9 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	}
 	if res.Proof == nil {
 		return exitOK
+	}
+	for _, m := range res.Proof.Warnings() {
+		say("warning: %s", m)
 	}
 	if !res.Proof.OK() {
 		for _, p := range res.Proof.Problems() {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -78,6 +80,16 @@ func init() {
 	scriptConds["relr"] = sync.OnceValue(func() bool {
 		gcc, err := exec.LookPath("gcc")
 		return err == nil && fixture.Supports(gcc, "-Wl,-z,pack-relative-relocs")
+	})
+	// [proxy]: the Go module proxy answers (go list -m of a module
+	// through it, within 30 s), for scripts that build a real module.
+	scriptConds["proxy"] = sync.OnceValue(func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "list", "-m", "github.com/NVIDIA/go-nvml@v0.13.4-1")
+		cmd.Dir = os.TempDir()
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GO111MODULE=on")
+		return cmd.Run() == nil
 	})
 	// [bullseye]: Debian bullseye's glibc 2.31 is unpacked (see bullseyeDir).
 	scriptConds["bullseye"] = func() bool { return bullseyeDir() != "" }
