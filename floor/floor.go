@@ -221,14 +221,31 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 		viol = append(viol, checkTargets(f, &r, opt.Targets, opt.EachTarget)...)
 		viol = append(viol, checkTargets(f, &r, opt.Claimed, false)...)
 	}()
-	if !why && len(viol) == 0 {
-		return r, nil
+	// The loader of the limit's glibc release refuses more than versions
+	// above it: its libc.so.6 lacks what the library merge of 2.34 moved
+	// in, and its loader path may not be the file's interpreter.
+	var lc *loaderCheck
+	if lim, ok := limits.Lookup("GLIBC"); ok && r.Libc != Musl && symver.Valid(lim) {
+		lc = &loaderCheck{release: lim, target: lookupFold(opt.Sources, "GLIBC")}
+	}
+	if !why && len(viol) == 0 && (lc == nil || !lc.needsSymbols(f)) {
+		if lc != nil {
+			viol = append(viol, lc.check(f, &r, nil, "")...)
+		}
+		return r, viol
 	}
 	syms, err := f.Symbols()
 	if err != nil {
 		// The floors stand; only the explanation is missing.
 		r.Error = fmt.Errorf("%s: reading symbols: %w", path, err)
 		return r, viol
+	}
+	if lc != nil {
+		// After the limits' symbols are filled in below.
+		defer func() {
+			lim, _ := limits.Lookup("GLIBC")
+			viol = append(viol, lc.check(f, &r, syms, lim)...)
+		}()
 	}
 	if why {
 		r.Why = map[string][]Ref{}
