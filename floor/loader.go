@@ -276,7 +276,9 @@ func (lc loaderCheck) bindNow(f *elfx.File, r *FileReport, syms []elfx.Symbol, r
 // gccRuntime are the GCC runtime libraries every target's base system has.
 var gccRuntime = map[string]bool{"libstdc++.so.6": true, "libgcc_s.so.1": true}
 
-// loaderCause is Cause for the loader's rules, in the loader's words.
+// loaderCause is Cause for the loader's rules, in the loader's words: the
+// first symbol, as the loader names the first it meets (the report lists
+// them all, and causes group files).
 func (v Violation) loaderCause() string {
 	target := v.Target
 	if target == "" || target == "--max" {
@@ -286,21 +288,17 @@ func (v Violation) loaderCause() string {
 	if len(v.Symbols) > 0 {
 		first = v.Symbols[0].Name
 	}
-	more := ""
-	if len(v.Symbols) > 1 {
-		more = fmt.Sprintf(" and %d more", len(v.Symbols)-1)
-	}
 	switch v.Rule {
 	case RuleInterpreter:
 		return fmt.Sprintf("interpreter %s: not on %s", v.Required, target)
 	case RuleBindNow:
-		return fmt.Sprintf("undefined symbol: %s%s: linked with -z now, bound at start, and no library of %s's base system defines it (lazily bound, a library loaded later could)", first, more, target)
+		return fmt.Sprintf("undefined symbol: %s: linked with -z now, bound at start, and no library of %s's base system defines it (lazily bound, a library loaded later could)", first, target)
 	}
 	where := "in " + v.Library + " on " + target
 	if v.Required != "" {
 		where = "in " + v.Library + " before glibc " + v.Required
 	}
-	s := fmt.Sprintf("undefined symbol: %s%s (%s", first, more, where)
+	s := fmt.Sprintf("undefined symbol: %s (%s", first, where)
 	if flag := glibc.LinkFlag(v.Library); flag != "" {
 		s += ": add " + flag
 	}

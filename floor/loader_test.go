@@ -27,6 +27,7 @@ int run(void) { unsigned char b[512]; puts("res"); __res_search("localhost", 1, 
 	// does: before 2.34 that version is libpthread's.
 	pthreadC = `#include <pthread.h>
 __asm__(".symver pthread_create,pthread_create@GLIBC_2.2.5");
+__asm__(".symver pthread_join,pthread_join@GLIBC_2.2.5");
 static void *f(void *a) { return a; }
 int run(void) { pthread_t t; if (pthread_create(&t, 0, f, 0)) return 1; pthread_join(t, 0); return 7; }
 `
@@ -40,6 +41,12 @@ int main(int argc, char **argv) { puts("started"); fflush(stdout); if (argc > 5)
 
 // checkOne checks path against the named targets.
 func checkOne(t *testing.T, path string, names ...string) []Violation {
+	t.Helper()
+	return CheckTargets(t, path, names...)
+}
+
+// CheckTargets is checkOne for the real-loader test (package floor_test).
+func CheckTargets(t *testing.T, path string, names ...string) []Violation {
 	t.Helper()
 	var rq Requirements
 	for _, n := range names {
@@ -138,3 +145,6 @@ func TestLoaderChecks(t *testing.T) {
 		}
 	}
 }
+
+// The fixtures' sources, for the real-loader test (package floor_test).
+var ResC, PthreadC, NvmlC, HelloC = resC, pthreadC, nvmlC, helloC
