@@ -228,7 +228,7 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 	if lim, ok := limits.Lookup("GLIBC"); ok && r.Libc != Musl && symver.Valid(lim) {
 		lc = &loaderCheck{release: lim, target: lookupFold(opt.Sources, "GLIBC")}
 	}
-	if !why && len(viol) == 0 && (lc == nil || !lc.needsSymbols(f)) {
+	if !why && len(viol) == 0 && (lc == nil || !lc.needsSymbols(f, &r)) {
 		if lc != nil {
 			viol = append(viol, lc.check(f, &r, nil, "")...)
 		}

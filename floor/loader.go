@@ -50,20 +50,58 @@ type releaseIndex struct {
 	libc    map[string]map[string]bool // name → versions libc.so.6 defines it in
 	movedTo map[string]string          // name → the merged library that has it, not libc
 	since   map[string]string          // name → the release libc.so.6 gains it
-	base    map[string]bool            // the sonames of the release
 	ix      *glibc.Index
-	loader  string // the loader's file name (ld-linux-x86-64.so.2)
 	err     error
 }
 
 var releaseCache sync.Map // arch + "\x00" + release → func() *releaseIndex
+
+// archInfo is what the database's header says of an architecture: its
+// loader and the sonames of glibc's libraries. Reading it skips the
+// symbols, so every file can be held to it at no cost worth measuring.
+type archInfo struct {
+	loader string          // the loader's file name (ld-linux-x86-64.so.2)
+	glibc  map[string]bool // sonames of every release's libraries
+	err    error
+}
+
+var archCache sync.Map // arch → func() *archInfo
+
+func archOf(arch string) *archInfo {
+	f, _ := archCache.LoadOrStore(arch, sync.OnceValue(func() *archInfo {
+		ai := &archInfo{glibc: map[string]bool{}}
+		a, err := glibc.LoadArch(arch, false)
+		if err != nil {
+			ai.err = err
+			return ai
+		}
+		ai.loader = path.Base(a.Loader)
+		for _, l := range a.Libs {
+			ai.glibc[l.Soname] = true
+		}
+		ai.glibc[ai.loader] = true
+		return ai
+	}))
+	return f.(func() *archInfo)()
+}
+
+// base reports whether every library r needs is of the target's base
+// system: glibc's and the GCC runtimes.
+func (ai *archInfo) base(needed []string) bool {
+	for _, n := range needed {
+		if !ai.glibc[n] && !gccRuntime[n] {
+			return false
+		}
+	}
+	return true
+}
 
 // indexRelease loads the embedded database's view of release on arch,
 // once per run.
 func indexRelease(arch, release string) *releaseIndex {
 	key := arch + "\x00" + release
 	f, _ := releaseCache.LoadOrStore(key, sync.OnceValue(func() *releaseIndex {
-		ri := &releaseIndex{libc: map[string]map[string]bool{}, movedTo: map[string]string{}, since: map[string]string{}, base: map[string]bool{}}
+		ri := &releaseIndex{libc: map[string]map[string]bool{}, movedTo: map[string]string{}, since: map[string]string{}}
 		a, err := glibc.LoadArch(arch, true)
 		if err != nil {
 			ri.err = err
@@ -73,11 +111,9 @@ func indexRelease(arch, release string) *releaseIndex {
 			ri.err = err
 			return ri
 		}
-		ri.loader = path.Base(a.Loader)
 		ri.ix = a.Index(release)
 		sel := a.Select(release)
 		for _, l := range sel {
-			ri.base[l.Soname] = true
 			if l.Soname != "libc.so.6" {
 				continue
 			}
@@ -134,13 +170,13 @@ func glibcArch(arch string) string {
 // in one of the directories a glibc system keeps it in; anything else
 // (a /run/host path, a typo, another libc's loader) is not on the target,
 // and the kernel refuses to start the program.
-func (lc loaderCheck) interpViolation(f *elfx.File, r *FileReport, ri *releaseIndex) *Violation {
-	if f.Interp == "" || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) || ri.loader == "" {
+func (lc loaderCheck) interpViolation(f *elfx.File, r *FileReport, ai *archInfo) *Violation {
+	if f.Interp == "" || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) || ai.loader == "" {
 		return nil
 	}
 	dir, file := path.Split(f.Interp)
 	dir = strings.TrimSuffix(dir, "/")
-	ok := file == ri.loader
+	ok := file == ai.loader
 	if ok {
 		switch dir {
 		case "/lib", "/lib64", "/usr/lib", "/usr/lib64", "/libx32", "/usr/libx32":
@@ -152,33 +188,55 @@ func (lc loaderCheck) interpViolation(f *elfx.File, r *FileReport, ri *releaseIn
 	if ok {
 		return nil
 	}
-	return &Violation{Path: r.Path, Rule: RuleInterpreter, Target: lc.target, Required: f.Interp, Allowed: "/lib64/" + ri.loader, Symbols: []Ref{}}
+	return &Violation{Path: r.Path, Rule: RuleInterpreter, Target: lc.target, Required: f.Interp, Allowed: "/lib64/" + ai.loader, Symbols: []Ref{}}
 }
 
 // needsSymbols reports whether the check of f reads its symbols: before
-// glibc 2.34 for the merge, and for a program linked with -z now.
-func (lc loaderCheck) needsSymbols(f *elfx.File) bool {
-	return symver.Compare(lc.release, "2.34") < 0 || f.Dynamic != nil && f.Dynamic.BindNow
+// glibc 2.34 for the merge, and for a program linked with -z now whose
+// needs are all the base system's.
+func (lc loaderCheck) needsSymbols(f *elfx.File, r *FileReport) bool {
+	if symver.Compare(lc.release, "2.34") < 0 {
+		return true
+	}
+	if f.Dynamic == nil || !f.Dynamic.BindNow || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) {
+		return false
+	}
+	ai := archOf(glibcArch(r.Arch))
+	if ai.err != nil || !ai.base(r.Needed) {
+		return false
+	}
+	// Only an unversioned reference can be what no glibc library has.
+	has, err := f.HasUnversionedRefs()
+	return err != nil || has
 }
 
 // check returns what the loader of lc's release refuses in f, whose
-// symbols are syms (nil when needsSymbols says they are not needed).
+// symbols are syms (nil when needsSymbols says they are not needed). The
+// symbols of the release are read only when a reference may need them.
 func (lc loaderCheck) check(f *elfx.File, r *FileReport, syms []elfx.Symbol, limit string) []Violation {
 	if r.Libc == Musl {
 		return nil
 	}
-	ri := indexRelease(glibcArch(r.Arch), lc.release)
-	if ri.err != nil {
-		return nil // an architecture or release the database does not know
+	ai := archOf(glibcArch(r.Arch))
+	if ai.err != nil {
+		return nil // an architecture the database does not know
 	}
 	var out []Violation
 	if lc.target != "--max" && lc.target != "" {
-		if v := lc.interpViolation(f, r, ri); v != nil {
+		if v := lc.interpViolation(f, r, ai); v != nil {
 			out = append(out, *v)
 		}
 	}
-	out = append(out, lc.merged(r, syms, ri, limit)...)
-	if v := lc.bindNow(f, r, syms, ri); v != nil {
+	if len(syms) == 0 {
+		return out
+	}
+	release := func() *releaseIndex { return indexRelease(glibcArch(r.Arch), lc.release) }
+	if symver.Compare(lc.release, "2.34") < 0 {
+		if ri := release(); ri.err == nil {
+			out = append(out, lc.merged(r, syms, ri, limit)...)
+		}
+	}
+	if v := lc.bindNow(f, r, syms, ai, release); v != nil {
 		out = append(out, *v)
 	}
 	return out
@@ -232,19 +290,20 @@ func (lc loaderCheck) merged(r *FileReport, syms []elfx.Symbol, ri *releaseIndex
 // are all the target's base system (glibc and the GCC runtimes, whose
 // symbols are all versioned) can be judged; a library's references are
 // its host's to provide.
-func (lc loaderCheck) bindNow(f *elfx.File, r *FileReport, syms []elfx.Symbol, ri *releaseIndex) *Violation {
-	if f.Dynamic == nil || !f.Dynamic.BindNow || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) {
+func (lc loaderCheck) bindNow(f *elfx.File, r *FileReport, syms []elfx.Symbol, ai *archInfo, release func() *releaseIndex) *Violation {
+	if f.Dynamic == nil || !f.Dynamic.BindNow || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) || !ai.base(r.Needed) {
 		return nil
 	}
-	for _, n := range r.Needed {
-		if !ri.base[n] && !gccRuntime[n] && n != ri.loader {
-			return nil
-		}
-	}
 	cand := map[uint32]bool{}
+	var ri *releaseIndex
 	for i, s := range syms {
 		if i == 0 || !s.Undefined() || s.Bind == elf.STB_WEAK || s.Name == "" || s.Version != "" {
 			continue
+		}
+		if ri == nil {
+			if ri = release(); ri.err != nil {
+				return nil
+			}
 		}
 		if _, known := ri.ix.Lookup(s.Name); known {
 			continue // glibc's: the merge check and the floors speak for it
