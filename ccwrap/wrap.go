@@ -220,6 +220,10 @@ func (p *Proof) Problems() []string {
 		for i, s := range v.Symbols {
 			syms[i] = s.String()
 		}
+		if v.Rule != "" {
+			out = append(out, fmt.Sprintf("%s: %s: %s", v.Path, v.Cause(), strings.Join(syms, " ")))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s: needs %s %s, above the floor %s: %s", v.Path, v.Namespace, v.Required, v.Allowed, strings.Join(syms, " ")))
 	}
 	for _, m := range p.Loader {
@@ -429,7 +433,15 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc
 	if res.Incomplete || len(res.Files) == 0 {
 		return nil, fmt.Errorf("%s: nothing was proven (interrupted)", line.output)
 	}
-	p.Violations = res.Violations
+	// The loader's own checks against the release are the loader
+	// proof's here, made against the stubs themselves.
+	for _, v := range res.Violations {
+		switch v.Rule {
+		case floor.RuleUndefined, floor.RuleInterpreter, floor.RuleBindNow:
+			continue
+		}
+		p.Violations = append(p.Violations, v)
+	}
 	if len(p.Violations) == 0 {
 		p.Loader, p.Lazy = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"], w.o.Dlopen)
 	}
