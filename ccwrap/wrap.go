@@ -64,6 +64,9 @@ type Options struct {
 	// RTLD_GLOBAL): its lazily bound symbols that no library it loads at
 	// start defines must be defined by one of them.
 	Dlopen []string
+	// CXXRuntime says how c++ links libstdc++ and libgcc: "shared" or
+	// "static" forces one; "" decides (see cxxRuntime and linkCXX).
+	CXXRuntime string
 }
 
 // ErrNoRelease is returned by New when neither a release nor a target was
@@ -299,15 +302,28 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 	if init := filepath.Join(stubs, glibc.InitObject); line.executable() && exists(init) {
 		pre = append(pre, "-Wl,--wrap=main", init)
 	}
+	// With a target whose table gives its C++ runtime, c++ links the
+	// shared runtime first: the target's own libstdc++ runs the program,
+	// so only the versions the output needs of it count, not the host
+	// copy's glibc floor. Static only when the output needs more.
+	tryShared := false
 	if w.o.CXX && !line.relocatable && !line.static {
-		rt, why, err := w.cxxRuntime(ctx, c, so, a)
-		if err != nil {
-			return Result{}, err
+		switch {
+		case w.o.CXXRuntime == "shared" || w.o.CXXRuntime == "" && w.o.Target != "" && w.limits["GLIBCXX"] != "":
+			tryShared = w.o.CXXRuntime == ""
+			// The host's libstdc++ may need more of glibc than the
+			// stubs have: its needs are the target's copy's to meet.
+			pre = append(pre, "-Wl,--allow-shlib-undefined")
+		default:
+			rt, why, err := w.cxxRuntime(ctx, c, so, a, w.o.CXXRuntime == "static")
+			if err != nil {
+				return Result{}, err
+			}
+			if why != "" {
+				res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
+			}
+			pre = append(pre, rt...)
 		}
-		if why != "" {
-			res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
-		}
-		pre = append(pre, rt...)
 	}
 	argv, hidden, err := w.hideHostLibs(ctx, c, comp, line, argv, stubs, so.Target)
 	if err != nil {
@@ -367,6 +383,40 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 		return Result{}, fmt.Errorf("%s was not rewritten by the link: refusing to prove a stale file", line.output)
 	case line.relocatable:
 		return res, nil
+	}
+	if tryShared || w.o.CXXRuntime == "shared" {
+		// --allow-shlib-undefined let through what the link editor says
+		// of other host libraries built for a newer glibc: say it here.
+		if bad := hostLibsBeyond(ctx, line, stubs, so.Target); len(bad) > 0 {
+			os.Remove(line.output)
+			res.Code, res.Explained = 1, bad
+			return res, nil
+		}
+	}
+	if tryShared {
+		why := w.beyondTargetCXX(ctx, line.output)
+		if why == "" {
+			if w.o.Verbose {
+				res.Notes = append(res.Notes, "links libstdc++ and libgcc shared: "+w.o.Target+"'s runtime has every version the output needs")
+			}
+		} else {
+			rt, _, err := w.cxxRuntime(ctx, c, so, a, true)
+			if err != nil {
+				return Result{}, err
+			}
+			pre = slices.DeleteFunc(pre, func(s string) bool { return s == "-Wl,--allow-shlib-undefined" })
+			held := &heldWriter{w: w.o.Stderr, limit: 1 << 20}
+			code, err := w.runCompiler(ctx, held, append([]string{argv[0]}, append(append(pre, rt...), argv[1:]...)...))
+			held.Flush()
+			if err != nil {
+				return Result{}, err
+			}
+			if code != 0 {
+				res.Code = code
+				return res, nil
+			}
+			res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
+		}
 	}
 	p, err := w.prove(ctx, line, stubs, a)
 	res.Proof = p
@@ -470,6 +520,7 @@ func (w *Wrapper) Install(self, dir, compiler string) error {
 	for _, l := range w.o.Dlopen {
 		flags = append(flags, "--dlopen", l)
 	}
+
 	if w.o.CacheDir != "" {
 		d, err := filepath.Abs(w.o.CacheDir)
 		if err != nil {
@@ -477,11 +528,18 @@ func (w *Wrapper) Install(self, dir, compiler string) error {
 		}
 		flags = append(flags, "--cache-dir", d)
 	}
+	cxxFlags := flags
+	if w.o.CXXRuntime != "" {
+		cxxFlags = append(slices.Clip(flags), "--cxx-runtime", w.o.CXXRuntime)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, s := range []struct{ name, compiler string }{{"cc", cc}, {"c++", cxx}} {
-		words := append([]string{self, s.name}, flags...)
+	for _, s := range []struct {
+		name, compiler string
+		flags          []string
+	}{{"cc", cc, flags}, {"c++", cxx, cxxFlags}} {
+		words := append([]string{self, s.name}, s.flags...)
 		words = append(words, "--", s.compiler)
 		var q []string
 		for _, x := range words {
@@ -565,20 +623,7 @@ func archHeader(ctx context.Context, c *cache.Cache, arch string) (*glibc.Arch, 
 // failure: the program dlopens their library before the first call (the
 // go-nvml pattern); with dlopen named, they must be defined there.
 func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string, dlopen []string) (msgs, lazy []string) {
-	path := []string{stubs}
-	for _, d := range line.libDirs {
-		if abs, err := filepath.Abs(d); err == nil {
-			path = append(path, abs)
-		}
-	}
-	// A library the link was given by its path is found where it was
-	// given, as -L's are (libtool links its uninstalled libraries so).
-	for _, f := range line.libFiles {
-		if abs, err := filepath.Abs(filepath.Dir(f)); err == nil && !slices.Contains(path, abs) {
-			path = append(path, abs)
-		}
-	}
-	res := bind.New(bind.Options{LibraryPath: path, Workers: 1, Dlopen: dlopen}).Audit(ctx, []string{line.output})
+	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1, Dlopen: dlopen}).Audit(ctx, []string{line.output})
 	if res.Incomplete || len(res.Files) == 0 {
 		// A proof cut short proves nothing: never an empty "no objection".
 		return []string{"the loader's view was not proven (interrupted)"}, nil
@@ -631,6 +676,54 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string, d
 		}
 	}
 	return msgs, lazy
+}
+
+// proofPath is where the loader proof finds libraries: the stubs, then
+// the link's -L directories and the directories of libraries it was given
+// by path (libtool links its uninstalled libraries so).
+func proofPath(line ccLine, stubs string) []string {
+	path := []string{stubs}
+	for _, d := range line.libDirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			path = append(path, abs)
+		}
+	}
+	for _, f := range line.libFiles {
+		if abs, err := filepath.Abs(filepath.Dir(f)); err == nil && !slices.Contains(path, abs) {
+			path = append(path, abs)
+		}
+	}
+	return path
+}
+
+// hostLibsBeyond: the libraries the output loads, other than glibc's
+// (the stubs) and the C++ runtime (the target's own copy runs it), that
+// need a glibc above target, one line each, as the link editor's
+// complaint would have been explained.
+func hostLibsBeyond(ctx context.Context, line ccLine, stubs, target string) []string {
+	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1}).Audit(ctx, []string{line.output})
+	var libs []string
+	for _, f := range res.Files {
+		for _, l := range f.Libraries {
+			switch filepath.Base(l) {
+			case "libstdc++.so.6", "libgcc_s.so.1":
+				continue
+			}
+			if !strings.HasPrefix(l, stubs+"/") {
+				libs = append(libs, l)
+			}
+		}
+	}
+	if len(libs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, v := range floor.Scan(ctx, libs, floor.Options{Limits: floor.Limits{"GLIBC": target}}).Violations {
+		if v.Rule == "" && v.Namespace == "GLIBC" {
+			out = append(out, fmt.Sprintf("%s was built for a newer glibc than %s: it needs GLIBC %s; link one built for %s", v.Path, target, v.Required, target))
+		}
+	}
+	return out
 }
 
 // heldWriter keeps what is written, up to limit bytes; past that it passes

@@ -36,6 +36,9 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "stub cache (default $ABIFLOOR_CACHE, $XDG_CACHE_HOME/abifloor or ~/.cache/abifloor)")
 	fs.StringVar(&install, "install", "", "write wrapper scripts DIR/cc and DIR/c++ that run this command, for tools that take one compiler path")
 	fs.BoolVar(&o.Verbose, "v", false, "say what was decided and proven")
+	if cxx {
+		fs.StringVar(&o.CXXRuntime, "cxx-runtime", "", "shared or static: how to link libstdc++ and libgcc (default: shared when the target's runtime has every version the output needs, else static)")
+	}
 	var dlopen multiFlag
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable): its lazily bound symbols must be defined there")
 	say := func(format string, a ...any) {
@@ -72,6 +75,10 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 		return exitError
 	}
 	o.Dlopen = dlopen
+	if o.CXXRuntime != "" && o.CXXRuntime != "shared" && o.CXXRuntime != "static" {
+		say("--cxx-runtime %q: want shared or static", o.CXXRuntime)
+		return exitError
+	}
 	w, err := ccwrap.New(o)
 	switch {
 	case errors.Is(err, ccwrap.ErrNoRelease):
