@@ -1,8 +1,11 @@
 package elfx
 
 import (
+	"bytes"
+	"debug/elf"
 	"testing"
 
+	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/abifloor/abifloor/internal/fixture"
 )
 
@@ -28,4 +31,27 @@ func TestHasUnversionedRefs(t *testing.T) {
 			t.Errorf("%s: %v %v, want %v", c.path, got, err, c.want)
 		}
 	}
+}
+
+// FuzzUnversionedRefs: on any bytes, HasUnversionedRefs reads within the
+// file and finds every unversioned strong reference Symbols shows.
+func FuzzUnversionedRefs(f *testing.F) {
+	f.Add(elfgen.NameBomb(4, 8))
+	f.Add(elfgen.Needing([]string{"libc.so.6"}, "", ""))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ef, err := NewFile(bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return
+		}
+		has, herr := ef.HasUnversionedRefs()
+		syms, err := ef.Symbols()
+		if err != nil || herr != nil || has {
+			return
+		}
+		for i, s := range syms {
+			if i > 0 && s.Name != "" && s.Undefined() && s.Bind != elf.STB_WEAK && s.Bind != elf.STB_LOCAL && s.VersionIndex <= 1 {
+				t.Fatalf("symbol %d %q is an unversioned reference HasUnversionedRefs missed", i, s.Name)
+			}
+		}
+	})
 }
