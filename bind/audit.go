@@ -45,6 +45,10 @@ type Options struct {
 	// Tree keeps, in FileReport.Deps, which object needed which library
 	// and where each was found: the tree of a file's load.
 	Tree bool
+	// BindNow audits as if every file were linked with -z now (or run
+	// with LD_BIND_NOW=1): lazily bound symbols are bound at start, so
+	// one no loaded library provides kills the program before main.
+	BindNow bool
 }
 
 // Auditor audits binaries against one image. Parsed libraries are shared by
@@ -62,6 +66,7 @@ type Auditor struct {
 	progress  func(int64)
 	demangle  func(string) string
 	tree      bool
+	bindNow   bool
 
 	objs      objects
 	cacheOnce sync.Once
@@ -77,7 +82,7 @@ type Auditor struct {
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
-	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree,
+	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree, bindNow: opt.BindNow,
 		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}, dirs: map[string]*dirEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
@@ -95,8 +100,10 @@ func New(opt Options) *Auditor {
 // setMultiarch looks at the image's library directories.
 func (a *Auditor) setMultiarch() {
 	// Debian-style images keep libraries in multiarch directories; the
-	// default search path and $LIB follow the image, not this machine.
-	for _, d := range []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"} {
+	// default search path and $LIB follow the image, not this machine. A
+	// root without merged /usr (Debian 11 and older, a root unpacked from
+	// libc6 alone) may have only /lib/<triplet>.
+	for _, d := range multiarchDirs {
 		if h, err := a.host(d); err == nil {
 			if mode, _, err := a.fsys.stat(h); err == nil && mode.IsDir() {
 				a.multiarch = true
@@ -104,6 +111,17 @@ func (a *Auditor) setMultiarch() {
 			}
 		}
 	}
+}
+
+// multiarchDirs are the directories that make a root Debian-style.
+var multiarchDirs = []string{
+	"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+	"/usr/lib/aarch64-linux-gnu", "/lib/aarch64-linux-gnu",
+	"/usr/lib/i386-linux-gnu", "/lib/i386-linux-gnu",
+	"/usr/lib/arm-linux-gnueabihf", "/lib/arm-linux-gnueabihf",
+	"/usr/lib/powerpc64le-linux-gnu", "/lib/powerpc64le-linux-gnu",
+	"/usr/lib/s390x-linux-gnu", "/lib/s390x-linux-gnu",
+	"/usr/lib/riscv64-linux-gnu", "/lib/riscv64-linux-gnu",
 }
 
 // CacheError is the error reading the image's ld.so.cache, if any.
@@ -141,11 +159,12 @@ type Warning struct {
 }
 
 // Fails reports whether the audit found a file that does not load: one
-// that dies at start, or lacks a symbol its --dlopen libraries should
-// provide, or, when strict, one with a Warning.
+// that dies at start, crashes at its first call through a PLT entry of
+// type NONE, or lacks a symbol its --dlopen libraries should provide, or,
+// when strict, one with a Warning.
 func (r *Result) Fails(strict bool) bool {
 	for _, fr := range r.Files {
-		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 {
+		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 || fr.PLTNone > 0 {
 			return true
 		}
 	}
@@ -232,16 +251,23 @@ type FileReport struct {
 	BindNow bool `json:"bind_now"`
 	// Relro is none, partial (PT_GNU_RELRO) or full (and BIND_NOW).
 	Relro string `json:"relro"`
-	// Go: linked by the Go linker; GoBindNow: and it asked for BIND_NOW.
-	Go bool `json:"go,omitempty"`
+	// Go: linked by the Go linker; GoBindNow: BindNow, and the Go linker
+	// asked for it (-bindnow, a plugin, a program that may load plugins),
+	// not the user through -extldflags.
+	Go        bool `json:"go,omitempty"`
+	GoBindNow bool `json:"go_bind_now,omitempty"`
 	// Plugin: a library without DT_SONAME, which nothing links against;
 	// a program loads it with dlopen and provides the symbols it lacks
 	// (Perl and Python modules). Its unresolved symbols are then the
 	// host's to provide, not a failure: HostSymbols counts the eager ones.
-	Plugin      bool   `json:"plugin,omitempty"`
-	HostSymbols int    `json:"host_symbols,omitempty"`
-	DiesAtStart bool   `json:"dies_at_start"`
-	Reason      string `json:"reason,omitempty"`
+	Plugin      bool `json:"plugin,omitempty"`
+	HostSymbols int  `json:"host_symbols,omitempty"`
+	DiesAtStart bool `json:"dies_at_start"`
+	// IfBindNow, with Options.BindNow: the file starts as linked, and
+	// dies at start only when every symbol is bound at start (-z now,
+	// LD_BIND_NOW=1).
+	IfBindNow bool   `json:"if_bind_now,omitempty"`
+	Reason    string `json:"reason,omitempty"`
 	// Message is the whole line ld.so would print.
 	Message          string       `json:"message,omitempty"`
 	Unresolved       []Unresolved `json:"unresolved"`
@@ -547,7 +573,7 @@ type fallback func(name string, l *loaded, beside fallback) (string, *object, st
 // dependencies; nil means beside only.
 func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, fb fallback) {
 	rep.obj = o
-	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.PLTNone
+	rep.Arch, rep.Interp, rep.BindNow, rep.Go, rep.GoBindNow, rep.PLTNone = o.Arch, o.Interp, o.BindNow, o.Go, o.GoBindNow, o.PLTNone
 	switch {
 	case o.Relro && o.BindNow:
 		rep.Relro = "full"
@@ -600,14 +626,19 @@ func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, f
 	if a.tree {
 		rep.Deps = sc.deps()
 	}
-	fatal := a.missingVerdict(rep.Path, sc)
+	// The kernel looks for the interpreter before the loader runs.
+	fatal := a.interpVerdict(rep.Path, o)
+	if fatal == nil {
+		fatal = a.missingVerdict(rep.Path, sc)
+	}
 	// Versions are checked for every object before any relocation.
 	if fatal == nil {
 		fatal = a.checkVersions(rep.Path, sc)
 	}
-	hostEager, relocFatal := a.resolve(rep, sc)
+	hostEager, relocFatal, onlyBindNow := a.resolve(rep, sc)
 	if fatal == nil {
 		fatal = relocFatal
+		rep.IfBindNow = onlyBindNow
 	}
 	switch {
 	case fatal != nil:
@@ -665,32 +696,44 @@ func (a *Auditor) missingVerdict(exe string, sc *scope) *verdict {
 // resolve looks up every object's references in the scope, relocating
 // from the last object loaded back to the executable as ld.so does. It
 // fills rep.Unresolved, and returns a plugin's eager references (its
-// host's to satisfy) and the first fatal relocation.
-func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fatal *verdict) {
+// host's to satisfy) and the first fatal relocation. With Options.BindNow
+// every lazily bound reference is bound at start, as under LD_BIND_NOW=1;
+// onlyBindNow then says the file would start as linked, and dies only so.
+func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fatal *verdict, onlyBindNow bool) {
+	linkedDies := false
 	for i := len(sc.list) - 1; i >= 0; i-- {
 		l := sc.list[i]
 		obj, display, refs := "", rep.Path, l.obj.refs
 		if i > 0 {
 			obj, display, refs = l.name, l.name, a.selfUnresolved(sc.ctx, l)
 		}
-		if l.obj.PLTNone > 0 && !l.obj.BindNow && fatal == nil {
-			reason := "unexpected PLT reloc type 0x00"
-			fatal = &verdict{reason, rep.Path + ": error while loading shared libraries: " + display + ": " + reason}
+		// Lazy binding's setup refuses PLT relocations of type NONE; bound
+		// at start they are skipped, and the first call crashes.
+		if l.obj.PLTNone > 0 && !l.obj.BindNow {
+			linkedDies = true
+			if fatal == nil && !a.bindNow {
+				reason := "unexpected PLT reloc type 0x00"
+				fatal = &verdict{reason, rep.Path + ": error while loading shared libraries: " + display + ": " + reason}
+			}
 		}
 		var eager []reference
 		for _, r := range refs {
 			if sc.resolves(r, l.obj) {
 				continue
 			}
+			atStart := r.Binding == "eager" || a.bindNow && r.Binding == "lazy"
 			rep.Unresolved = append(rep.Unresolved, Unresolved{Name: r.Name, Version: r.Version, Relocation: r.Reloc,
-				Eager: r.Binding == "eager", Binding: r.Binding, Object: obj})
-			if r.Binding == "eager" {
+				Eager: atStart, Binding: r.Binding, Object: obj})
+			if atStart {
 				eager = append(eager, r)
 			}
 		}
 		sort.SliceStable(eager, func(i, j int) bool { return eager[i].order < eager[j].order })
 		if rep.Plugin && i == 0 {
 			hostEager, eager = eager, nil
+		}
+		for _, r := range eager {
+			linkedDies = linkedDies || r.Binding == "eager"
 		}
 		if len(eager) > 0 && fatal == nil {
 			reason := "undefined symbol: " + eager[0].Name
@@ -700,7 +743,7 @@ func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fa
 			fatal = &verdict{reason, rep.Path + ": symbol lookup error: " + display + ": " + reason}
 		}
 	}
-	return hostEager, fatal
+	return hostEager, fatal, fatal != nil && !linkedDies
 }
 
 // checkDlopen adds the libraries the program loads itself (and what they
@@ -768,7 +811,7 @@ func (a *Auditor) sysrootReal() string {
 
 // PLTNoneWarning says what r's PLT relocations of type NONE do.
 func (r FileReport) PLTNoneWarning() string {
-	return fmt.Sprintf("%d PLT relocations of type NONE (linked with --unresolved-symbols=ignore-in-object-files, symbols not exported): calls through them crash", r.PLTNone)
+	return fmt.Sprintf("crashes at the first call through a PLT entry: %d PLT relocations of type NONE (symbols ignored at link time: --unresolved-symbols=ignore-all or ignore-in-object-files)", r.PLTNone)
 }
 
 // HostOnly are the dependencies of r found only beside it, through no

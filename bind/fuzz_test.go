@@ -45,6 +45,23 @@ func FuzzParseObject(f *testing.F) {
 	})
 }
 
+// FuzzGoBuildInfo: whatever a .go.buildinfo section holds, its build
+// settings are read within its bytes.
+func FuzzGoBuildInfo(f *testing.F) {
+	mod := "path\tx\nbuild\t-buildmode=exe\nbuild\t-ldflags=\"-bindnow -s\"\n"
+	hdr := append([]byte("\xff Go buildinf:\x08\x02"), make([]byte, 16)...)
+	seed := binary.AppendUvarint(append(binary.AppendUvarint(hdr, 6), "go1.26"...), uint64(len(mod)))
+	f.Add(append(seed, mod...))
+	f.Add(hdr)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, s := range parseBuildSettings(b) {
+			if len(s) > len(b) {
+				t.Fatalf("setting %q longer than the section", s)
+			}
+		}
+	})
+}
+
 func FuzzParseCache(f *testing.F) {
 	if b, err := os.ReadFile("/etc/ld.so.cache"); err == nil {
 		f.Add(b)

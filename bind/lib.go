@@ -29,6 +29,8 @@ type object struct {
 	BindNow bool
 	Relro   bool // PT_GNU_RELRO present
 	Go      bool // built by the Go linker
+	// GoBindNow: BindNow, and the Go linker asked for it (goLinkerBindNow).
+	GoBindNow bool
 	// PLTNone counts PLT relocations of type NONE: the lazy-binding setup
 	// rejects them ("unexpected PLT reloc type 0x00").
 	PLTNone int
@@ -174,6 +176,7 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte, hold int64, why str
 		return nil, err
 	}
 	o.indexDefs(syms)
+	o.GoBindNow = o.Go && o.BindNow && goLinkerBindNow(f, o)
 	return o, nil
 }
 

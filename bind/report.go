@@ -48,15 +48,19 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		}
 		verdict := p.Green("loads")
 		switch {
+		case fr.IfBindNow:
+			verdict = p.Red(report.Clean(fr.BindNowVerdict()))
 		case fr.DiesAtStart:
 			verdict = p.Red("dies at start: " + report.Clean(fr.Reason))
+		case fr.PLTNone > 0:
+			verdict = p.Red(fr.PLTNoneWarning())
 		case fr.HostSymbols > 0:
 			verdict = p.Yellow(report.Clean(fr.Reason))
 		}
 		mode := "lazy binding"
 		if fr.BindNow {
 			mode = "BIND_NOW"
-			if fr.Go {
+			if fr.GoBindNow {
 				mode += " (Go linker)"
 			}
 		}
@@ -66,7 +70,15 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		}
 		fmt.Fprintln(w)
 		if fr.Message != "" {
-			fmt.Fprintf(w, "  ld.so: %s\n", report.Clean(fr.Message))
+			// The kernel refuses a missing interpreter before ld.so runs.
+			by := "ld.so"
+			switch {
+			case strings.HasPrefix(fr.Reason, "interpreter "):
+				by = "exec"
+			case fr.IfBindNow:
+				by = "ld.so (LD_BIND_NOW=1)"
+			}
+			fmt.Fprintf(w, "  %s: %s\n", by, report.Clean(fr.Message))
 		}
 		if opt.Tree {
 			writeTree(w, fr.Deps)
@@ -101,9 +113,6 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 			}
 			shown[symName(u)] = true
 			fmt.Fprintf(w, "  %-6s %s%s\n", u.Binding, symName(u), refDetail(u))
-		}
-		if fr.PLTNone > 0 && !fr.DiesAtStart {
-			fmt.Fprintf(w, "  %s\n", p.Yellow(fr.PLTNoneWarning()))
 		}
 		for _, u := range fr.DlopenMissing {
 			if listed++; listed > Screenful && !opt.All {
@@ -157,6 +166,12 @@ func writeTree(w io.Writer, deps []ObjectDeps) {
 	walk("", 0)
 }
 
+// BindNowVerdict is what --bind-now says of a file that starts as linked
+// and dies when every symbol is bound at start.
+func (r FileReport) BindNowVerdict() string {
+	return "would die at start if linked with -z now: " + r.Reason
+}
+
 func symName(u Unresolved) string { return report.Clean(u.SymbolName()) }
 
 func refDetail(u Unresolved) string {
@@ -180,11 +195,13 @@ func (res *Result) WriteGitHub(w io.Writer, strict bool) {
 		switch {
 		case fr.Error != nil:
 			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "abifloor bind", Message: fr.ErrorMessage()})
+		case fr.IfBindNow:
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "would die at start if linked with -z now", Message: fr.BindNowVerdict()})
 		case fr.DiesAtStart:
 			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
-			report.WriteAnnotation(w, report.Annotation{Level: "warning", File: fr.Path, Title: "PLT relocations of type NONE", Message: fr.PLTNoneWarning()})
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "PLT relocations of type NONE", Message: fr.PLTNoneWarning()})
 		}
 		for _, v := range fr.HostOnly() {
 			report.WriteAnnotation(w, report.Annotation{Level: "notice", File: fr.Path, Title: "found only via its host", Message: v.Note()})
@@ -207,6 +224,8 @@ func (res *Result) WriteSARIF(w io.Writer, version string, strict bool) error {
 		switch {
 		case fr.Error != nil:
 			rs = append(rs, report.SARIFResult{RuleID: "bind/unreadable", Message: fr.ErrorMessage(), URI: fr.Path})
+		case fr.IfBindNow:
+			rs = append(rs, report.SARIFResult{RuleID: "bind/dies-if-bind-now", Message: fr.BindNowVerdict(), URI: fr.Path})
 		case fr.DiesAtStart:
 			msg := fr.Message
 			if msg == "" {
@@ -249,12 +268,16 @@ func (res *Result) WriteJUnit(w io.Writer, strict bool) error {
 		switch {
 		case fr.Error != nil:
 			c.Error = fr.ErrorMessage()
+		case fr.IfBindNow:
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-if-bind-now", Message: fr.BindNowVerdict()})
 		case fr.DiesAtStart:
 			msg := fr.Message
 			if msg == "" {
 				msg = fr.Reason
 			}
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-at-start", Message: msg})
+		case fr.PLTNone > 0:
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/plt-none", Message: fr.PLTNoneWarning()})
 		}
 		for _, u := range fr.DlopenMissing {
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it"})

@@ -27,12 +27,12 @@ var cxxRuntimeFiles = []string{"libstdc++.so", "libgcc_s.so.1", "libstdc++.a", "
 // with why the shared runtime would not do.
 // The decision and the object are cached, keyed by the compiler and by the
 // runtime files themselves (a libstdc++6 upgrade changes them, not g++).
-func (w *Wrapper) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.StubOptions, a *glibc.Arch) (args []string, why string, err error) {
+func (w *Wrapper) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.StubOptions, a *glibc.Arch, static bool) (args []string, why string, err error) {
 	files, err := findRuntimeFiles(ctx, c, so.Compiler)
 	if err != nil {
 		return nil, "", err
 	}
-	key := []string{"cxx-runtime", cxxRuntimeFormat, so.Key(a), w.limits["GLIBCXX"]}
+	key := []string{"cxx-runtime", cxxRuntimeFormat, so.Key(a), w.limits["GLIBCXX"], fmt.Sprint(static)}
 	for _, n := range cxxRuntimeFiles {
 		p := files[n]
 		if fi, err := os.Stat(p); err == nil {
@@ -42,7 +42,11 @@ func (w *Wrapper) cxxRuntime(ctx context.Context, c *cache.Cache, so glibc.StubO
 		}
 	}
 	dir, err := c.Get(ctx, strings.Join(key, "\x00"), func(tmp, final string) error {
-		static, why := w.needStaticRuntime(ctx, files, so.Target)
+		need, why := w.needStaticRuntime(ctx, files, so.Target)
+		if static && !need {
+			need, why = true, "asked for"
+		}
+		static := need
 		rt := "shared\n"
 		if static {
 			var ars []string
@@ -116,6 +120,26 @@ func (w *Wrapper) needStaticRuntime(ctx context.Context, files map[string]string
 		}
 	}
 	return false, ""
+}
+
+// beyondTargetCXX says why the output, linked against the shared C++
+// runtime, needs more of it than the target's runtime has (the target
+// table's GLIBCXX, CXXABI and GCC), or "" when the target's has it all.
+func (w *Wrapper) beyondTargetCXX(ctx context.Context, output string) string {
+	lim := floor.Limits{}
+	for _, ns := range []string{"GLIBCXX", "CXXABI", "GCC"} {
+		if v := w.limits[ns]; v != "" {
+			lim[ns] = v
+		}
+	}
+	res := floor.Scan(ctx, []string{output}, floor.Options{Limits: lim})
+	if len(res.Files) != 1 || res.Files[0].Error != nil || res.Incomplete {
+		return "the output's needs of the C++ runtime could not be read"
+	}
+	for _, v := range res.Violations {
+		return fmt.Sprintf("it needs %s %s, above %s's %s", v.Namespace, v.Required, w.o.Target, v.Allowed)
+	}
+	return ""
 }
 
 // findRuntimeFiles finds the runtime files as the compiler's

@@ -60,6 +60,13 @@ type Options struct {
 	Warn func(string)
 	// Verbose makes Run report what it decided (Result.Notes).
 	Verbose bool
+	// Dlopen names the libraries an executable loads itself (dlopen with
+	// RTLD_GLOBAL): its lazily bound symbols that no library it loads at
+	// start defines must be defined by one of them.
+	Dlopen []string
+	// CXXRuntime says how c++ links libstdc++ and libgcc: "shared" or
+	// "static" forces one; "" decides (see cxxRuntime and linkCXX).
+	CXXRuntime string
 }
 
 // ErrNoRelease is returned by New when neither a release nor a target was
@@ -179,10 +186,34 @@ type Proof struct {
 	// Loader are the loader's objections: symbols no library the output
 	// loads defines on the target.
 	Loader []string
+	// Lazy are the output's lazily bound symbols that no library it
+	// loads at start defines (the go-nvml pattern: functions of a library
+	// it dlopens): it starts, and dies at the first call to one unless a
+	// library loaded by then defines it. A warning, as bind's.
+	Lazy []string
+	// Removed: the proof failed and the output was removed.
+	Removed bool
 }
 
 // OK reports whether the proof holds.
 func (p *Proof) OK() bool { return len(p.Violations) == 0 && len(p.Loader) == 0 }
+
+// Warnings are the proof's warnings, one line each, for a person.
+func (p *Proof) Warnings() []string {
+	if len(p.Lazy) == 0 {
+		return nil
+	}
+	n := "1 symbol"
+	if len(p.Lazy) > 1 {
+		n = fmt.Sprintf("%d symbols", len(p.Lazy))
+	}
+	more := ""
+	if len(p.Lazy) > 5 {
+		more = fmt.Sprintf(" and %d more", len(p.Lazy)-5)
+	}
+	return []string{fmt.Sprintf("%s: %s lazily bound that no library it loads at start defines: it dies at the first call to %s%s unless a library it loads itself defines them (--dlopen LIB checks them; linked with -z now it would die at start)",
+		p.Output, n, strings.Join(p.Lazy[:min(len(p.Lazy), 5)], ", "), more)}
+}
 
 // Problems are the proof's failures, one line each, for a person.
 func (p *Proof) Problems() []string {
@@ -192,10 +223,17 @@ func (p *Proof) Problems() []string {
 		for i, s := range v.Symbols {
 			syms[i] = s.String()
 		}
+		if v.Rule != "" {
+			out = append(out, fmt.Sprintf("%s: %s: %s", v.Path, v.Cause(), strings.Join(syms, " ")))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s: needs %s %s, above the floor %s: %s", v.Path, v.Namespace, v.Required, v.Allowed, strings.Join(syms, " ")))
 	}
 	for _, m := range p.Loader {
 		out = append(out, p.Output+": "+m)
+	}
+	if p.Removed {
+		out = append(out, p.Output+": removed, as a failed link's output is: a build must not take it for up to date")
 	}
 	return out
 }
@@ -264,15 +302,28 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 	if init := filepath.Join(stubs, glibc.InitObject); line.executable() && exists(init) {
 		pre = append(pre, "-Wl,--wrap=main", init)
 	}
+	// With a target whose table gives its C++ runtime, c++ links the
+	// shared runtime first: the target's own libstdc++ runs the program,
+	// so only the versions the output needs of it count, not the host
+	// copy's glibc floor. Static only when the output needs more.
+	tryShared := false
 	if w.o.CXX && !line.relocatable && !line.static {
-		rt, why, err := w.cxxRuntime(ctx, c, so, a)
-		if err != nil {
-			return Result{}, err
+		switch {
+		case w.o.CXXRuntime == "shared" || w.o.CXXRuntime == "" && w.o.Target != "" && w.limits["GLIBCXX"] != "":
+			tryShared = w.o.CXXRuntime == ""
+			// The host's libstdc++ may need more of glibc than the
+			// stubs have: its needs are the target's copy's to meet.
+			pre = append(pre, "-Wl,--allow-shlib-undefined")
+		default:
+			rt, why, err := w.cxxRuntime(ctx, c, so, a, w.o.CXXRuntime == "static")
+			if err != nil {
+				return Result{}, err
+			}
+			if why != "" {
+				res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
+			}
+			pre = append(pre, rt...)
 		}
-		if why != "" {
-			res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
-		}
-		pre = append(pre, rt...)
 	}
 	argv, hidden, err := w.hideHostLibs(ctx, c, comp, line, argv, stubs, so.Target)
 	if err != nil {
@@ -333,8 +384,50 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 	case line.relocatable:
 		return res, nil
 	}
+	if tryShared || w.o.CXXRuntime == "shared" {
+		// --allow-shlib-undefined let through what the link editor says
+		// of other host libraries built for a newer glibc: say it here.
+		if bad := hostLibsBeyond(ctx, line, stubs, so.Target); len(bad) > 0 {
+			os.Remove(line.output)
+			res.Code, res.Explained = 1, bad
+			return res, nil
+		}
+	}
+	if tryShared {
+		why := w.beyondTargetCXX(ctx, line.output)
+		if why == "" {
+			if w.o.Verbose {
+				res.Notes = append(res.Notes, "links libstdc++ and libgcc shared: "+w.o.Target+"'s runtime has every version the output needs")
+			}
+		} else {
+			rt, _, err := w.cxxRuntime(ctx, c, so, a, true)
+			if err != nil {
+				return Result{}, err
+			}
+			pre = slices.DeleteFunc(pre, func(s string) bool { return s == "-Wl,--allow-shlib-undefined" })
+			held := &heldWriter{w: w.o.Stderr, limit: 1 << 20}
+			code, err := w.runCompiler(ctx, held, append([]string{argv[0]}, append(append(pre, rt...), argv[1:]...)...))
+			held.Flush()
+			if err != nil {
+				return Result{}, err
+			}
+			if code != 0 {
+				res.Code = code
+				return res, nil
+			}
+			res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
+		}
+	}
 	p, err := w.prove(ctx, line, stubs, a)
 	res.Proof = p
+	if err == nil && !p.OK() {
+		// A refused output goes, as the link editor removes a failed
+		// link's: left in place, the next make would call it up to date
+		// and ship it.
+		if rm := os.Remove(line.output); rm == nil || errors.Is(rm, os.ErrNotExist) {
+			p.Removed = true
+		}
+	}
 	return res, err
 }
 
@@ -390,9 +483,17 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc
 	if res.Incomplete || len(res.Files) == 0 {
 		return nil, fmt.Errorf("%s: nothing was proven (interrupted)", line.output)
 	}
-	p.Violations = res.Violations
+	// The loader's own checks against the release are the loader
+	// proof's here, made against the stubs themselves.
+	for _, v := range res.Violations {
+		switch v.Rule {
+		case floor.RuleUndefined, floor.RuleInterpreter, floor.RuleBindNow:
+			continue
+		}
+		p.Violations = append(p.Violations, v)
+	}
 	if len(p.Violations) == 0 {
-		p.Loader = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"])
+		p.Loader, p.Lazy = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"], w.o.Dlopen)
 	}
 	return p, nil
 }
@@ -416,6 +517,10 @@ func (w *Wrapper) Install(self, dir, compiler string) error {
 	if w.o.Arch != "" {
 		flags = append(flags, "--arch", w.o.Arch)
 	}
+	for _, l := range w.o.Dlopen {
+		flags = append(flags, "--dlopen", l)
+	}
+
 	if w.o.CacheDir != "" {
 		d, err := filepath.Abs(w.o.CacheDir)
 		if err != nil {
@@ -423,11 +528,18 @@ func (w *Wrapper) Install(self, dir, compiler string) error {
 		}
 		flags = append(flags, "--cache-dir", d)
 	}
+	cxxFlags := flags
+	if w.o.CXXRuntime != "" {
+		cxxFlags = append(slices.Clip(flags), "--cxx-runtime", w.o.CXXRuntime)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	for _, s := range []struct{ name, compiler string }{{"cc", cc}, {"c++", cxx}} {
-		words := append([]string{self, s.name}, flags...)
+	for _, s := range []struct {
+		name, compiler string
+		flags          []string
+	}{{"cc", cc, flags}, {"c++", cxx, cxxFlags}} {
+		words := append([]string{self, s.name}, s.flags...)
 		words = append(words, "--", s.compiler)
 		var q []string
 		for _, x := range words {
@@ -502,35 +614,24 @@ func archHeader(ctx context.Context, c *cache.Cache, arch string) (*glibc.Arch, 
 
 // loaderProof audits the output as ld.so would load it on the target: the
 // stubs stand for the target's glibc, then the link's -L directories, then
-// this machine's libraries. Every symbol the output itself leaves undefined
+// this machine's libraries. Every symbol the output itself binds at start
 // must be defined, with its version, by a library it loads. A shared
 // library may leave symbols to its host, so there only glibc's count. What
 // other libraries of this machine lack (the host's libgcc_s needs the
-// host's glibc) is not the output's to answer for.
-func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) []string {
-	path := []string{stubs}
-	for _, d := range line.libDirs {
-		if abs, err := filepath.Abs(d); err == nil {
-			path = append(path, abs)
-		}
-	}
-	// A library the link was given by its path is found where it was
-	// given, as -L's are (libtool links its uninstalled libraries so).
-	for _, f := range line.libFiles {
-		if abs, err := filepath.Abs(filepath.Dir(f)); err == nil && !slices.Contains(path, abs) {
-			path = append(path, abs)
-		}
-	}
-	res := bind.New(bind.Options{LibraryPath: path, Workers: 1}).Audit(ctx, []string{line.output})
+// host's glibc) is not the output's to answer for. An executable's lazily
+// bound symbols that are not glibc's are bind's warning (lazy), not a
+// failure: the program dlopens their library before the first call (the
+// go-nvml pattern); with dlopen named, they must be defined there.
+func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string, dlopen []string) (msgs, lazy []string) {
+	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1, Dlopen: dlopen}).Audit(ctx, []string{line.output})
 	if res.Incomplete || len(res.Files) == 0 {
 		// A proof cut short proves nothing: never an empty "no objection".
-		return []string{"the loader's view was not proven (interrupted)"}
+		return []string{"the loader's view was not proven (interrupted)"}, nil
 	}
-	var msgs []string
 	var db *glibc.Index
 	for _, f := range res.Files {
 		if f.Error != nil {
-			return []string{f.ErrorMessage()}
+			return []string{f.ErrorMessage()}, nil
 		}
 		if f.PLTNone > 0 {
 			msgs = append(msgs, fmt.Sprintf("%d PLT relocations of symbols ignored at link time: %s", f.PLTNone, f.Reason))
@@ -542,7 +643,7 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 			if db == nil {
 				a, err := glibc.LoadArch(arch, true)
 				if err != nil {
-					return []string{err.Error()}
+					return []string{err.Error()}, nil
 				}
 				db = a.Index(target)
 			}
@@ -550,6 +651,16 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 			isGlibc := strings.HasPrefix(u.Version, "GLIBC_")
 			if l, ok := glibcHint(db, u.Name, target); ok {
 				msgs = append(msgs, l)
+				continue
+			}
+			// With a library missing, the symbols it would define are
+			// not a dlopen pattern but that library's absence.
+			if !known && !isGlibc && !u.Eager && !line.shared && len(f.MissingLibraries) == 0 {
+				// Bound at the first call, not at start (or never
+				// looked up: no relocation uses it).
+				if len(dlopen) == 0 && u.Binding == "lazy" {
+					lazy = append(lazy, u.SymbolName())
+				}
 				continue
 			}
 			if known || isGlibc || !line.shared {
@@ -560,8 +671,59 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string) [
 				msgs = append(msgs, fmt.Sprintf("undefined symbol: %s%s: no library it loads defines it on glibc %s", u.Name, v, target))
 			}
 		}
+		for _, u := range f.DlopenMissing {
+			msgs = append(msgs, "would fail at the first call to "+u.SymbolName()+": no --dlopen library defines it")
+		}
 	}
-	return msgs
+	return msgs, lazy
+}
+
+// proofPath is where the loader proof finds libraries: the stubs, then
+// the link's -L directories and the directories of libraries it was given
+// by path (libtool links its uninstalled libraries so).
+func proofPath(line ccLine, stubs string) []string {
+	path := []string{stubs}
+	for _, d := range line.libDirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			path = append(path, abs)
+		}
+	}
+	for _, f := range line.libFiles {
+		if abs, err := filepath.Abs(filepath.Dir(f)); err == nil && !slices.Contains(path, abs) {
+			path = append(path, abs)
+		}
+	}
+	return path
+}
+
+// hostLibsBeyond: the libraries the output loads, other than glibc's
+// (the stubs) and the C++ runtime (the target's own copy runs it), that
+// need a glibc above target, one line each, as the link editor's
+// complaint would have been explained.
+func hostLibsBeyond(ctx context.Context, line ccLine, stubs, target string) []string {
+	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1}).Audit(ctx, []string{line.output})
+	var libs []string
+	for _, f := range res.Files {
+		for _, l := range f.Libraries {
+			switch filepath.Base(l) {
+			case "libstdc++.so.6", "libgcc_s.so.1":
+				continue
+			}
+			if !strings.HasPrefix(l, stubs+"/") {
+				libs = append(libs, l)
+			}
+		}
+	}
+	if len(libs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, v := range floor.Scan(ctx, libs, floor.Options{Limits: floor.Limits{"GLIBC": target}}).Violations {
+		if v.Rule == "" && v.Namespace == "GLIBC" {
+			out = append(out, fmt.Sprintf("%s was built for a newer glibc than %s: it needs GLIBC %s; link one built for %s", v.Path, target, v.Required, target))
+		}
+	}
+	return out
 }
 
 // heldWriter keeps what is written, up to limit bytes; past that it passes

@@ -25,6 +25,17 @@ func FuzzFile(f *testing.F) {
 
 	f.Fuzz(func(t *testing.T, b []byte) {
 		exercise(b)
+		// HasUnversionedRefs finds what Symbols shows.
+		if f, err := NewFile(bytes.NewReader(b), int64(len(b))); err == nil {
+			has, herr := f.HasUnversionedRefs()
+			if syms, err := f.Symbols(); err == nil && herr == nil && !has {
+				for i, s := range syms {
+					if i > 0 && s.Name != "" && s.Undefined() && s.Bind != elf.STB_WEAK && s.Bind != elf.STB_LOCAL && s.VersionIndex <= 1 {
+						t.Fatalf("symbol %d %q is an unversioned reference HasUnversionedRefs missed", i, s.Name)
+					}
+				}
+			}
+		}
 		// Again held to half the input: the limit holds whatever the
 		// tables claim.
 		if f, err := NewFile(bytes.NewReader(b), int64(len(b))); err == nil {

@@ -183,10 +183,23 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 		sortVersions(need.Versions)
 		r.Needs = append(r.Needs, need)
 	}
-	if f.Dynamic != nil && f.Dynamic.HasRelr && needsGlibc(r.Needed) && len(implied) == 0 {
+	// DT_RELR is a floor wherever it appears: a glibc loader before 2.36
+	// skips the tag, leaving every packed pointer unrelocated. The
+	// linker adds the GLIBC_ABI_DT_RELR marker only to a file that needs
+	// libc.so.6, so a plugin linked without libc carries none and an old
+	// loader maps it without complaint. Not a floor where no older
+	// loader applies the relocations: musl's loader (its DT_RELR support
+	// is no glibc version), a static PIE (it relocates itself), and glibc
+	// itself (libc.so.6 and ld.so, relocated by their own build).
+	if f.Dynamic != nil && f.Dynamic.HasRelr && r.Libc != Musl && !r.Kind.Static() &&
+		!hasImplied(implied, "GLIBC_ABI_DT_RELR") && !definesGlibc(f) {
 		raise(r.Floors, "GLIBC", "2.36")
 		implied = append(implied, implication{"DT_RELR", "GLIBC", "2.36"})
-		r.Notes = append(r.Notes, "DT_RELR relocations without a GLIBC_ABI_DT_RELR requirement: glibc before 2.36 ignores them and the program crashes")
+		why := "the loader of glibc before 2.36 ignores them, leaving pointers unrelocated: a crash at their first use"
+		if !needsGlibc(r.Needed) {
+			why = "the file needs no libc.so.6, so the linker could not add the marker; " + why
+		}
+		r.Notes = append(r.Notes, "DT_RELR relocations without a GLIBC_ABI_DT_RELR requirement: "+why)
 	}
 	explain := func(ns string, match func(string) bool) []Ref {
 		var names []Ref
@@ -208,14 +221,31 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 		viol = append(viol, checkTargets(f, &r, opt.Targets, opt.EachTarget)...)
 		viol = append(viol, checkTargets(f, &r, opt.Claimed, false)...)
 	}()
-	if !why && len(viol) == 0 {
-		return r, nil
+	// The loader of the limit's glibc release refuses more than versions
+	// above it: its libc.so.6 lacks what the library merge of 2.34 moved
+	// in, and its loader path may not be the file's interpreter.
+	var lc *loaderCheck
+	if lim, ok := limits.Lookup("GLIBC"); ok && r.Libc != Musl && symver.Valid(lim) {
+		lc = &loaderCheck{release: lim, target: lookupFold(opt.Sources, "GLIBC")}
+	}
+	if !why && len(viol) == 0 && (lc == nil || !lc.needsSymbols(f, &r)) {
+		if lc != nil {
+			viol = append(viol, lc.check(f, &r, nil, "")...)
+		}
+		return r, viol
 	}
 	syms, err := f.Symbols()
 	if err != nil {
 		// The floors stand; only the explanation is missing.
 		r.Error = fmt.Errorf("%s: reading symbols: %w", path, err)
 		return r, viol
+	}
+	if lc != nil {
+		// After the limits' symbols are filled in below.
+		defer func() {
+			lim, _ := limits.Lookup("GLIBC")
+			viol = append(viol, lc.check(f, &r, syms, lim)...)
+		}()
 	}
 	if why {
 		r.Why = map[string][]Ref{}
@@ -238,10 +268,34 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 
 type implication struct{ name, ns, ver string }
 
+func hasImplied(im []implication, name string) bool {
+	for _, i := range im {
+		if i.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 func raise(floors map[string]string, ns, ver string) bool {
 	if cur, ok := floors[ns]; !ok || symver.Compare(ver, cur) > 0 {
 		floors[ns] = ver
 		return true
+	}
+	return false
+}
+
+// definesGlibc reports whether f defines GLIBC_ version nodes: it is a
+// part of glibc, and its own release is what loads it.
+func definesGlibc(f *elfx.File) bool {
+	defs, err := f.VersionDefs()
+	if err != nil {
+		return false
+	}
+	for _, d := range defs {
+		if ns, _, ok := symver.Split(d.Name); ok && ns == "GLIBC" {
+			return true
+		}
 	}
 	return false
 }

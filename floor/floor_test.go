@@ -137,6 +137,45 @@ func TestRelr(t *testing.T) {
 	}
 }
 
+// TestRelrWithoutLibc: a library linked with DT_RELR and without libc
+// (-nostdlib) carries no GLIBC_ABI_DT_RELR marker, yet a loader before
+// glibc 2.36 still maps it with its pointers unrelocated. DT_RELR itself
+// sets the floor, and a note says the marker is absent. Its twin without
+// DT_RELR has no floor.
+func TestRelrWithoutLibc(t *testing.T) {
+	cc := fixture.Compiler(t, "gcc")
+	if !fixture.Supports(cc, "-Wl,-z,pack-relative-relocs") {
+		t.Skip("this linker cannot make DT_RELR (-z pack-relative-relocs needs binutils 2.38)")
+	}
+	src := "static int x = 42; int *p[] = {&x, &x, &x, &x};\nint get(void) { return *p[2]; }\n"
+	dir := t.TempDir()
+	lib := fixture.Build(t, "gcc", dir, "relr.c", src, "librelr.so", "-shared", "-fPIC", "-nostdlib", "-Wl,-z,pack-relative-relocs")
+	twin := fixture.Build(t, "gcc", dir, "relr.c", src, "libtwin.so", "-shared", "-fPIC", "-nostdlib", "-Wl,-z,nopack-relative-relocs")
+	r, viol := analyzeFile(t, lib, true, Limits{"GLIBC": "2.31"})
+	if r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if len(r.Needed) != 0 {
+		t.Fatalf("fixture needs %v: want no library at all", r.Needed)
+	}
+	if r.Floors["GLIBC"] != "2.36" {
+		t.Fatalf("GLIBC floor %q, want 2.36 for DT_RELR without libc", r.Floors["GLIBC"])
+	}
+	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "without a GLIBC_ABI_DT_RELR requirement") || !strings.Contains(r.Notes[0], "needs no libc.so.6") {
+		t.Errorf("notes %q: want one saying the marker is absent and why", r.Notes)
+	}
+	if len(viol) != 1 || viol[0].Required != "2.36" || !slices.Contains(refStrings(viol[0].Symbols), "DT_RELR") {
+		t.Fatalf("violations %+v: want one naming DT_RELR", viol)
+	}
+	if got := r.Why["GLIBC"]; len(got) != 1 || got[0].Name != "DT_RELR" {
+		t.Errorf("why %v: want DT_RELR", got)
+	}
+	r, viol = analyzeFile(t, twin, false, Limits{"GLIBC": "2.31"})
+	if len(r.Floors) != 0 || len(viol) != 0 || len(r.Notes) != 0 {
+		t.Errorf("twin without DT_RELR: floors %v, violations %v, notes %q: want none", r.Floors, viol, r.Notes)
+	}
+}
+
 // TestScanTree checks ordering, hard-link dedupe and error reporting over
 // a small tree.
 func TestScanTree(t *testing.T) {

@@ -70,6 +70,8 @@ func (v Violation) Cause() string {
 		return fmt.Sprintf("linked against %s; %s: %s", v.Required, v.Allowed, v.Target)
 	case RuleArch:
 		return fmt.Sprintf("%s has no rules for %s", v.Target, v.Required)
+	case RuleUndefined, RuleInterpreter, RuleBindNow:
+		return v.loaderCause()
 	case RuleClaim:
 		if v.Namespace == "" {
 			return v.Target // an npm package's cpu or libc (claims.go)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/symver"
 )
@@ -38,13 +38,28 @@ int main(int argc, char **argv) {
 }
 `
 
+// floorOf is the highest GLIBC version path needs, read here rather than
+// through floor, which imports this package.
 func floorOf(t *testing.T, path string) string {
 	t.Helper()
-	res := floor.Scan(context.Background(), []string{path}, floor.Options{Why: true})
-	if len(res.Files) != 1 || res.Files[0].Error != nil {
-		t.Fatalf("scan %s: %+v", path, res.Files)
+	f, err := elfx.Open(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return res.Files[0].Floors["GLIBC"]
+	defer f.Close()
+	needs, err := f.VersionNeeds()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	floor := ""
+	for _, n := range needs {
+		for _, v := range n.Versions {
+			if ns, ver, ok := symver.Split(v.Name); ok && ns == "GLIBC" && (floor == "" || symver.Compare(ver, floor) > 0) {
+				floor = ver
+			}
+		}
+	}
+	return floor
 }
 
 func TestStubsLinkAndRun(t *testing.T) {

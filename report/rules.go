@@ -30,6 +30,15 @@ var CheckRules = []SARIFRule{
 	{ID: "floor/claim", Name: "ClaimNotMet", Short: "A file needs more than the package's own claim (Depends, platform tag) says.",
 		Full: "The package says which C library it needs (a .deb's Depends, a wheel's platform tag); a file in it needs a newer one, so the package installs where it cannot run.",
 		Help: "Raise the claim to what the files need, or build the files against the claimed release.", Level: "error"},
+	{ID: "floor/undefined-symbol", Name: "UndefinedOnTarget", Short: "A symbol the target's libc.so.6 lacks, in a library the file does not need.",
+		Full: "Before glibc 2.34, the functions of libpthread, libdl, librt, libutil, libanl and libresolv were in those libraries, not libc.so.6: a reference bound to libc.so.6 (unversioned, or with a version libc.so.6 has) is then found only when the file also needs that library. The target's loader says 'undefined symbol'.",
+		Help: "Link the library the message names (-lresolv, -lpthread, ...), or build against the target's glibc (abifloor cc --target T).", Level: "error"},
+	{ID: "floor/interpreter", Name: "InterpreterNotOnTarget", Short: "The program's interpreter (PT_INTERP) is not a loader the target has.",
+		Full: "The kernel starts a program through the loader its PT_INTERP names; a path the target does not have (another C library's loader, a /run/host path, a typo) makes it refuse the program: 'cannot execute: required file not found'.",
+		Help: "Link with the target's loader path (the toolchain's default, or -Wl,--dynamic-linker=/lib64/ld-linux-x86-64.so.2).", Level: "error"},
+	{ID: "floor/bind-now-undefined", Name: "BoundAtStartUndefined", Short: "Linked with -z now, the program binds at start a symbol no library of the target's base system defines.",
+		Full: "With BIND_NOW every symbol is bound before main: a function meant to come from a library the program dlopen()s later (the go-nvml pattern) kills it at start.",
+		Help: "Link lazily (-z lazy), or resolve those functions with dlsym.", Level: "error"},
 	{ID: "floor/unreadable", Name: "UnreadableFile", Short: "The file could not be read.",
 		Full: "The file is not a well-formed ELF file or archive, or could not be opened: it was not checked.",
 		Help: "Fix or exclude the file (--exclude PATTERN); a gate that could not read a file does not pass.", Level: "error"},
@@ -52,8 +61,12 @@ func CheckRuleID(rule string) string {
 		return "floor/symbol-versions"
 	case "lib_whitelist":
 		return "floor/lib-whitelist"
-	case "blacklist", "libc", "arch", "claim":
+	case "blacklist", "libc", "arch", "claim", "interpreter":
 		return "floor/" + rule
+	case "undefined_symbol":
+		return "floor/undefined-symbol"
+	case "bind_now_undefined":
+		return "floor/bind-now-undefined"
 	}
 	return "floor/limit"
 }
@@ -63,6 +76,9 @@ var BindRules = []SARIFRule{
 	{ID: "bind/dies-at-start", Name: "DiesAtStart", Short: "The loader stops the program before main.",
 		Full: "A needed library is not found, or a symbol bound at start (eagerly, or by data relocation) is defined by no loaded library: the program never reaches main.",
 		Help: "Ship the library where the loader searches (RUNPATH $ORIGIN/...), or link against the version the target has.", Level: "error"},
+	{ID: "bind/dies-if-bind-now", Name: "DiesIfBoundNow", Short: "The program starts as linked, but would die before main if linked with -z now (or run with LD_BIND_NOW=1).",
+		Full: "A lazily bound symbol is defined by no library loaded at start: bound at the first call, a library the program loads itself may provide it; bound at start (-z now, LD_BIND_NOW=1, a distribution's hardening flags), the loader stops the program.",
+		Help: "Keep the program linked lazily (-z lazy) and say so to distributors, or resolve the symbols with dlsym instead of linking against them.", Level: "error"},
 	{ID: "bind/dlopen-missing", Name: "DlopenLibraryLacksSymbol", Short: "A lazily bound symbol is defined by none of the --dlopen libraries.",
 		Full: "The program expects a symbol from a library it opens at run time, and none of the libraries named with --dlopen defines it.",
 		Help: "Name the library that defines it with --dlopen, or fix the program's expectation.", Level: "error"},
@@ -70,8 +86,8 @@ var BindRules = []SARIFRule{
 		Full: "The program starts, and dies with 'symbol lookup error' when it first calls the function.",
 		Help: "Link the library that defines it, or pass --dlopen LIB for a plug-in host's symbols; --strict makes this fail the run.", Level: "warning"},
 	{ID: "bind/plt-none", Name: "PLTRelocationNone", Short: "PLT relocations of type NONE: calls through them crash.",
-		Full: "The linker left PLT relocations of type NONE (a known binutils fault with IFUNCs or --gc-sections): a call through them jumps to nothing.",
-		Help: "Relink with a fixed linker.", Level: "warning"},
+		Full: "The linker left PLT relocations of type NONE for symbols it was told to ignore (--unresolved-symbols=ignore-all or ignore-in-object-files): under lazy binding the loader refuses them at start, under BIND_NOW a call through them jumps to nothing.",
+		Help: "Link the library that defines the symbols, or export them (-rdynamic) so the loader binds them from a library loaded later.", Level: "error"},
 	{ID: "bind/unreadable", Name: "UnreadableFile", Short: "The file, a library or the loader cache could not be read.",
 		Full: "The audit could not read what it needs, so it cannot say whether the program loads.",
 		Help: "Fix or exclude the file.", Level: "error"},

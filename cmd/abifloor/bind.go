@@ -14,7 +14,7 @@ import (
 )
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--tree] [-v] [--format text|json|github|sarif|junit] [--strict] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--bind-now] [--tree] [-v] [--format text|json|github|sarif|junit] [--strict] PATH...")
 	var (
 		dlopen          multiFlag
 		format, sysroot string
@@ -29,7 +29,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&image, "image", "", "a container image (an OCI layout directory or a `docker save` tarball), read in place: its layers applied, its programs (those on its PATH, or the PATHs named inside it) audited against its own libraries and ld.so.cache")
 	fs.Int64Var(&maxMem, "max-memory", bind.DefaultImageMemory>>20, "with --image: the MiB of ELF files held in memory at most")
 	fs.StringVar(&libPath, "library-path", "", "LD_LIBRARY_PATH to assume (colon-separated; paths inside the image with --sysroot)")
-	useEnv := fs.Bool("env", false, "also use LD_LIBRARY_PATH from the environment")
+	useEnv := fs.Bool("env", false, "also use LD_LIBRARY_PATH and LD_BIND_NOW from the environment")
 	follow := fs.Bool("follow", false, "follow symbolic links inside directories")
 	fs.StringVar(&cache, "ld-cache", "", "ld.so.cache to read (default: /etc/ld.so.cache of the image; with --image, a path inside the image)")
 	fs.IntVar(&jobs, "j", 0, "files audited in parallel (default 2×CPUs)")
@@ -38,6 +38,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	tree := fs.Bool("tree", false, "show the libraries each file loads as a tree, each under the object that needs it, as lddtree does")
 	dm := fs.Bool("demangle", false, "write C++ symbol names demangled")
 	strict := fs.Bool("strict", false, "a lazily bound symbol no loaded library provides fails (exit 1) instead of warning")
+	bindNow := fs.Bool("bind-now", false, "audit as if linked with -z now (or run with LD_BIND_NOW=1): a lazily bound symbol no library loaded at start provides kills the program before main")
 	paths, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -53,12 +54,16 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	if len(paths) == 0 && image == "" {
 		return usageError(fs, "missing PATH...: the programs and libraries to audit (or --image IMAGE)")
 	}
-	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree}
+	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree, BindNow: *bindNow}
 	if libPath != "" {
 		opt.LibraryPath = strings.Split(libPath, ":")
 	}
 	if v := env.getenv("LD_LIBRARY_PATH"); *useEnv && v != "" {
 		opt.LibraryPath = append(opt.LibraryPath, strings.Split(v, ":")...)
+	}
+	// ld.so binds everything at start for any non-empty LD_BIND_NOW.
+	if *useEnv && env.getenv("LD_BIND_NOW") != "" {
+		opt.BindNow = true
 	}
 	if *dm {
 		opt.Demangle = func(s string) string {

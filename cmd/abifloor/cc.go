@@ -23,7 +23,7 @@ func ccFallback(ctx context.Context, env *cmdEnv, args []string) (int, bool) {
 	return runCC(ctx, env, cmdArgs, cmd == "c++"), true
 }
 
-const ccSynopsis = "--glibc VER|--target NAME [--arch A] [--cache-dir DIR] [-v] -- CC ARGS...\n       abifloor %s --glibc VER|--target NAME --install DIR [-- CC]"
+const ccSynopsis = "--glibc VER|--target NAME [--arch A] [--cache-dir DIR] [--dlopen LIB]... [-v] -- CC ARGS...\n       abifloor %s --glibc VER|--target NAME --install DIR [-- CC]"
 
 func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	o := ccwrap.Options{Name: "cc", CXX: cxx, Getenv: env.getenv, Stdin: os.Stdin, Stdout: env.stdout, Stderr: env.stderr}
@@ -38,6 +38,11 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "stub cache (default $ABIFLOOR_CACHE, $XDG_CACHE_HOME/abifloor or ~/.cache/abifloor)")
 	fs.StringVar(&install, "install", "", "write wrapper scripts DIR/cc and DIR/c++ that run this command, for tools that take one compiler path")
 	fs.BoolVar(&o.Verbose, "v", false, "say what was decided and proven")
+	if cxx {
+		fs.StringVar(&o.CXXRuntime, "cxx-runtime", "", "shared or static: how to link libstdc++ and libgcc (default: shared when the target's runtime has every version the output needs, else static)")
+	}
+	var dlopen multiFlag
+	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable): its lazily bound symbols must be defined there")
 	say := func(format string, a ...any) {
 		fmt.Fprintf(env.stderr, "abifloor %s: %s\n", o.Name, report.CleanLines(fmt.Sprintf(format, a...)))
 	}
@@ -86,6 +91,11 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	if fs.NArg() > 0 {
 		say("unexpected %q before --", fs.Arg(0))
 		fs.Usage()
+		return exitError
+	}
+	o.Dlopen = dlopen
+	if o.CXXRuntime != "" && o.CXXRuntime != "shared" && o.CXXRuntime != "static" {
+		say("--cxx-runtime %q: want shared or static", o.CXXRuntime)
 		return exitError
 	}
 	w, err := ccwrap.New(o)
@@ -142,6 +152,9 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	}
 	if res.Proof == nil {
 		return exitOK
+	}
+	for _, m := range res.Proof.Warnings() {
+		say("warning: %s", m)
 	}
 	if !res.Proof.OK() {
 		for _, p := range res.Proof.Problems() {

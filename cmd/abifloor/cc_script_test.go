@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -42,6 +45,23 @@ var bullseyeDir = sync.OnceValue(func() string {
 	return dir
 })
 
+// runtimeBullseye is where .ci/fetch-runtime.sh unpacked bullseye's C
+// and C++ runtime ($ABIFLOOR_RUNTIME/bullseye), or "" when absent.
+var runtimeBullseye = sync.OnceValue(func() string {
+	dir := os.Getenv("ABIFLOOR_RUNTIME")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache/abifloor/runtime")
+	}
+	dir = filepath.Join(dir, "bullseye")
+	for _, f := range []string{"lib/x86_64-linux-gnu/ld-2.31.so", "usr/lib/x86_64-linux-gnu/libstdc++.so.6"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			return ""
+		}
+	}
+	return dir
+})
+
 func init() {
 	// rustenv: CARGO_HOME and RUSTUP_HOME as outside the script (rustup's
 	// proxies need them; the script's HOME is not the user's).
@@ -70,6 +90,36 @@ func init() {
 		})
 		if n == 0 {
 			ts.Fatalf("no libc.so under %s", args[0])
+		}
+	}
+	// [relr]: gcc's linker makes DT_RELR (-z pack-relative-relocs,
+	// binutils 2.38 and later).
+	scriptConds["relr"] = sync.OnceValue(func() bool {
+		gcc, err := exec.LookPath("gcc")
+		return err == nil && fixture.Supports(gcc, "-Wl,-z,pack-relative-relocs")
+	})
+	// [proxy]: the Go module proxy answers (go list -m of a module
+	// through it, within 30 s), for scripts that build a real module.
+	scriptConds["proxy"] = sync.OnceValue(func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "list", "-m", "github.com/NVIDIA/go-nvml@v0.13.4-1")
+		cmd.Dir = os.TempDir()
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GO111MODULE=on")
+		return cmd.Run() == nil
+	})
+	// [runtime-bullseye]: bullseye's libc6, libstdc++6 and libgcc-s1, as
+	// .ci/fetch-runtime.sh bullseye unpacks them.
+	scriptConds["runtime-bullseye"] = func() bool { return runtimeBullseye() != "" }
+	// [!] bullseye-rt PROG ARGS...: run PROG with bullseye's real loader,
+	// C library and C++ runtime (and the script's directory).
+	scriptCmds["bullseye-rt"] = func(ts *testscript.TestScript, neg bool, args []string) {
+		r := runtimeBullseye()
+		lib := filepath.Join(r, "lib/x86_64-linux-gnu")
+		path := lib + ":" + filepath.Join(r, "usr/lib/x86_64-linux-gnu") + ":" + ts.Getenv("WORK")
+		err := ts.Exec(filepath.Join(lib, "ld-2.31.so"), append([]string{"--library-path", path, ts.MkAbs(args[0])}, args[1:]...)...)
+		if (err != nil) != neg {
+			ts.Fatalf("bullseye run of %s: %v", args[0], err)
 		}
 	}
 	// [bullseye]: Debian bullseye's glibc 2.31 is unpacked (see bullseyeDir).
