@@ -193,6 +193,15 @@ func TestActionRendered(t *testing.T) {
 	write(tree("unreadable"), "junk"+actionHostile+".zip", "PK\x03\x04rest")
 	sh("gcc", "-o", filepath.Join(tree("unreadable"), name("ok", "")), "app.c")
 	tree("empty")
+	// The loader's own verdicts (check --target as T's loader): an
+	// unversioned __res_search, in libresolv before 2.34; an interpreter
+	// the target does not have; a function of a library loaded later,
+	// linked -z now.
+	write(src, "res.c", "extern int __res_search(const char *, int, int, unsigned char *, int);\nint run(void) { unsigned char b[512]; return __res_search(\"localhost\", 1, 1, b, sizeof b); }\n")
+	write(src, "nvml.c", "int nvmlInit_v2(void);\nint main(int argc, char **argv) { if (argc > 5) return nvmlInit_v2(); return 0; }\n")
+	sh("gcc", "-shared", "-fPIC", "-o", filepath.Join(tree("undefined"), name("res", ".so")), "res.c")
+	sh("gcc", "-o", filepath.Join(tree("interp"), name("interp", "")), "app.c", "-Wl,--dynamic-linker=/run/host/usr/lib64/ld-linux-x86-64.so.2")
+	sh("gcc", "-o", filepath.Join(tree("bindnow"), name("now", "")), "nvml.c", "-rdynamic", "-Wl,--unresolved-symbols=ignore-in-object-files", "-Wl,-z,now")
 
 	cases := []struct {
 		kind, target, max, args string
@@ -212,6 +221,9 @@ func TestActionRendered(t *testing.T) {
 		{kind: "unreadable", max: "GLIBC=2.40", code: 2, rows: 2, says: []string{"ERROR", "could not be read: malformed ELF", "skipped ", "malformed artefact"}},
 		{kind: "unreadable", max: "GLIBC=2.40 GLIBCXX=3.4.1", args: "--exclude 'libbroken*' --exclude 'junk*'", code: 0, rows: 1, says: []string{"OK", "warning: --max GLIBCXX=3.4.1: no file needs a GLIBCXX version, so this limit checked nothing"}},
 		{kind: "empty", max: "GLIBC=2.40", code: 2, rows: -1, says: []string{"ERROR", "no ELF file was checked"}},
+		{kind: "undefined", target: "debian-11", code: 1, rows: 1, says: []string{"undefined symbol: __res_search (in libresolv.so.2 before glibc 2.34: add -lresolv) on debian-11"}},
+		{kind: "interp", target: "debian-12", code: 1, rows: 1, says: []string{"interpreter /run/host/usr/lib64/ld-linux-x86-64.so.2: not on debian-12"}},
+		{kind: "bindnow", target: "debian-12", code: 1, rows: 1, says: []string{"undefined symbol: nvmlInit_v2: linked with -z now"}},
 		{kind: "limit", target: "ubuntu-2204", code: 2, rows: -1, says: []string{"ERROR", "the check could not start: unknown target", "did you mean ubuntu-22.04"}},
 	}
 	// Every rule of check's is met by some case (all but floor/incomplete,
