@@ -10,6 +10,7 @@ import (
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/bind"
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -98,6 +99,9 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	opt.Progress = func(files int64) { show("%d files", files) }
 	res := bind.New(opt).Audit(ctx, paths)
 	done() // before the first report, which may go to the same terminal
+	if sysroot == "" && image == "" {
+		foreignArchNote(env, res)
+	}
 	switch f {
 	case report.JSON:
 		report.WriteJSON(env.stdout, res)
@@ -158,4 +162,29 @@ func bindWhere(image string, paths []string, img *bind.Image) string {
 		return image + "!" + strings.Join(paths, " ")
 	}
 	return image + " (its PATH: " + strings.Join(img.Path, ":") + ")"
+}
+
+// foreignArchNote says, once per architecture, that files of another
+// architecture than the host's were audited against the host's root,
+// which holds no loader or library of theirs: "libm.so.6: cannot open
+// shared object file" is then the host's answer, not the target's. It
+// names the root to use instead: the Debian cross root /usr/TRIPLET
+// (libc6-dev-arm64-cross and its kin) when it is there.
+func foreignArchNote(env *cmdEnv, res *bind.Result) {
+	host := elfx.HostArch()
+	said := map[string]bool{}
+	for _, f := range res.Files {
+		if f.Arch == "" || f.Arch == host || said[f.Arch] || (!f.DiesAtStart && len(f.MissingLibraries) == 0) {
+			continue
+		}
+		said[f.Arch] = true
+		hint := "audit them in a root of theirs with --sysroot DIR or --image IMAGE"
+		if t := elfx.ArchTriple(f.Arch); t != "" {
+			if st, err := os.Stat(filepath.Join("/usr", t, "lib")); err == nil && st.IsDir() {
+				hint = "Debian's cross root /usr/" + t + " is one: copy them into it and run bind --sysroot /usr/" + t
+			}
+		}
+		fmt.Fprintf(env.stderr, "abifloor bind: note: %s is %s and this host is %s: its loader and libraries were looked for in this host's root, which has none of %s; %s\n",
+			report.Clean(f.Path), report.Clean(f.Arch), host, report.Clean(f.Arch), hint)
+	}
 }
