@@ -96,11 +96,14 @@ func init() {
 	// binutils 2.38 and later).
 	scriptConds["relr"] = sync.OnceValue(func() bool {
 		gcc, err := exec.LookPath("gcc")
-		return err == nil && fixture.Supports(gcc, "-Wl,-z,pack-relative-relocs")
+		return err == nil && fixture.Have("gcc") && fixture.Supports(gcc, "-Wl,-z,pack-relative-relocs")
 	})
 	// [proxy]: the Go module proxy answers (go list -m of a module
 	// through it, within 30 s), for scripts that build a real module.
 	scriptConds["proxy"] = sync.OnceValue(func() bool {
+		if !fixture.Have("go") {
+			return false // the fast tier reaches no registry
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "go", "list", "-m", "github.com/NVIDIA/go-nvml@v0.13.4-1")
