@@ -75,7 +75,7 @@ const (
 
 // ErrNoLandlock is wrapped by Confinement's error when the kernel cannot
 // confine a program.
-var ErrNoLandlock = errors.New("Landlock is not available")
+var ErrNoLandlock = errors.New("no Landlock in this kernel")
 
 // probeLandlock asks the kernel which Landlock ABI it has; a test
 // replaces it to play a kernel without one.
