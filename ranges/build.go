@@ -557,6 +557,9 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		}
 		root = tmp
 	}
+	if err := noSpecial(root); err != nil {
+		return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), root+"/", ""), Err: err}
+	}
 	o := b.Options
 	// Root: the compiler may read this tree and its system headers, and
 	// its diagnostics are shown only from there (a header is a

@@ -251,17 +251,28 @@ func TestComputedDevices(t *testing.T) {
 	// The name is spelled in pieces, so no directive names it whole.
 	zero := xstr + "#define D /dev\n#define Z zero\n#define P(a, b) a/b\nint x;\n#include XSTR(P(D, Z))\nstruct s { int a; };\n"
 	pipe := xstr + "int x;\n#include XSTR(" + fifo + ")\nstruct s { int a; };\n"
+	// A FIFO inside the tree, beside the include directory, which the
+	// compiler may read: refused by a walk of the whole tree.
+	inTree := xstr + "int x;\n#include XSTR(../other/p.h)\nstruct s { int a; };\n"
 	opt := Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"struct s"}}
 	for _, c := range []struct{ name, header, want string }{
 		{"zero", zero, "the headers tried to read /dev/zero, outside their tree: refused"},
 		{"fifo", pipe, "the headers tried to read " + fifo + ", outside their tree: refused"},
+		{"fifo in tree", inTree, "other/p.h: a named pipe, not a regular file: refused"},
 	} {
 		d := t.TempDir()
 		os.MkdirAll(filepath.Join(d, "inc"), 0o755)
+		os.MkdirAll(filepath.Join(d, "other"), 0o755)
 		os.WriteFile(filepath.Join(d, "inc/a.h"), []byte(c.header), 0o644)
+		if c.header == inTree {
+			if err := syscall.Mkfifo(filepath.Join(d, "other/p.h"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		r := (&Builder{Options: opt}).Build(context.Background(), []Input{{Version: "1.0", Dir: d}})[0]
 		var oe *abi.OutsideError
-		if !errors.As(r.Err, &oe) || !strings.Contains(r.Err.Error(), c.want) {
+		var te *TreeError
+		if !(errors.As(r.Err, &oe) || errors.As(r.Err, &te)) || !strings.Contains(r.Err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, r.Err, c.want)
 		}
 		if errors.Is(r.Err, abi.ErrCompilerTimeout) || errors.Is(r.Err, abi.ErrCompilerMemory) {
