@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,22 +141,37 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// A stream runs confined too, and its thread lives until it ends (its
-// Pdeathsig is tied to that thread).
+// A stream runs confined too, and its thread lives until it ends: the
+// kernel sends Pdeathsig when the thread that started the child ends,
+// not the process. Four in a row: a goroutine that exits locked on the
+// main thread wedges it rather than ending it, and would hide the bug.
 func TestConfineStream(t *testing.T) {
 	needLandlock(t)
-	s, err := Cmd{Path: "sh", Args: []string{"-c", "sleep 0.3; echo done"}, Confine: &Confine{}}.Stream(context.Background())
+	sleep, err := LookPath("sleep")
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	b := make([]byte, 10)
-	n, _ := s.Read(b)
-	if string(b[:n]) != "done\n" {
-		t.Errorf("read %q, want the program to outlive its start", b[:n])
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := Cmd{Path: "sh", Args: []string{"-c", "sleep 0.5 && echo done"}, Confine: &Confine{Exec: []string{sleep}}}.Stream(context.Background())
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			b := make([]byte, 10)
+			n, _ := io.ReadFull(s, b[:5])
+			if string(b[:n]) != "done\n" {
+				t.Errorf("read %q, want the program to outlive its start", b[:n])
+			}
+			if err := s.Wait(); err != nil {
+				t.Error(err)
+			}
+		}()
 	}
-	if err := s.Wait(); err != nil {
-		t.Error(err)
-	}
+	wg.Wait()
 }
 
 // Without Landlock a confined program runs as it did before, and
