@@ -2,6 +2,8 @@ package abi
 
 import (
 	"context"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/abifloor/abifloor/internal/run"
@@ -29,7 +31,10 @@ const maxCompilerStderr = 64 << 10
 // runCompiler runs the compiler ccPath (called cc in messages) with args,
 // through run: its own process group, killed whole on timeout or
 // interrupt, under an address-space limit that binds cc1 and as too.
-func runCompiler(ctx context.Context, cc, ccPath string, args []string, opt HeaderOptions) error {
+//
+// A confined compile (conf set) runs under Landlock, with TMPDIR set to
+// dir, where the driver writes its assembly between cc1 and as.
+func runCompiler(ctx context.Context, cc, ccPath string, args []string, opt HeaderOptions, conf *confinement, dir string) error {
 	timeout := opt.Timeout
 	if timeout <= 0 {
 		timeout = DefaultCompileTimeout
@@ -38,6 +43,16 @@ func runCompiler(ctx context.Context, cc, ccPath string, args []string, opt Head
 	if mem <= 0 {
 		mem = DefaultCompileMemory
 	}
-	_, err := run.Cmd{Path: ccPath, Name: cc, Args: args, Timeout: timeout, MaxMemory: mem, MaxStderr: maxCompilerStderr}.Run(ctx)
+	cmd := run.Cmd{Path: ccPath, Name: cc, Args: args, Timeout: timeout, MaxMemory: mem, MaxStderr: maxCompilerStderr}
+	if conf != nil {
+		cmd.Confine = conf.landlock(dir)
+		for _, e := range os.Environ() {
+			if !strings.HasPrefix(e, "TMPDIR=") {
+				cmd.Env = append(cmd.Env, e)
+			}
+		}
+		cmd.Env = append(cmd.Env, "TMPDIR="+dir)
+	}
+	_, err := cmd.Run(ctx)
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,10 +26,20 @@ import (
 // the diagnostics located inside the tree (or in a system header, or in
 // the translation unit abifloor wrote) are kept.
 
+// That check comes after the compile: a header that computes a name
+// (#include XSTR(/dev/zero), or a FIFO's absolute path) had the compiler
+// open it, and cost a gigabyte or a hang before the check could refuse
+// it. So the compiler also runs under Landlock (run.Confine): it may
+// open its own installation, the tree, its system headers and the
+// compile's temporary directory, and any other open fails at once.
+
 // OutsideError is a confined compile that read a file outside its tree.
 type OutsideError struct {
 	Path string // as the compiler named it
 	Real string // where it resolves, when that differs
+	// Denied: the compiler was stopped from opening it (Landlock), and
+	// read nothing of it.
+	Denied bool
 }
 
 func (e *OutsideError) Error() string {
@@ -36,7 +47,31 @@ func (e *OutsideError) Error() string {
 	if e.Real != "" && e.Real != e.Path {
 		p += " (resolved: " + e.Real + ")"
 	}
-	return fmt.Sprintf("the headers read %s, outside their tree: refused (a header may read its own tree and the compiler's system headers only)", p)
+	verb := "read"
+	if e.Denied {
+		verb = "tried to read"
+	}
+	return fmt.Sprintf("the headers %s %s, outside their tree: refused (a header may read its own tree and the compiler's system headers only)", verb, p)
+}
+
+// diagDenied is the compiler failing to open a file it was not allowed
+// to (GCC, then Clang).
+var diagDenied = regexp.MustCompile(`^.+?:\d+:(?:\d+:)? fatal error: (?:(.+): Permission denied|cannot open file '(.+)': Permission denied)$`)
+
+// denied returns an *OutsideError for the first file outside that the
+// compiler, located in a file it may read, says it could not open.
+func (c *confinement) denied(stderr string) error {
+	for _, l := range strings.Split(stderr, "\n") {
+		m := diagDenied.FindStringSubmatch(l)
+		if m == nil || !c.keepLine(l) {
+			continue
+		}
+		p := m[1] + m[2]
+		if ok, real := c.allowed(p); !ok {
+			return &OutsideError{Path: p, Real: real, Denied: true}
+		}
+	}
+	return nil
 }
 
 // confinement decides what a confined compile may read.
@@ -44,6 +79,7 @@ type confinement struct {
 	root   string   // the tree, absolute and resolved
 	system []string // the compiler's system include directories, absolute and clean
 	tu     string   // the translation unit abifloor wrote
+	progs  []string // the programs the driver runs (cc1, as)
 }
 
 func newConfinement(ctx context.Context, root, ccPath, tu string) (*confinement, error) {
@@ -59,7 +95,54 @@ func newConfinement(ctx context.Context, root, ccPath, tu string) (*confinement,
 	if err != nil {
 		return nil, err
 	}
-	return &confinement{root: real, system: sys, tu: tu}, nil
+	return &confinement{root: real, system: sys, tu: tu, progs: compilerPrograms(ctx, ccPath)}, nil
+}
+
+// compilerDirs hold what a GCC driver runs and reads (cc1, specs,
+// crtstuff, liblto_plugin), native and cross.
+var compilerDirs = []string{"/usr/lib/gcc", "/usr/libexec/gcc", "/usr/lib/gcc-cross", "/usr/libexec/gcc-cross"}
+
+// landlock is what the compiler may open: its installation (read and
+// run), the tree and its system headers (read), the compile's temporary
+// directory and /dev/null (read and write). Not /dev, /proc or /tmp.
+func (c *confinement) landlock(dir string) *run.Confine {
+	return &run.Confine{
+		Exec:  append(slices.Clone(compilerDirs), c.progs...),
+		Read:  append([]string{c.root}, c.system...),
+		Write: []string{dir, os.DevNull},
+	}
+}
+
+// compilerPrograms are the programs the driver ccPath starts for a
+// compile (-print-prog-name), resolved on PATH when it names them bare;
+// asked once per compiler per process.
+func compilerPrograms(ctx context.Context, ccPath string) []string {
+	sysIncludes.Lock()
+	progs, ok := sysIncludes.progs[ccPath]
+	sysIncludes.Unlock()
+	if ok {
+		return progs
+	}
+	for _, name := range []string{"cc1", "as"} {
+		out, err := run.Cmd{Path: ccPath, Name: filepath.Base(ccPath), Args: []string{"-print-prog-name=" + name}, MaxOutput: 4096}.Run(ctx)
+		if err != nil {
+			continue
+		}
+		p := strings.TrimSpace(string(out.Stdout))
+		if !filepath.IsAbs(p) {
+			if p, err = run.LookPath(p); err != nil {
+				continue
+			}
+		}
+		progs = append(progs, filepath.Clean(p))
+	}
+	sysIncludes.Lock()
+	if sysIncludes.progs == nil {
+		sysIncludes.progs = map[string][]string{}
+	}
+	sysIncludes.progs[ccPath] = progs
+	sysIncludes.Unlock()
+	return progs
 }
 
 func under(p, dir string) bool {
@@ -139,7 +222,8 @@ func scrub(err error) error {
 
 var sysIncludes struct {
 	sync.Mutex
-	dirs map[string][]string // compiler path → its <...> directories
+	dirs  map[string][]string // compiler path → its <...> directories
+	progs map[string][]string // compiler path → the programs it runs
 }
 
 // systemIncludes are the directories the compiler searches for <...>

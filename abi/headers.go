@@ -268,7 +268,7 @@ func CompileHeaders(ctx context.Context, opt HeaderOptions) (*HeaderResult, erro
 			return nil, err
 		}
 	}
-	if err := runCompiler(ctx, cc, ccPath, args, opt); err != nil {
+	if err := runCompiler(ctx, cc, ccPath, args, opt, conf, dir); err != nil {
 		var re *run.Error
 		if errors.As(err, &re) && re.ExitCode > 0 && ctx.Err() == nil {
 			keep := func(string) bool { return true }
@@ -276,6 +276,10 @@ func CompileHeaders(ctx context.Context, opt HeaderOptions) (*HeaderResult, erro
 				// A compile that failed after reading a file outside
 				// shows nothing of its output.
 				if err := conf.check(readDeps(dep, tu)); err != nil {
+					return nil, err
+				}
+				// Landlock stopped it opening a file outside.
+				if err := conf.denied(re.Stderr); err != nil {
 					return nil, err
 				}
 				keep = conf.keepLine

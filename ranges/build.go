@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/abifloor/abifloor/internal/input"
@@ -58,8 +59,8 @@ type Result struct {
 	// Warning says the cache entry for this input was corrupt and was
 	// rebuilt.
 	Warning string
-	// Note says the ABI could not be written to the cache; the result is
-	// still good.
+	// Note says the ABI could not be written to the cache, or that the
+	// compiler ran without Landlock; the result is still good.
 	Note string
 }
 
@@ -79,6 +80,8 @@ type Builder struct {
 
 	ccOnce sync.Once
 	ccID   string
+
+	compiled atomic.Bool // a version's headers went to the compiler
 
 	storeOnce sync.Once
 	cache     *cache.Cache
@@ -135,7 +138,32 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	}
 	close(work)
 	wg.Wait()
+	b.noteUnconfined(inputs, res)
 	return res
+}
+
+// noteUnconfined tells, once per build, that the compiler ran without
+// Landlock: a header that computes an #include of a device or a FIFO
+// outside the tree then costs memory or time up to the compiler's
+// limits before the check after the compile refuses it.
+func (b *Builder) noteUnconfined(inputs []Input, res []Result) {
+	if !b.compiled.Load() {
+		return
+	}
+	_, err := run.Confinement()
+	if err == nil {
+		return
+	}
+	for i, r := range res {
+		if inputs[i].File == "" && !r.Cached {
+			note := "the compiler ran unconfined (" + err.Error() + "): the files it read are checked after the compile only"
+			if r.Note != "" {
+				note = r.Note + "; " + note
+			}
+			res[i].Note = note
+			return
+		}
+	}
 }
 
 func (b *Builder) one(ctx context.Context, in Input) (r Result) {
@@ -529,6 +557,9 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		}
 		root = tmp
 	}
+	if err := noSpecial(root); err != nil {
+		return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), root+"/", ""), Err: err}
+	}
 	o := b.Options
 	// Root: the compiler may read this tree and its system headers, and
 	// its diagnostics are shown only from there (a header is a
@@ -540,6 +571,7 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 	for _, d := range o.Defines {
 		opt.Flags = append(opt.Flags, "-D"+d)
 	}
+	b.compiled.Store(true)
 	r, err := abi.CompileHeaders(ctx, opt)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/internal/run"
 )
 
 // Two fake secrets live outside every tree: the attacks below try to get
@@ -107,6 +110,14 @@ func TestHostileTrees(t *testing.T) {
 		"3.1": "outside their tree: refused",
 		"3.2": "missing.h",
 	}
+	// Under Landlock the compiler cannot open secret2 at all and stops
+	// there; without it, it reads it, stops at missing.h, and only that
+	// diagnostic, located inside the tree, is shown.
+	_, lerr := run.Confinement()
+	unconfined := lerr != nil
+	if !unconfined {
+		want["3.2"] = "tried to read " + filepath.Join(outside, "secret2") + ", outside their tree: refused"
+	}
 	for _, r := range res {
 		msg := ""
 		if r.Err != nil {
@@ -124,7 +135,7 @@ func TestHostileTrees(t *testing.T) {
 		if r.Err == nil || !strings.Contains(msg, want[r.Version]) {
 			t.Errorf("%s: %q, want an error with %q", r.Version, msg, want[r.Version])
 		}
-		if r.Version == "3.2" && (strings.Contains(msg, "secret2") || !strings.Contains(msg, "inc/a.h:")) {
+		if r.Version == "3.2" && unconfined && (strings.Contains(msg, "secret2") || !strings.Contains(msg, "inc/a.h:")) {
 			t.Errorf("3.2: %q, want the tree's own diagnostic and none located outside", msg)
 		}
 	}
@@ -217,5 +228,92 @@ func TestHostileDirs(t *testing.T) {
 	r := (&Builder{Options: opt}).Build(context.Background(), []Input{{Version: "1.0", Dir: fifo}})[0]
 	if !errors.As(r.Err, &te) {
 		t.Errorf("fifo: %T, want *TreeError", r.Err)
+	}
+}
+
+// Names the preprocessor computes reach the compiler: a header that
+// includes /dev/zero or a FIFO outside the tree by a computed absolute
+// name. Under Landlock the compiler cannot open either: the version fails
+// at once, with the refusal, and the compiler's memory stays small (it
+// used to take a gigabyte of /dev/zero, up to its 2 GiB limit, or hang on
+// the FIFO until its 60 s timeout).
+func TestComputedDevices(t *testing.T) {
+	needTools(t, "cc")
+	if _, err := run.Confinement(); err != nil {
+		t.Skip("the compiler cannot be confined here (the FIFO would hang until the timeout):", err)
+	}
+	outside := t.TempDir()
+	fifo := filepath.Join(outside, "p.h")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	xstr := "#define STR(x) #x\n#define XSTR(x) STR(x)\n"
+	// The name is spelled in pieces, so no directive names it whole.
+	zero := xstr + "#define D /dev\n#define Z zero\n#define P(a, b) a/b\nint x;\n#include XSTR(P(D, Z))\nstruct s { int a; };\n"
+	pipe := xstr + "int x;\n#include XSTR(" + fifo + ")\nstruct s { int a; };\n"
+	// A FIFO inside the tree, beside the include directory, which the
+	// compiler may read: refused by a walk of the whole tree.
+	inTree := xstr + "int x;\n#include XSTR(../other/p.h)\nstruct s { int a; };\n"
+	opt := Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"struct s"}}
+	for _, c := range []struct{ name, header, want string }{
+		{"zero", zero, "the headers tried to read /dev/zero, outside their tree: refused"},
+		{"fifo", pipe, "the headers tried to read " + fifo + ", outside their tree: refused"},
+		{"fifo in tree", inTree, "other/p.h: a named pipe, not a regular file: refused"},
+	} {
+		d := t.TempDir()
+		os.MkdirAll(filepath.Join(d, "inc"), 0o755)
+		os.MkdirAll(filepath.Join(d, "other"), 0o755)
+		os.WriteFile(filepath.Join(d, "inc/a.h"), []byte(c.header), 0o644)
+		if c.header == inTree {
+			if err := syscall.Mkfifo(filepath.Join(d, "other/p.h"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r := (&Builder{Options: opt}).Build(context.Background(), []Input{{Version: "1.0", Dir: d}})[0]
+		var oe *abi.OutsideError
+		var te *TreeError
+		if !(errors.As(r.Err, &oe) || errors.As(r.Err, &te)) || !strings.Contains(r.Err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, r.Err, c.want)
+		}
+		if errors.Is(r.Err, abi.ErrCompilerTimeout) || errors.Is(r.Err, abi.ErrCompilerMemory) {
+			t.Errorf("%s: stopped by a limit, not refused: %v", c.name, r.Err)
+		}
+	}
+	// Every compiler this process waited for (cc1 among them) peaked
+	// far below what /dev/zero used to cost.
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err == nil && ru.Maxrss > 256<<10 {
+		t.Errorf("a child's peak memory: %d KB, want under 256 MB", ru.Maxrss)
+	}
+}
+
+// Without Landlock the compile runs as before (the check after it still
+// refuses what it read from outside), and the build says so once.
+func TestUnconfinedFallback(t *testing.T) {
+	needTools(t, "cc")
+	defer run.WithoutLandlock()()
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret1")
+	os.WriteFile(secret, []byte(secretA+"\n"), 0o644)
+	xstr := "#define STR(x) #x\n#define XSTR(x) STR(x)\n"
+	mk := func(header string) string {
+		d := t.TempDir()
+		os.MkdirAll(filepath.Join(d, "inc"), 0o755)
+		os.WriteFile(filepath.Join(d, "inc/a.h"), []byte(header), 0o644)
+		return d
+	}
+	sound := mk("struct s { int a; };\n")
+	leak := mk(xstr + "enum e {\n#include XSTR(" + secret + ")\n};\nstruct s { int a; };\n")
+	opt := Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"struct s"}}
+	res := (&Builder{Options: opt}).Build(context.Background(), []Input{{Version: "1.0", Dir: sound}, {Version: "2.0", Dir: leak}})
+	if res[0].Err != nil || res[0].ABI == nil || res[0].ABI.Types["struct s"] == nil {
+		t.Errorf("sound tree: %v", res[0].Err)
+	}
+	if !strings.Contains(res[0].Note, "the compiler ran unconfined") || res[1].Note != "" {
+		t.Errorf("notes %q, %q: want one, on the first version", res[0].Note, res[1].Note)
+	}
+	var oe *abi.OutsideError
+	if !errors.As(res[1].Err, &oe) || oe.Denied || leaks(res[1].Err.Error()) {
+		t.Errorf("computed include, unconfined: %v, want the check after the compile to refuse it", res[1].Err)
 	}
 }

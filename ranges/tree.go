@@ -24,8 +24,11 @@ import (
 // device or a socket (a FIFO hangs the compiler, /dev/zero feeds it a
 // gigabyte), and an #include whose name, written in the header, is
 // absolute or climbs out of the tree. Names the preprocessor computes
-// (#include MACRO) are left to the compile's own check (abi's
-// HeaderOptions.Root), which refuses any file read from outside.
+// (#include MACRO) are left to the compile's own confinement (abi's
+// HeaderOptions.Root): under Landlock the compiler cannot open anything
+// outside the tree and its own installation, and any file it read from
+// outside is refused after. What it may open inside the tree is only
+// files: the whole tree is walked for pipes and devices (noSpecial).
 
 // TreeError is a version's tree that holds something refused.
 type TreeError struct {
@@ -174,6 +177,34 @@ func (t *tree) open(p, name string, file func(string, input.File) error) error {
 	}
 	defer in.Close()
 	return file(name, in)
+}
+
+// noSpecial refuses a named pipe, device or socket anywhere in the tree,
+// not only under its include directories: the compiler may read the
+// whole tree (a header includes "../shared/w.h"), and a name it computes
+// can reach one there that no walk of the include directories saw (a
+// FIFO stalled it until its timeout). Links are not followed: one that
+// leaves the tree leads where the compiler cannot open (Landlock), and
+// one that stays leads to an entry this walk sees.
+func noSpecial(root string) error {
+	root, err := filepath.EvalSymlinks(root) // a link given as the tree is walked, not reported
+	if err != nil {
+		return err
+	}
+	n := 0
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if n++; n > maxTreeFiles {
+			return &TreeError{Path: ".", Msg: fmt.Sprintf("more than %d files in the tree", maxTreeFiles)}
+		}
+		if typ := d.Type(); typ&(fs.ModeNamedPipe|fs.ModeSocket|fs.ModeDevice|fs.ModeCharDevice) != 0 {
+			rel, _ := filepath.Rel(root, p)
+			return &TreeError{Path: filepath.ToSlash(rel), Msg: kindOf(typ) + ", not a regular file: refused"}
+		}
+		return nil
+	})
 }
 
 func kindOf(m fs.FileMode) string {

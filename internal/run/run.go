@@ -87,6 +87,10 @@ type Cmd struct {
 	MaxMemory int64
 	// MaxOutput and MaxStderr bound what is kept in memory.
 	MaxOutput, MaxStderr int
+	// Confine, when set, is all the program may open (Landlock,
+	// landlock.go). On a kernel without Landlock it runs unconfined:
+	// Confinement says so.
+	Confine *Confine
 }
 
 // Result is what a finished program left.
@@ -219,6 +223,9 @@ type proc struct {
 	mem     int64
 	stderr  *capped
 	out     io.ReadCloser
+	// release lets the thread that started a confined program end, once
+	// the program has exited.
+	release chan struct{}
 }
 
 func (c Cmd) start(ctx context.Context, pipe bool) (*proc, error) {
@@ -238,6 +245,7 @@ func (c Cmd) start(ctx context.Context, pipe bool) (*proc, error) {
 		p.timeout = DefaultTimeout
 	}
 	argv := append([]string{path}, c.Args...)
+	progs := []string{path}
 	if p.mem = c.MaxMemory; p.mem > 0 {
 		var cur unix.Rlimit
 		if unix.Getrlimit(unix.RLIMIT_AS, &cur) == nil && cur.Max != unix.RLIM_INFINITY && int64(cur.Max) < p.mem {
@@ -249,6 +257,7 @@ func (c Cmd) start(ctx context.Context, pipe bool) (*proc, error) {
 		}
 		script := "ulimit -v " + strconv.FormatInt(p.mem>>10, 10) + ` && exec "$0" "$@"`
 		argv = append([]string{sh, "-c", script}, argv...)
+		progs = append(progs, sh)
 	}
 	p.tctx, p.cancel = ctx, func() {}
 	if p.timeout > 0 {
@@ -277,7 +286,26 @@ func (c Cmd) start(ctx context.Context, pipe bool) (*proc, error) {
 	} else {
 		cmd.Stdout = c.Stdout
 	}
-	if err := cmd.Start(); err != nil {
+	abi, lerr := 0, ErrNoLandlock
+	if c.Confine != nil {
+		abi, lerr = Confinement()
+	}
+	if lerr == nil {
+		if cmd.Stdin == nil {
+			null, err := devNull()
+			if err != nil {
+				p.cancel()
+				return fail(err)
+			}
+			defer null.Close()
+			cmd.Stdin = null
+		}
+		p.release = make(chan struct{})
+		err = startConfined(cmd, c.Confine, abi, progs, p.release)
+	} else {
+		err = cmd.Start()
+	}
+	if err != nil {
 		p.cancel()
 		return fail(err)
 	}
@@ -287,6 +315,9 @@ func (c Cmd) start(ctx context.Context, pipe bool) (*proc, error) {
 func (p *proc) wait() (Result, error) {
 	defer p.cancel()
 	p.g.waitExit()
+	if p.release != nil {
+		close(p.release)
+	}
 	err := p.cmd.Wait()
 	res := Result{ExitCode: p.cmd.ProcessState.ExitCode(), Stderr: strings.TrimSpace(p.stderr.String())}
 	e := &Error{Name: p.name, ExitCode: res.ExitCode, Stderr: res.Stderr}
