@@ -78,6 +78,15 @@ type Auditor struct {
 
 	dirMu sync.Mutex
 	dirs  map[string]*dirEntry // search directories, by name inside the image
+
+	findMu      sync.Mutex
+	found       map[findKey]*findEntry // every search made, by what it depends on
+	lists       map[string]*searchList // search lists, by their directories' ids
+	empty       *searchList
+	searches    atomic.Int64 // searches made (not answered from found), for tests
+	scopeHint   atomic.Int64 // the most objects a scope held so far
+	libPathOnce sync.Once
+	libPathList []*dirEntry
 }
 
 // New makes an Auditor. It reads nothing until asked.
@@ -93,6 +102,8 @@ func New(opt Options) *Auditor {
 	if opt.Image != nil {
 		a.img, a.fsys, a.sysroot = opt.Image, opt.Image, "/"
 	}
+	a.found, a.lists = map[findKey]*findEntry{}, map[string]*searchList{}
+	a.empty = a.intern(nil)
 	a.setMultiarch()
 	return a
 }
@@ -302,8 +313,12 @@ type FileReport struct {
 	// ErrorMessage.
 	Error error `json:"-"`
 
-	obj *object // the file's object, for the tree pass
-	sc  *scope  // a program's scope, for the tree pass (nil after Audit)
+	obj *object // the file's object, for the host pass
+	sc  *scope  // a program's scope, while it is audited
+	// loads are the shared libraries a program's load brings in, for the
+	// host pass (nil after Audit): the pass builds again the scope of a
+	// program it needs, so a run does not hold every program's scope.
+	loads []fileKey
 }
 
 // HostDep is a library found through a host's search path rather than
@@ -427,7 +442,7 @@ func (a *Auditor) finish(ctx context.Context, res *Result) *Result {
 		res.Incomplete = true
 	}
 	for i := range res.Files {
-		res.Files[i].sc, res.Files[i].obj = nil, nil
+		res.Files[i].sc, res.Files[i].obj, res.Files[i].loads = nil, nil, nil
 	}
 	if a.demangle != nil {
 		for i := range res.Files {
@@ -462,14 +477,24 @@ func (a *Auditor) viaHosts(ctx context.Context, files []FileReport) {
 	hosts := map[fileKey][]*FileReport{}
 	for i := range files {
 		f := &files[i]
-		if f.sc == nil || f.Error != nil || (f.Kind != elfx.Executable && f.Kind != elfx.PIEExecutable) {
+		if f.obj == nil || f.Error != nil || (f.Kind != elfx.Executable && f.Kind != elfx.PIEExecutable) {
 			continue
 		}
-		for _, l := range f.sc.list[1:] {
-			if want[l.obj.key] {
-				hosts[l.obj.key] = append(hosts[l.obj.key], f)
+		for _, k := range f.loads {
+			if want[k] {
+				hosts[k] = append(hosts[k], f)
 			}
 		}
+	}
+	// A host's scope is built again when first asked, once.
+	scopes := map[*FileReport]*scope{}
+	scopeOf := func(h *FileReport) *scope {
+		sc := scopes[h]
+		if sc == nil {
+			sc = a.programScope(ctx, h.Path, h.obj)
+			scopes[h] = sc
+		}
+		return sc
 	}
 	for i := range files {
 		f := &files[i]
@@ -484,7 +509,7 @@ func (a *Auditor) viaHosts(ctx context.Context, files []FileReport) {
 		rep := FileReport{Path: f.Path, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
 		a.analyzeWith(ctx, &rep, o, func(n string, l *loaded, beside fallback) (string, *object, string) {
 			for _, h := range mine {
-				if d := h.sc.byName[n]; d != nil && d.obj.Kind != "" {
+				if d := scopeOf(h).byName[n]; d != nil && d.obj.Kind != "" {
 					return d.name, d.obj, h.Path
 				}
 			}
@@ -537,6 +562,9 @@ func (a *Auditor) file(ctx context.Context, p string, opt FileOptions, buf []byt
 		return rep, false
 	}
 	a.analyzeWith(ctx, &rep, o, nil)
+	if rep.sc != nil {
+		rep.loads, rep.sc = rep.sc.sharedLibraries(), nil
+	}
 	return rep, true
 }
 
@@ -619,6 +647,9 @@ func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, f
 		if m.more > 0 {
 			rep.Skipped = append(rep.Skipped, fmt.Sprintf("%d more candidates for %s", m.more, clip(m.name)))
 		}
+	}
+	if len(sc.list) > 1 {
+		rep.Libraries = make([]string, 0, len(sc.list)-1)
 	}
 	for _, l := range sc.list[1:] {
 		rep.Libraries = append(rep.Libraries, l.name)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"path"
+	"path/filepath"
 	"sync"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // scope is a global scope as ld.so builds it: the executable, then its
@@ -62,8 +65,56 @@ func (a *Auditor) loadOrder(ctx context.Context, root *loaded) *scope {
 	return sc
 }
 
+// programScope builds again the global scope an audit of the program o
+// at p built: its load, and the libraries it loads itself (--dlopen).
+func (a *Auditor) programScope(ctx context.Context, p string, o *object) *scope {
+	root := &loaded{obj: o, name: p, origin: a.origin(p)}
+	sc := a.loadOrder(ctx, root)
+	if len(a.dlopen) > 0 {
+		for _, name := range a.dlopen {
+			if p, o, err := a.find(name, root, root.obj); err == nil {
+				sc.add(&loaded{obj: o, name: p, origin: filepath.Dir(p), loader: root}, name)
+			}
+		}
+		a.fill(sc)
+	}
+	return sc
+}
+
+// sharedLibraries are the keys of the shared libraries of the scope
+// beyond its root: the libraries a program may host.
+func (sc *scope) sharedLibraries() []fileKey {
+	var out []fileKey
+	for _, l := range sc.list[1:] {
+		if l.obj.Kind == elfx.SharedLibrary {
+			out = append(out, l.obj.key)
+		}
+	}
+	return out
+}
+
 // fill loads the DT_NEEDED entries of every object not yet expanded.
 func (a *Auditor) fill(sc *scope) {
+	if len(sc.list) == 1 && sc.next == 0 {
+		// A new scope: sized as the largest so far, so a deep load does
+		// not grow its maps step by step.
+		if h := int(min(a.scopeHint.Load(), 1<<12)); h > 8 {
+			byName, byKey := make(map[string]*loaded, 2*h), make(map[fileKey]*loaded, h)
+			for k, v := range sc.byName {
+				byName[k] = v
+			}
+			for k, v := range sc.byKey {
+				byKey[k] = v
+			}
+			sc.byName, sc.byKey = byName, byKey
+			sc.list = append(make([]*loaded, 0, h), sc.list...)
+		}
+		defer func() {
+			if n := int64(len(sc.list)); n > a.scopeHint.Load() {
+				a.scopeHint.Store(n)
+			}
+		}()
+	}
 	var interp *loaded
 	if it := sc.list[0].obj.Interp; it != "" {
 		if o, err := a.open(it, sc.list[0].obj); err == nil {
@@ -85,7 +136,8 @@ func (a *Auditor) fill(sc *scope) {
 				sc.add(&loaded{obj: interp.obj, name: interp.name, origin: interp.origin, loader: l}, n)
 				continue
 			}
-			p, o, err := a.find(n, l, sc.list[0].obj)
+			e := a.lookup(n, l, sc.list[0].obj)
+			p, o, err := e.path, e.obj, e.err
 			if err != nil && sc.fallback != nil {
 				if fp, fo, host := sc.fallback(n, l); fo != nil {
 					sc.add(&loaded{obj: fo, name: fp, origin: path.Dir(fp), loader: l}, n)
@@ -102,7 +154,7 @@ func (a *Auditor) fill(sc *scope) {
 				sc.byName[n] = &loaded{obj: &object{}, name: n} // report once
 				continue
 			}
-			sc.add(&loaded{obj: o, name: p, origin: path.Dir(p), loader: l}, n)
+			sc.add(&loaded{obj: o, name: p, origin: e.dir, loader: l}, n)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package bind
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -172,33 +173,102 @@ type loaded struct {
 	name   string      // the path it was found at, inside the image
 	origin string      // $ORIGIN of the object
 	loader *loaded     // the object whose DT_NEEDED brought it in
-	search []*dirEntry // searchPath, once built
+	search *searchList // searchPath, once built
+	rpaths *searchList // the RPATHs of it and its loaders, once built
+}
+
+// searchList is a search path as the directories that exist on it, each
+// once, interned per run: two objects with the same list share it, so a
+// search is known by the list and the name, whatever chain of loaders
+// built the list.
+type searchList struct {
+	dirs []*dirEntry
+}
+
+// findKey is what the result of a search depends on: the name (tokens
+// expanded), the directories searched before the cache, the machine,
+// class and byte order wanted, and whether the cache and default
+// directories are skipped (DF_1_NODEFLIB). A name with a slash is opened
+// as it is: its list is nil.
+type findKey struct {
+	name  string
+	list  *searchList
+	mach  elf.Machine
+	class elf.Class
+	data  elf.Data
+	nodef bool
+}
+
+// findEntry is the result of one search, shared by every object of every
+// load that asks it again.
+type findEntry struct {
+	once sync.Once
+	path string
+	dir  string // path.Dir(path): the found object's $ORIGIN
+	obj  *object
+	err  error
 }
 
 // find searches for a DT_NEEDED name of l as ld.so's _dl_map_object does,
 // returning the path inside the image and the object. Candidates of another
 // machine or class, and files that are not ELF libraries, are skipped; a
 // failed search is a *NotFoundError that says what was skipped and why.
+//
+// Each search is made once per run: objects, directories and the cache do
+// not change during a run, so the result depends only on the findKey, and
+// a thousand libraries in one DT_NEEDED cycle cost a thousand searches,
+// not one per library per binary that loads them.
 func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, error) {
-	nf := &NotFoundError{Name: name}
+	e := a.lookup(name, l, want)
+	return e.path, e.obj, e.err
+}
+
+// lookup is find's search, shared: the caller must not change it.
+func (a *Auditor) lookup(name string, l *loaded, want *object) *findEntry {
 	if strings.Contains(name, "$") {
 		// ld.so expands dynamic string tokens in DT_NEEDED too.
 		e, ok := expandTokens(name, l.origin, libDir(l.obj, a.multiarch), platform(l.obj))
 		if !ok {
-			return "", nil, nf
+			return &findEntry{err: &NotFoundError{Name: name}}
 		}
 		name = e
 	}
-	if strings.Contains(name, "/") {
+	k := findKey{name: name}
+	if want != nil {
+		k.mach, k.class, k.data = want.Machine, want.Class, want.Data
+	}
+	if !strings.Contains(name, "/") {
+		k.list, k.nodef = a.searchList(l), l.obj.NoDef
+	}
+	a.findMu.Lock()
+	e := a.found[k]
+	if e == nil {
+		e = &findEntry{}
+		a.found[k] = e
+	}
+	a.findMu.Unlock()
+	e.once.Do(func() {
+		a.searches.Add(1)
+		e.path, e.obj, e.err = a.search(k, want)
+		e.dir = path.Dir(e.path)
+	})
+	return e
+}
+
+// search is the search find makes once per key.
+func (a *Auditor) search(k findKey, want *object) (string, *object, error) {
+	name := k.name
+	nf := &NotFoundError{Name: name}
+	if k.list == nil {
 		if o, _ := a.try(name, want, nf); o != nil {
 			return name, o, nil
 		}
 		return "", nil, nf
 	}
-	if p, o, ok := a.probe(a.searchPath(l), name, want, nf); ok || nf.Broken != "" {
+	if p, o, ok := a.probe(k.list.dirs, name, want, nf); ok || nf.Broken != "" {
 		return p, o, errIfNil(o, nf)
 	}
-	if !l.obj.NoDef {
+	if !k.nodef {
 		if c := a.cache(); c != nil {
 			if p := c.Lookup(name, want.Machine, want.Class); p != "" {
 				if o, done := a.try(p, want, nf); done {
@@ -223,35 +293,147 @@ func (a *Auditor) find(name string, l *loaded, want *object) (string, *object, e
 // As ld.so's fillin_rpath, a directory is searched once however often it
 // is named; and a directory whose name leaves no room for a file name
 // below PATH_MAX is dropped, since open(2) refuses such a path
-// (ENAMETOOLONG). So an RPATH's directories cost once per object, and the
-// work of a search is bounded by the bytes of the search path.
-func (a *Auditor) searchPath(l *loaded) []*dirEntry {
+// (ENAMETOOLONG). A directory that does not exist is dropped too, as it
+// can hold nothing. So an RPATH's directories cost once per object, and
+// the work of a search is bounded by the bytes of the search path.
+func (a *Auditor) searchPath(l *loaded) []*dirEntry { return a.searchList(l).dirs }
+
+// searchList is searchPath, interned.
+func (a *Auditor) searchList(l *loaded) *searchList {
 	if l.search != nil {
 		return l.search
 	}
-	seen := map[string]bool{}
-	out := []*dirEntry{}
-	add := func(ds []string) {
-		for _, d := range ds {
-			if d == "" {
-				d = "." // an empty entry means the working directory
-			}
-			if len(d) >= pathMax || seen[d] {
-				continue
-			}
-			seen[d] = true
-			out = append(out, a.dir(d))
-		}
-	}
+	var chain []*dirEntry
 	if !l.obj.HasRun {
-		for p := l; p != nil; p = p.loader {
-			add(a.expand(p.obj.Rpath, p))
+		chain = a.rpathChain(l).dirs
+	}
+	var run []*dirEntry
+	if len(l.obj.Runpath) > 0 {
+		run = a.dirsOf(a.expand(l.obj.Runpath, l))
+	}
+	lp := a.libPathDirs()
+	switch {
+	case len(lp) == 0 && len(run) == 0 && !l.obj.HasRun:
+		l.search = l.rpaths // deduplicated already
+	case len(lp) == 0 && len(run) == 0:
+		l.search = a.empty
+	default:
+		l.search = a.intern(dedupDirs(chain, lp, run))
+	}
+	return l.search
+}
+
+// rpathChain is the RPATH part of l's search path: l's own RPATH, then
+// its loader's chain, each directory once. It is built from the loader's,
+// so a chain a thousand objects deep costs once per object, not once per
+// object per level.
+func (a *Auditor) rpathChain(l *loaded) *searchList {
+	if l.rpaths != nil {
+		return l.rpaths
+	}
+	if l.loader == nil || l.loader.rpaths != nil { // the usual case, in load order
+		l.rpaths = a.withRpath(l, l.loader)
+		return l.rpaths
+	}
+	var todo []*loaded
+	for p := l; p != nil && p.rpaths == nil; p = p.loader {
+		todo = append(todo, p)
+	}
+	for i := len(todo) - 1; i >= 0; i-- {
+		todo[i].rpaths = a.withRpath(todo[i], todo[i].loader)
+	}
+	return l.rpaths
+}
+
+// withRpath is l's RPATH, then the chain of its loader, whose chain is
+// built.
+func (a *Auditor) withRpath(l, loader *loaded) *searchList {
+	up := a.empty
+	if loader != nil {
+		up = loader.rpaths
+	}
+	if len(l.obj.Rpath) == 0 {
+		return up
+	}
+	if own := a.dirsOf(a.expand(l.obj.Rpath, l)); len(own) > 0 && !isPrefix(own, up.dirs) {
+		return a.intern(dedupDirs(own, up.dirs))
+	}
+	return up
+}
+
+// isPrefix reports whether the directories of own, each once, begin
+// list: then own followed by list, each once, is list.
+func isPrefix(own, list []*dirEntry) bool {
+	own = dedupDirs(own)
+	if len(own) > len(list) {
+		return false
+	}
+	for i, d := range own {
+		if list[i] != d {
+			return false
 		}
 	}
-	add(a.libPath)
-	add(a.expand(l.obj.Runpath, l))
-	l.search = out
+	return true
+}
+
+// dedupDirs concatenates the lists, keeping the first of each directory.
+func dedupDirs(lists ...[]*dirEntry) []*dirEntry {
+	n := 0
+	for _, l := range lists {
+		n += len(l)
+	}
+	out := make([]*dirEntry, 0, n)
+	seen := make(map[*dirEntry]bool, n)
+	for _, l := range lists {
+		for _, d := range l {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
 	return out
+}
+
+// dirsOf is the directories named by ds that exist, in order: an empty
+// entry means the working directory; one too long for a file name below
+// PATH_MAX can hold nothing.
+func (a *Auditor) dirsOf(ds []string) []*dirEntry {
+	var out []*dirEntry
+	for _, d := range ds {
+		if d == "" {
+			d = "."
+		}
+		if len(d) >= pathMax {
+			continue
+		}
+		if e := a.dir(d); !e.missing {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// libPathDirs is LD_LIBRARY_PATH's directories, once per run.
+func (a *Auditor) libPathDirs() []*dirEntry {
+	a.libPathOnce.Do(func() { a.libPathList = dedupDirs(a.dirsOf(a.libPath)) })
+	return a.libPathList
+}
+
+// intern returns the one searchList of these directories.
+func (a *Auditor) intern(dirs []*dirEntry) *searchList {
+	b := make([]byte, 0, 4*len(dirs))
+	for _, d := range dirs {
+		b = binary.AppendUvarint(b, uint64(d.id))
+	}
+	a.findMu.Lock()
+	defer a.findMu.Unlock()
+	if sl := a.lists[string(b)]; sl != nil {
+		return sl
+	}
+	sl := &searchList{dirs: dirs}
+	a.lists[string(b)] = sl
+	return sl
 }
 
 // pathMax is Linux's PATH_MAX: open(2) refuses a longer path with
@@ -270,6 +452,7 @@ const maxListing = 1 << 16
 // hundred lookups of the directory, not a hundred thousand of files.
 type dirEntry struct {
 	name    string // inside the image
+	id      int    // its number in the run, to intern search lists
 	once    sync.Once
 	missing bool
 	host    string          // the directory on this machine (or in the image), links resolved
@@ -281,7 +464,7 @@ func (a *Auditor) dir(d string) *dirEntry {
 	a.dirMu.Lock()
 	e := a.dirs[d]
 	if e == nil {
-		e = &dirEntry{name: d}
+		e = &dirEntry{name: d, id: len(a.dirs)}
 		a.dirs[d] = e
 	}
 	a.dirMu.Unlock()
