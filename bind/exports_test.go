@@ -49,11 +49,7 @@ func TestExportsAgree(t *testing.T) {
 			continue
 		}
 		var fromBind, exported, nodes []string
-		for name, h := range o.defHead {
-			for i := h; i >= 0; i = o.defs[i].next {
-				fromBind = append(fromBind, name+"@"+o.defs[i].version)
-			}
-		}
+		o.eachDef(func(name, version string) { fromBind = append(fromBind, name+"@"+version) })
 		for _, s := range syms {
 			if s.Exported() {
 				exported = append(exported, s.Name+"@"+s.Version)

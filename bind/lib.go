@@ -35,6 +35,10 @@ type object struct {
 	// rejects them ("unexpected PLT reloc type 0x00").
 	PLTNone int
 
+	// gnu is the library's own DT_GNU_HASH table, through which its
+	// definitions are looked up as the loader looks them up; without one
+	// (or one too degenerate to walk), defs and defHead index them.
+	gnu       *elfx.GNUHash
 	defs      []def
 	defHead   map[string]int32 // name → first of its defs
 	versioned bool             // has DT_VERSYM: version rules apply to lookups in it
@@ -175,6 +179,14 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte, hold int64, why str
 	if err := o.classify(syms, relocs); err != nil {
 		return nil, err
 	}
+	if hold == 0 {
+		// An image member's tables are copied and counted (detach); a
+		// file of this machine keeps its hash table as it is.
+		if h, err := f.GNUHash(); err == nil && h != nil {
+			o.gnu = h
+			return o, nil
+		}
+	}
 	o.indexDefs(syms)
 	o.GoBindNow = o.Go && o.BindNow && goLinkerBindNow(f, o)
 	return o, nil
@@ -249,6 +261,14 @@ func (o *object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 // (base) one; an unversioned reference takes an unversioned or base
 // definition, or the only non-hidden versioned one.
 func (o *object) provides(name, version string) bool {
+	return o.providesHash(name, version, elfx.GNUHashOf(name))
+}
+
+// providesHash is provides for a name whose GNU hash is known.
+func (o *object) providesHash(name, version string, hash uint32) bool {
+	if o.gnu != nil {
+		return o.gnuProvides(name, version, hash)
+	}
 	h, ok := o.defHead[name]
 	if !ok {
 		return false
@@ -273,6 +293,48 @@ func (o *object) provides(name, version string) bool {
 		}
 	}
 	return version == "" && n == 1
+}
+
+// gnuProvides is provides through the library's hash table, by the same
+// rules.
+func (o *object) gnuProvides(name, version string, hash uint32) bool {
+	found, n := false, 0
+	o.gnu.Lookup(name, hash, func(s elfx.Symbol) bool {
+		if !s.Exported() {
+			return false
+		}
+		hidden := s.VersionIndex >= 2 && !s.Default
+		switch {
+		case !o.versioned:
+			found = true
+		case version != "":
+			found = s.Version == version || (s.VersionIndex <= 1 && !hidden)
+		case s.VersionIndex < 3:
+			found = true
+		case !hidden:
+			n++
+		}
+		return found
+	})
+	return found || o.versioned && version == "" && n == 1
+}
+
+// eachDef calls fn with every definition a lookup finds, by name and
+// version.
+func (o *object) eachDef(fn func(name, version string)) {
+	if o.gnu != nil {
+		o.gnu.Each(func(s elfx.Symbol) {
+			if s.Exported() {
+				fn(s.Name, s.Version)
+			}
+		})
+		return
+	}
+	for name, h := range o.defHead {
+		for i := h; i >= 0; i = o.defs[i].next {
+			fn(name, o.defs[i].version)
+		}
+	}
 }
 
 // names lists the names a loaded object answers to when a DT_NEEDED entry

@@ -173,8 +173,9 @@ func (sc *scope) resolves(r reference, self *object) bool {
 }
 
 func (sc *scope) providesExcept(name, version string, skip *object) bool {
+	hash := elfx.GNUHashOf(name)
 	for _, l := range sc.list {
-		if l.obj != skip && l.obj.provides(name, version) {
+		if l.obj != skip && l.obj.providesHash(name, version, hash) {
 			return true
 		}
 	}

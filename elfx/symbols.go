@@ -2,6 +2,7 @@ package elfx
 
 import (
 	"debug/elf"
+	"encoding/binary"
 	"strings"
 )
 
@@ -327,16 +328,20 @@ func (f *File) versionNames() (map[uint16]verName, error) {
 // Elf64_Sym, e holding at least one) and returns its name's offset in the
 // table's string table.
 func (f *File) decodeSym(e []byte, s *Symbol) (name uint32) {
+	return decodeSymEntry(f.bo, f.is64(), e, s)
+}
+
+func decodeSymEntry(bo binary.ByteOrder, is64 bool, e []byte, s *Symbol) (name uint32) {
 	var info, other uint8
-	if f.is64() {
-		name, info, other = f.bo.Uint32(e), e[4], e[5]
-		s.Section = elf.SectionIndex(f.bo.Uint16(e[6:]))
-		s.Value, s.Size = f.bo.Uint64(e[8:]), f.bo.Uint64(e[16:])
+	if is64 {
+		name, info, other = bo.Uint32(e), e[4], e[5]
+		s.Section = elf.SectionIndex(bo.Uint16(e[6:]))
+		s.Value, s.Size = bo.Uint64(e[8:]), bo.Uint64(e[16:])
 	} else {
-		name = f.bo.Uint32(e)
-		s.Value, s.Size = uint64(f.bo.Uint32(e[4:])), uint64(f.bo.Uint32(e[8:]))
+		name = bo.Uint32(e)
+		s.Value, s.Size = uint64(bo.Uint32(e[4:])), uint64(bo.Uint32(e[8:]))
 		info, other = e[12], e[13]
-		s.Section = elf.SectionIndex(f.bo.Uint16(e[14:]))
+		s.Section = elf.SectionIndex(bo.Uint16(e[14:]))
 	}
 	s.Bind, s.Type, s.Visibility = elf.ST_BIND(info), elf.ST_TYPE(info), elf.ST_VISIBILITY(other)
 	return name
