@@ -45,3 +45,56 @@ func BenchmarkParseLibc(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScopeLookup is the hot path of resolution: every reference of
+// a program (/usr/bin/ls, or BIND_BENCH_PROGRAM) looked up in its global
+// scope, through each library's DT_GNU_HASH ("hash") and through a map of
+// every definition, as before ("map").
+func BenchmarkScopeLookup(b *testing.B) {
+	p := "/usr/bin/ls"
+	if e := os.Getenv("BIND_BENCH_PROGRAM"); e != "" {
+		p = e
+	}
+	a := New(Options{})
+	o, err := a.target(p, nil, make([]byte, headSize))
+	if err != nil {
+		b.Skip(err)
+	}
+	hashed := a.loadOrder(context.Background(), &loaded{obj: o, name: p, origin: a.origin(p)})
+	mapped := &scope{}
+	for _, l := range hashed.list {
+		m := l.obj
+		if m.gnu != nil {
+			m = mapIndexed(b, l.name)
+		}
+		mapped.list = append(mapped.list, &loaded{obj: m, name: l.name})
+	}
+	var refs []reference
+	for _, l := range hashed.list {
+		refs = append(refs, l.obj.refs...)
+	}
+	for _, c := range []struct {
+		name string
+		sc   *scope
+	}{{"hash", hashed}, {"map", mapped}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				for _, r := range refs {
+					c.sc.provides(r.Name, r.Version)
+				}
+			}
+			b.ReportMetric(float64(len(refs)*len(c.sc.list)), "lookups/op")
+		})
+	}
+}
+
+// BenchmarkAuditCycle audits 1,000 programs in one DT_NEEDED cycle
+// (issue 28, item 13): each search once per run.
+func BenchmarkAuditCycle(b *testing.B) {
+	root := cycleRoot(b, 1000, func(int) string { return "$ORIGIN" })
+	for range b.N {
+		a := New(Options{Sysroot: root})
+		a.Audit(context.Background(), []string{root + "/usr/lib"})
+		b.ReportMetric(float64(a.searches.Load()), "searches/op")
+	}
+}

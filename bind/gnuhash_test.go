@@ -10,7 +10,7 @@ import (
 
 // mapIndexed is o looked up the other way: through a map of every
 // definition, as libraries without a usable DT_GNU_HASH are.
-func mapIndexed(t *testing.T, p string) *object {
+func mapIndexed(t testing.TB, p string) *object {
 	t.Helper()
 	f, err := elfx.Open(p)
 	if err != nil {

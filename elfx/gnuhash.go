@@ -18,7 +18,8 @@ type GNUHash struct {
 	n       uint32 // symbols in syms
 	strs    string // the dynamic string table
 	versym  []uint16
-	names   map[uint16]verName
+	names   []verName // by version index
+	far     map[uint16]verName
 	symoff  uint32
 	shift   uint32
 	bloom   []uint64 // 32-bit files: one word per entry, high half zero
@@ -104,8 +105,31 @@ func (f *File) GNUHash() (*GNUHash, error) {
 	if h.versym, err = f.Versym(); err != nil {
 		return nil, err
 	}
-	if h.names, err = f.versionNames(); err != nil {
+	names, err := f.versionNames()
+	if err != nil {
 		return nil, err
+	}
+	// Indexed by version: a symbol's index has 15 bits, and the table is
+	// kept only as long as the file's own version tables justify (a
+	// hostile index of 32,767 would cost a megabyte per file).
+	top := 0
+	for i := range names {
+		if i < versymHidden {
+			top = max(top, int(i)+1)
+		}
+	}
+	if top > 4*len(names)+64 {
+		top = 4*len(names) + 64
+	}
+	h.names = make([]verName, top)
+	for i, v := range names {
+		if int(i) < top {
+			h.names[i] = v
+		} else if h.far == nil {
+			h.far = map[uint16]verName{i: v}
+		} else {
+			h.far[i] = v
+		}
 	}
 	return h, nil
 }
@@ -128,12 +152,13 @@ func (h *GNUHash) Lookup(name string, hash uint32, fn func(Symbol) bool) {
 }
 
 func (h *GNUHash) walk(name string, hash uint32, fn func(uint32, Symbol) bool) {
-	c := uint32(32)
+	c := uint32(5) // log2 of the bits of a bloom word
 	if h.is64 {
-		c = 64
+		c = 6
 	}
-	w := h.bloom[(hash/c)&uint32(len(h.bloom)-1)]
-	mask := uint64(1)<<(hash%c) | uint64(1)<<((hash>>h.shift)%c)
+	w := h.bloom[(hash>>c)&uint32(len(h.bloom)-1)]
+	bits := uint32(1)<<c - 1
+	mask := uint64(1)<<(hash&bits) | uint64(1)<<((hash>>(h.shift&31))&bits)
 	if w&mask != mask {
 		return
 	}
@@ -167,7 +192,9 @@ func (h *GNUHash) symbol(i uint32, name string) (Symbol, bool) {
 		v := h.versym[i]
 		s.VersionIndex = v &^ versymHidden
 		s.Default = v&versymHidden == 0 && s.VersionIndex >= 2 && !s.Undefined()
-		if vn, ok := h.names[s.VersionIndex]; ok {
+		if int(s.VersionIndex) < len(h.names) {
+			s.Version, s.Library = h.names[s.VersionIndex].name, h.names[s.VersionIndex].lib
+		} else if vn, ok := h.far[s.VersionIndex]; ok {
 			s.Version, s.Library = vn.name, vn.lib
 		}
 	}
