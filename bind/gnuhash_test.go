@@ -17,7 +17,7 @@ func mapIndexed(t testing.TB, p string) *object {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	syms, err := f.Symbols()
+	syms, err := f.SymTab()
 	if err != nil {
 		t.Fatal(err)
 	}

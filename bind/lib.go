@@ -58,17 +58,20 @@ type def struct {
 	next    int32
 }
 
-func (o *object) indexDefs(syms []elfx.Symbol) {
+func (o *object) indexDefs(syms *elfx.SymTab) {
+	if syms == nil {
+		return
+	}
 	n := 0
-	for i := 1; i < len(syms); i++ {
-		if syms[i].Exported() {
+	for i := 1; i < syms.Len(); i++ {
+		if s := syms.At(i); s.Exported() {
 			n++
 		}
 	}
 	o.defs = make([]def, 0, n)
 	o.defHead = make(map[string]int32, n)
-	for i := 1; i < len(syms); i++ {
-		s := &syms[i]
+	for i := 1; i < syms.Len(); i++ {
+		s := syms.At(i)
 		if !s.Exported() {
 			continue
 		}
@@ -154,7 +157,7 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte, hold int64, why str
 	} else {
 		o.Rpath = splitPath(d.Rpath)
 	}
-	syms, err := f.Symbols()
+	syms, err := f.SymTab()
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +196,11 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte, hold int64, why str
 }
 
 // classify records the undefined non-weak symbols and how each is bound.
-func (o *object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
+func (o *object) classify(syms *elfx.SymTab, relocs []elfx.Reloc) error {
+	nsyms := 0
+	if syms != nil {
+		nsyms = syms.Len()
+	}
 	k := kindsFor(o.Machine)
 	type use struct {
 		eager, lazy string
@@ -210,11 +217,11 @@ func (o *object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 		if r.Sym == 0 {
 			continue
 		}
-		if int64(r.Sym) >= int64(len(syms)) {
-			return &elfx.FormatError{Off: -1, Msg: fmt.Sprintf("a %s relocation at %#x refers to symbol %d, but the dynamic symbol table has %d", relocName(o.Machine, r.Type), r.Off, r.Sym, len(syms))}
+		if int64(r.Sym) >= int64(nsyms) {
+			return &elfx.FormatError{Off: -1, Msg: fmt.Sprintf("a %s relocation at %#x refers to symbol %d, but the dynamic symbol table has %d", relocName(o.Machine, r.Type), r.Off, r.Sym, nsyms)}
 		}
 		copyRel := hasCopy && r.Type == copyType
-		if !syms[r.Sym].Undefined() && !copyRel {
+		if !syms.Undefined(int(r.Sym)) && !copyRel {
 			continue
 		}
 		u := uses[r.Sym]
@@ -234,7 +241,8 @@ func (o *object) classify(syms []elfx.Symbol, relocs []elfx.Reloc) error {
 			u.order = i
 		}
 	}
-	for i, s := range syms {
+	for i := range nsyms {
+		s := syms.At(i)
 		u := uses[uint32(i)]
 		copied := u != nil && u.copy
 		if i == 0 || !s.Undefined() && !copied || s.Bind == elf.STB_WEAK || s.Name == "" {

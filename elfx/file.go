@@ -49,6 +49,10 @@ type File struct {
 	// every name is a substring of it, so names cost no copies.
 	dynstr    string
 	dynstrSet bool
+	// symtab is the dynamic symbol table once read (SymTab).
+	symtab    *SymTab
+	symtabErr error
+	symtabSet bool
 	// relSyms are the values and sections of .symtab's symbols, for
 	// relocating debug sections (DebugData).
 	relSyms    []relocSym

@@ -2,7 +2,6 @@ package elfx
 
 import (
 	"debug/elf"
-	"encoding/binary"
 )
 
 // GNUHash is a file's DT_GNU_HASH table with the dynamic symbols it
@@ -11,20 +10,14 @@ import (
 // and one chain of the file's own table; nothing is built per symbol, and
 // what it keeps is plain bytes, which the garbage collector never scans.
 type GNUHash struct {
-	bo      binary.ByteOrder
-	is64    bool
-	syms    []byte // the dynamic symbol table, entries of ent bytes
-	ent     int64
-	n       uint32 // symbols in syms
-	strs    string // the dynamic string table
-	versym  []uint16
-	names   []verName // by version index
-	far     map[uint16]verName
+	t       *SymTab
+	n       uint32 // symbols in t
 	symoff  uint32
 	shift   uint32
 	bloom   []uint64 // 32-bit files: one word per entry, high half zero
 	buckets []uint32
 	chain   []uint32 // hash values of symbols symoff..n-1
+	is64    bool
 }
 
 // maxGNURun is the longest chain GNUHash accepts. A linker's chains hold
@@ -42,14 +35,11 @@ func (f *File) GNUHash() (*GNUHash, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	symOff, ok, err := f.tableOffset(elf.DT_SYMTAB)
-	if err != nil || !ok {
+	t, err := f.SymTab()
+	if err != nil || t == nil {
 		return nil, err
 	}
-	n, err := f.NumSymbols()
-	if err != nil {
-		return nil, err
-	}
+	n := int64(t.Len())
 	hb, err := f.rd.at(off, 16)
 	if err != nil {
 		return nil, formatErr(off, "DT_GNU_HASH header past end of file")
@@ -70,7 +60,7 @@ func (f *File) GNUHash() (*GNUHash, error) {
 	if err != nil {
 		return nil, formatErr(off, "DT_GNU_HASH table past end of file")
 	}
-	h := &GNUHash{bo: f.bo, is64: f.is64(), ent: f.symEntsize(), n: uint32(n), symoff: uint32(symoffset), shift: shift}
+	h := &GNUHash{t: t, is64: f.is64(), n: uint32(n), symoff: uint32(symoffset), shift: shift}
 	h.bloom = make([]uint64, nbloom)
 	for i := range h.bloom {
 		if word == 8 {
@@ -93,42 +83,6 @@ func (f *File) GNUHash() (*GNUHash, error) {
 			run = 0
 		} else if run > maxGNURun {
 			return nil, nil
-		}
-	}
-	if h.syms, err = f.rd.fresh(symOff, n*h.ent); err != nil {
-		return nil, formatErr(symOff, "dynamic symbol table (%d entries) past end of file", n)
-	}
-	if err := f.loadDynstr(); err != nil {
-		return nil, err
-	}
-	h.strs = f.dynstr
-	if h.versym, err = f.Versym(); err != nil {
-		return nil, err
-	}
-	names, err := f.versionNames()
-	if err != nil {
-		return nil, err
-	}
-	// Indexed by version: a symbol's index has 15 bits, and the table is
-	// kept only as long as the file's own version tables justify (a
-	// hostile index of 32,767 would cost a megabyte per file).
-	top := 0
-	for i := range names {
-		if i < versymHidden {
-			top = max(top, int(i)+1)
-		}
-	}
-	if top > 4*len(names)+64 {
-		top = 4*len(names) + 64
-	}
-	h.names = make([]verName, top)
-	for i, v := range names {
-		if int(i) < top {
-			h.names[i] = v
-		} else if h.far == nil {
-			h.far = map[uint16]verName{i: v}
-		} else {
-			h.far[i] = v
 		}
 	}
 	return h, nil
@@ -181,23 +135,15 @@ func (h *GNUHash) walk(name string, hash uint32, fn func(uint32, Symbol) bool) {
 
 // symbol decodes symbol i when it is named name.
 func (h *GNUHash) symbol(i uint32, name string) (Symbol, bool) {
+	t := h.t
 	var s Symbol
-	off := int(decodeSymEntry(h.bo, h.is64, h.syms[int64(i)*h.ent:], &s))
-	if off >= len(h.strs) || len(h.strs)-off < len(name) || h.strs[off:off+len(name)] != name ||
-		off+len(name) < len(h.strs) && h.strs[off+len(name)] != 0 {
+	off := int(decodeSymEntry(t.bo, t.is64, t.raw[int64(i)*t.ent:], &s))
+	if off >= len(t.strs) || len(t.strs)-off < len(name) || t.strs[off:off+len(name)] != name ||
+		off+len(name) < len(t.strs) && t.strs[off+len(name)] != 0 {
 		return s, false
 	}
 	s.Name = name
-	if int(i) < len(h.versym) {
-		v := h.versym[i]
-		s.VersionIndex = v &^ versymHidden
-		s.Default = v&versymHidden == 0 && s.VersionIndex >= 2 && !s.Undefined()
-		if int(s.VersionIndex) < len(h.names) {
-			s.Version, s.Library = h.names[s.VersionIndex].name, h.names[s.VersionIndex].lib
-		} else if vn, ok := h.far[s.VersionIndex]; ok {
-			s.Version, s.Library = vn.name, vn.lib
-		}
-	}
+	t.version(int(i), &s)
 	return s, true
 }
 
@@ -205,13 +151,8 @@ func (h *GNUHash) symbol(i uint32, name string) (Symbol, bool) {
 // loader can find in the file. It costs a lookup per symbol.
 func (h *GNUHash) Each(fn func(Symbol)) {
 	for i := h.symoff; i < h.n; i++ {
-		var s Symbol
-		off := decodeSymEntry(h.bo, h.is64, h.syms[int64(i)*h.ent:], &s)
-		if int(off) >= len(h.strs) {
-			continue
-		}
-		name := cstr(h.strs[off:])
-		h.walk(name, GNUHashOf(name), func(j uint32, t Symbol) bool {
+		s := h.t.At(int(i))
+		h.walk(s.Name, GNUHashOf(s.Name), func(j uint32, t Symbol) bool {
 			if j == i {
 				fn(t)
 			}

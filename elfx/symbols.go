@@ -218,51 +218,13 @@ func (f *File) Versym() ([]uint16, error) {
 // Symbols returns the dynamic symbol table, index 0 (the null symbol)
 // included so relocation symbol indexes can be used directly.
 func (f *File) Symbols() ([]Symbol, error) {
-	off, ok, err := f.tableOffset(elf.DT_SYMTAB)
-	if err != nil || !ok {
+	t, err := f.SymTab()
+	if err != nil || t == nil {
 		return nil, err
 	}
-	n, err := f.NumSymbols()
-	if err != nil {
-		return nil, err
-	}
-	if err := f.loadDynstr(); err != nil {
-		return nil, err
-	}
-	es := f.symEntsize()
-	raw, err := f.rd.fresh(off, n*es)
-	if err != nil {
-		return nil, formatErr(off, "dynamic symbol table (%d entries) past end of file", n)
-	}
-	versym, err := f.Versym()
-	if err != nil {
-		return nil, err
-	}
-	names, err := f.versionNames()
-	if err != nil {
-		return nil, err
-	}
-	var used nameBudget
-	syms := make([]Symbol, n)
+	syms := make([]Symbol, t.Len())
 	for i := range syms {
-		e := raw[int64(i)*es:]
-		s := &syms[i]
-		name := f.decodeSym(e, s)
-		if int(name) >= len(f.dynstr) {
-			return nil, formatErr(off+int64(i)*es, "symbol %d name offset %d outside the string table", i, name)
-		}
-		s.Name = cstr(f.dynstr[name:])
-		if err := used.take(s.Name, int64(len(f.dynstr)), off+int64(i)*es, "symbol"); err != nil {
-			return nil, err
-		}
-		if versym != nil {
-			v := versym[i]
-			s.VersionIndex = v &^ versymHidden
-			s.Default = v&versymHidden == 0 && s.VersionIndex >= 2 && !s.Undefined()
-			if vn, ok := names[s.VersionIndex]; ok {
-				s.Version, s.Library = vn.name, vn.lib
-			}
-		}
+		syms[i] = t.At(i)
 	}
 	return syms, nil
 }
