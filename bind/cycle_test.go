@@ -108,3 +108,81 @@ func TestSearchSharedKeepsChain(t *testing.T) {
 		t.Errorf("b: dies %v, missing %v", b.DiesAtStart, b.MissingLibraries)
 	}
 }
+
+// residueCycle builds, with gcc, n shared libraries in one DT_NEEDED
+// cycle under root/usr/lib, each calling missing_sym, which none defines:
+// a reference every library's own load leaves unresolved. One library is
+// linked; the others are copies with their names rewritten in place.
+func residueCycle(t *testing.T, n int) string {
+	t.Helper()
+	gcc := needCC(t)
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "x.o")
+	cc(t, gcc, "-fPIC", "-c", "-o", obj, write(t, dir, "x.c", "void missing_sym(void);\nvoid f(void){ missing_sym(); }\n"))
+	stub := filepath.Join(dir, "libY000.so")
+	cc(t, gcc, "-shared", "-o", stub, obj, "-Wl,-soname,libY000.so")
+	one := filepath.Join(dir, "libX000.so")
+	cc(t, gcc, "-shared", "-o", one, obj, "-Wl,-soname,libX000.so", "-Wl,--unresolved-symbols=ignore-all", "-Wl,--no-as-needed", stub)
+	b, err := os.ReadFile(one)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	lib := filepath.Join(root, "usr", "lib")
+	if err := os.MkdirAll(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		c := strings.ReplaceAll(string(b), "libX000.so", fmt.Sprintf("libX%03d.so", i))
+		c = strings.ReplaceAll(c, "libY000.so", fmt.Sprintf("libX%03d.so", (i+1)%n))
+		if err := os.WriteFile(filepath.Join(lib, fmt.Sprintf("libX%03d.so", i)), []byte(c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// TestCycleResidueIndexed: in a cycle of libraries that each leave a
+// reference unresolved, every binary's scope holds the whole cycle, and
+// looking each library's unresolved reference up object by object cost
+// libraries² per binary. Past the cost of indexing the scope's
+// definitions, lookups go through the index, with the same answers.
+func TestCycleResidueIndexed(t *testing.T) {
+	const n = 200
+	root := residueCycle(t, n)
+	a := New(Options{Sysroot: root})
+	res := a.Audit(context.Background(), []string{filepath.Join(root, "usr", "lib")})
+	if len(res.Files) != n {
+		t.Fatalf("%d reports", len(res.Files))
+	}
+	for _, f := range res.Files {
+		if f.Error != nil || len(f.Unresolved) != n || len(f.Libraries) < n-1 {
+			t.Fatalf("%s: error %v, %d unresolved (want %d), %d libraries", f.Path, f.Error, len(f.Unresolved), n, len(f.Libraries))
+		}
+	}
+	// One scope, asked for every library's reference: the probes stop
+	// growing with the scope once it is indexed.
+	p := filepath.Join(root, "usr", "lib", "libX000.so")
+	o, err := a.target(p, nil, make([]byte, headSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := a.loadOrder(context.Background(), &loaded{obj: o, name: p, origin: a.origin(p)})
+	plain := &scope{list: sc.list, byDef: nil}
+	plain.probes = -1 << 40 // never indexed
+	for _, l := range sc.list {
+		for _, r := range l.obj.refs {
+			for _, v := range []string{r.Version, "", "NOPE_1"} {
+				if g, w := sc.providesExcept(r.Name, v, l.obj), plain.providesExcept(r.Name, v, l.obj); g != w {
+					t.Fatalf("%s@%s: indexed %v, one by one %v", r.Name, v, g, w)
+				}
+			}
+		}
+	}
+	if sc.byDef == nil {
+		t.Fatalf("a scope of %d objects asked %d times is not indexed", len(sc.list), 3*len(sc.list))
+	}
+	if limit := 16*sc.cost + 1024 + len(sc.list); sc.probes > limit {
+		t.Errorf("%d objects probed one by one, over %d", sc.probes, limit)
+	}
+}

@@ -327,6 +327,28 @@ func (o *object) gnuProvides(name, version string, hash uint32) bool {
 	return found || o.versioned && version == "" && n == 1
 }
 
+// defCount is about how many definitions o has: what indexing them costs.
+func (o *object) defCount() int {
+	if o.gnu != nil {
+		return o.gnu.Hashed()
+	}
+	return len(o.defHead)
+}
+
+// eachName calls fn with the name of every definition o may have (and
+// maybe more): the names under which provides may say yes.
+func (o *object) eachName(fn func(string)) {
+	if o.gnu != nil {
+		for i := range o.gnu.Hashed() {
+			fn(o.gnu.HashedName(i))
+		}
+		return
+	}
+	for name := range o.defHead {
+		fn(name)
+	}
+}
+
 // eachDef calls fn with every definition a lookup finds, by name and
 // version.
 func (o *object) eachDef(fn func(name, version string)) {

@@ -24,6 +24,13 @@ type scope struct {
 	// or beside the needing library), recorded in via.
 	fallback func(name string, l *loaded) (string, *object, string)
 	via      []HostDep
+	// byDef indexes the definitions of list[:indexed] by name, once
+	// lookups have cost probes enough (index).
+	byDef   map[string][]*object
+	indexed int
+	probes  int // objects looked at one by one so far
+	cost    int // definitions of list[:costed]: what indexing costs
+	costed  int
 }
 
 type missingLib struct {
@@ -174,12 +181,50 @@ func (sc *scope) resolves(r reference, self *object) bool {
 
 func (sc *scope) providesExcept(name, version string, skip *object) bool {
 	hash := elfx.GNUHashOf(name)
+	if sc.index(len(sc.list)) {
+		for _, o := range sc.byDef[name] {
+			if o != skip && o.providesHash(name, version, hash) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, l := range sc.list {
 		if l.obj != skip && l.obj.providesHash(name, version, hash) {
 			return true
 		}
 	}
 	return false
+}
+
+// index reports whether lookups go through byDef, an index of the
+// scope's definitions by name, building or extending it when the lookups
+// made one object at a time have cost as much as indexing: a scope of a
+// thousand objects, each leaving references its own load does not
+// resolve, would otherwise cost a thousand lookups per reference per
+// binary. Each lookup then costs the objects that define the name.
+func (sc *scope) index(probes int) bool {
+	if sc.byDef == nil {
+		sc.probes += probes
+		for ; sc.costed < len(sc.list); sc.costed++ {
+			sc.cost += sc.list[sc.costed].obj.defCount()
+		}
+		// A probe is a bloom-filter test; indexing a definition, a map
+		// entry: some sixteen probes.
+		if sc.probes <= 16*sc.cost+1024 {
+			return false
+		}
+		sc.byDef = map[string][]*object{}
+	}
+	for ; sc.indexed < len(sc.list); sc.indexed++ {
+		o := sc.list[sc.indexed].obj
+		o.eachName(func(n string) {
+			if ds := sc.byDef[n]; len(ds) == 0 || ds[len(ds)-1] != o {
+				sc.byDef[n] = append(ds, o)
+			}
+		})
+	}
+	return true
 }
 
 // selfEntry memoises, per library, the references its own dependency

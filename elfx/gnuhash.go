@@ -160,3 +160,13 @@ func (h *GNUHash) Each(fn func(Symbol)) {
 		})
 	}
 }
+
+// Hashed is the number of symbols the table indexes.
+func (h *GNUHash) Hashed() int { return int(h.n - h.symoff) }
+
+// HashedName is the name of the i-th symbol the table indexes
+// (0 <= i < Hashed()).
+func (h *GNUHash) HashedName(i int) string {
+	t := h.t
+	return cstr(t.strs[t.nameOff(int(h.symoff)+i):])
+}
