@@ -442,6 +442,12 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 				name = e.File.Name
 			}
 			r := row{e.Address, name, e.Line, e.EndSequence}
+			if at != nil {
+				// A whole unit's code may be one sequence:
+				// its rows stream into at, none kept.
+				at.stream(r)
+				continue
+			}
 			// Of rows at one address in a sequence the last
 			// counts, as for objdump (bfd keeps the last).
 			if n := len(seq); n > 0 && !r.end && !seq[n-1].end && seq[n-1].addr == r.addr {
@@ -452,13 +458,7 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 			if e.EndSequence {
 				// A sequence at address 0 is a function the
 				// linker discarded: it covers no real code.
-				switch {
-				case seq[0].addr == 0:
-				case at != nil:
-					for _, r := range seq {
-						at.add(r)
-					}
-				default:
+				if seq[0].addr != 0 {
 					ui.rows = append(ui.rows, seq...)
 				}
 				seq = seq[:0]
@@ -501,8 +501,19 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 			depth--
 			continue
 		}
-		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
-			if rs := realRanges(ix.d, e); len(rs) > 0 && (!filtered || holdsAny(rs, pcs)) {
+		isScope := e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine
+		var rs [][2]uint64
+		if isScope {
+			rs = realRanges(ix.d, e)
+		}
+		if filtered && e.Children && noSiteWithin(e, rs, pcs) {
+			// Nothing under it can hold a site: its entries are not
+			// decoded (a sibling attribute jumps past them).
+			r.SkipChildren()
+			continue
+		}
+		if isScope {
+			if len(rs) > 0 && (!filtered || holdsAny(rs, pcs)) {
 				sc := scope{ranges: rs, depth: depth, inlined: e.Tag == dwarf.TagInlinedSubroutine, name: ix.nameOf(e, 0)}
 				if sc.inlined {
 					if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && fi < int64(len(ui.files)) && ui.files[fi] != nil {
@@ -597,6 +608,34 @@ type rowsAt struct {
 	pcs  []uint64
 	best []rowAt // per address, the best row above the address before it
 	n    int
+	// The sequence being read: its last row, which a row at its address
+	// replaces, and whether it lies at address 0.
+	pending   row
+	inSeq     bool
+	discarded bool
+}
+
+// stream takes the rows of a line program in order and does what
+// readUnit does with a sequence's rows: of rows at one address the last
+// counts (as for objdump: bfd keeps the last), and a sequence at
+// address 0 (a function the linker discarded) counts not at all.
+func (ra *rowsAt) stream(r row) {
+	switch {
+	case !ra.inSeq:
+		ra.inSeq, ra.discarded = true, r.addr == 0
+	case !r.end && !ra.pending.end && ra.pending.addr == r.addr:
+	default:
+		if !ra.discarded {
+			ra.add(ra.pending)
+		}
+	}
+	ra.pending = r
+	if r.end {
+		if !ra.discarded {
+			ra.add(r)
+		}
+		ra.inSeq = false
+	}
 }
 
 type rowAt struct {
@@ -644,4 +683,22 @@ func (ra *rowsAt) answers() map[uint64]row {
 		}
 	}
 	return out
+}
+
+// noSiteWithin reports whether no scope under e (whose real ranges are
+// rs, for a function or an inlined call) can hold one of pcs: a function
+// or inlined call whose ranges hold none (what it nests lies within
+// them), an abstract instance (DW_AT_inline and no code: its children
+// have none either), or a type, whose children are members.
+func noSiteWithin(e *dwarf.Entry, rs [][2]uint64, pcs []uint64) bool {
+	switch e.Tag {
+	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+		if len(rs) == 0 {
+			return e.Val(dwarf.AttrInline) != nil
+		}
+		return !holdsAny(rs, pcs)
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagArrayType, dwarf.TagSubroutineType:
+		return true
+	}
+	return false
 }
