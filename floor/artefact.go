@@ -186,6 +186,9 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 				// a broken claim names them.
 				mo.Why = mo.Why || (checking && cl.control != "")
 				mi.rep, mi.viol = Analyze(f, name, mo)
+				if wantSites(opt, mi.viol, opt.Why) || (opt.Sites && checking && cl.broken(path, opt.Targets, mi.rep)) {
+					mi.sites = locate(f, "", mi.rep, mi.viol, mo.Why, opt)
+				}
 			}
 			add(mi)
 		}

@@ -38,6 +38,9 @@ type FileReport struct {
 	// Why maps a namespace to the symbols that require its floor; only
 	// filled when asked for.
 	Why map[string][]Ref `json:"why,omitempty"`
+	// Attribution is, with --why and Options.Sites, where the file uses
+	// each symbol of Why and why it needs its version (sites.go).
+	Attribution []Attribution `json:"attribution,omitempty"`
 	// Error is why the file could not be read (nil when it was). It
 	// unwraps to an *os.PathError or an *elfx.FormatError; the JSON
 	// carries ErrorMessage.
@@ -97,6 +100,9 @@ type Violation struct {
 	// Shipped, for lib_whitelist, are the paths where the tree ships
 	// Library on none of the paths the loader searches for this file.
 	Shipped []string `json:"shipped,omitempty"`
+	// Attribution is, per symbol, where the file uses it and why it
+	// needs its version (Options.Sites; sites.go); never nil in JSON.
+	Attribution []Attribution `json:"attribution"`
 }
 
 // FileOptions say what Analyze reads besides the version tables.

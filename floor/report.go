@@ -95,7 +95,7 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 			continue
 		}
 		fmt.Fprintf(w, "%s%s%-*s  %s\n", path, pad, archW, f.Arch, floorList(f.Floors))
-		writeDetails(w, f, opt)
+		writeDetails(w, f, opt, res.SourceRoot)
 	}
 	writeSkipped(w, res, p)
 	if !opt.Quiet {
@@ -110,7 +110,7 @@ func writeSkipped(w io.Writer, res *Result, p report.Painter) {
 	}
 }
 
-func writeDetails(w io.Writer, f FileReport, opt TextOptions) {
+func writeDetails(w io.Writer, f FileReport, opt TextOptions, root string) {
 	if opt.Verbose {
 		for _, n := range f.Needs {
 			fmt.Fprintf(w, "    %s: %s\n", report.Clean(n.Library), report.Clean(strings.Join(n.Versions, " ")))
@@ -128,6 +128,7 @@ func writeDetails(w io.Writer, f FileReport, opt TextOptions) {
 		for _, ns := range names {
 			fmt.Fprintf(w, "    %s %s: %s\n", report.Clean(ns), report.Clean(f.Floors[ns]), refList(f.Why[ns], 8))
 		}
+		writeAttribution(w, f.Attribution, opt, root)
 	}
 }
 
@@ -192,6 +193,7 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions, rq Requirements,
 		if len(v.Symbols) > 0 || v.Rule == "" {
 			fmt.Fprintf(w, "    needs %s\n", refList(v.Symbols, 8))
 		}
+		writeAttribution(w, v.Attribution, opt, res.SourceRoot)
 	}
 	for _, f := range res.Files {
 		switch {
@@ -200,7 +202,8 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions, rq Requirements,
 		case opt.Quiet:
 		case opt.Why || opt.Verbose:
 			fmt.Fprintf(w, "%s  %s  %s\n", report.Clean(f.Path), f.Arch, floorList(f.Floors))
-			writeDetails(w, f, opt)
+			f.Attribution = notShown(f.Attribution, f.Path, res.Violations)
+			writeDetails(w, f, opt, res.SourceRoot)
 		}
 	}
 	bad := map[string]bool{}
@@ -379,13 +382,20 @@ func (res *Result) WriteSARIF(w io.Writer, version string, warnings []string, em
 	if empty {
 		rs = append(rs, report.SARIFResult{RuleID: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"})
 	}
-	for _, v := range res.Violations {
+	// A violation whose every symbol is used at a line of the checkout
+	// is found at those lines; any other also at its file.
+	lines, whole := sourceLines(res.Violations, res.SourceRoot)
+	for i, v := range res.Violations {
+		if whole[i] {
+			continue
+		}
 		msg := v.Cause()
 		if len(v.Symbols) > 0 {
 			msg += "; needs " + refList(v.Symbols, 20)
 		}
 		rs = append(rs, report.SARIFResult{RuleID: report.CheckRuleID(v.Rule), Message: msg, URI: v.Path})
 	}
+	rs = append(rs, sourceResults(lines)...)
 	for _, f := range res.Files {
 		if f.Error != nil {
 			rs = append(rs, report.SARIFResult{RuleID: "floor/unreadable", Message: f.ErrorMessage(), URI: f.Path})
@@ -394,7 +404,7 @@ func (res *Result) WriteSARIF(w io.Writer, version string, warnings []string, em
 	for _, warn := range warnings {
 		rs = append(rs, report.SARIFResult{RuleID: "floor/limit-unused", Message: warn})
 	}
-	return report.WriteSARIF(w, version, report.CheckRules, rs)
+	return report.WriteSARIFRoot(w, version, res.SourceRoot, report.CheckRules, rs)
 }
 
 // WriteJUnit writes a test case per file (and member) checked, a
@@ -422,6 +432,11 @@ func (res *Result) WriteJUnit(w io.Writer, warnings []string, empty bool) error 
 		f := report.JUnitFinding{Type: report.CheckRuleID(v.Rule), Message: v.Cause()}
 		if len(v.Symbols) > 0 {
 			f.Text = "needs " + refList(v.Symbols, 20)
+			var b strings.Builder
+			writeAttribution(&b, v.Attribution, TextOptions{}, res.SourceRoot)
+			if b.Len() > 0 {
+				f.Text += "\n" + strings.TrimSuffix(b.String(), "\n")
+			}
 		}
 		cases[i].Failures = append(cases[i].Failures, f)
 	}
@@ -455,7 +470,15 @@ func (res *Result) WriteGitHubLevel(w io.Writer, warnings []string, empty bool, 
 	}
 	var gs []*group
 	byCause := map[string]*group{}
-	for _, v := range res.Violations {
+	// Each line of the checkout that uses a violation's symbol gets its
+	// annotation; a violation not placed whole in the source also gets
+	// its file's.
+	lines, whole := sourceLines(res.Violations, res.SourceRoot)
+	leftOut := writeSourceAnnotations(w, lines, level)
+	for i, v := range res.Violations {
+		if whole[i] {
+			continue
+		}
 		c := v.Cause()
 		g := byCause[c]
 		if g == nil {
@@ -534,6 +557,9 @@ func (res *Result) WriteGitHubLevel(w io.Writer, warnings []string, empty bool, 
 		if len(unreadable) > 0 {
 			msg += fmt.Sprintf("; %s could not be read", report.Plural(len(unreadable), "file"))
 			lv = "error"
+		}
+		if leftOut > 0 {
+			msg += fmt.Sprintf("; %s of source not annotated (--format json lists every site)", report.Plural(leftOut, "more line"))
 		}
 		report.WriteAnnotation(w, report.Annotation{Level: lv, Title: "abifloor check", Message: msg})
 	default:

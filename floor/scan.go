@@ -45,8 +45,14 @@ type Options struct {
 	// artefact is read: the member being read, and the bytes read of
 	// the artefact (as on disk) and its size (artefact.Options.Progress).
 	ArtefactProgress func(artefact, member string, read, total int64)
-	member           func(isELF bool) // set by Scan: a member of an artefact was read
-	budget           *artefact.Budget // set by Scan: the run's decompression allowance, shared by its workers
+	// Sites finds, in each file with a violation (and with Why in
+	// every file), where it uses the symbols behind it, and the cause
+	// of each (Attribution); DebugDirs are searched for separate debug
+	// files (sites.Options).
+	Sites     bool
+	DebugDirs []string
+	member    func(isELF bool) // set by Scan: a member of an artefact was read
+	budget    *artefact.Budget // set by Scan: the run's decompression allowance, shared by its workers
 }
 
 // Result is a whole scan. Field names are part of the JSON contract.
@@ -68,6 +74,11 @@ type Result struct {
 	// before, so the result proves nothing. Err says how far it got.
 	Incomplete bool  `json:"incomplete,omitempty"`
 	Err        error `json:"-"`
+	// SourceRoot is the directory the reports write source paths
+	// relative to (the checkout: GitHub's workspace, or the working
+	// directory); set by the caller before writing. Sites elsewhere keep
+	// their paths, and GitHub and SARIF locate them at the binary.
+	SourceRoot string `json:"-"`
 }
 
 // Stats counts what a scan looked at.
@@ -91,6 +102,8 @@ type item struct {
 	files   int64
 	claims  []ClaimCheck
 	skipped []FileReport
+	// sites is what attribution found while the file was open.
+	sites *located
 }
 
 type hardLink struct{ dev, ino uint64 }
@@ -163,6 +176,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			}
 			links[it.link] = true
 		}
+		it.sites.attach(&it.rep, it.viol, opt.Why)
 		res.Files = append(res.Files, it.rep)
 		res.Violations = append(res.Violations, it.viol...)
 		n, elf := unreadableCount(it.rep)
@@ -222,5 +236,8 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 		return it, true
 	}
 	it.rep, it.viol = Analyze(f, wf.Path, opt.fileOptions())
+	if wantSites(opt, it.viol, opt.Why) {
+		it.sites = locate(f, wf.Path, it.rep, it.viol, opt.Why, opt)
+	}
 	return it, true
 }

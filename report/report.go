@@ -210,8 +210,10 @@ func (p Painter) Bold(s string) string   { return p.paint("1", s) }
 
 // Annotation is one GitHub workflow command (::error file=...::message).
 type Annotation struct {
-	Level   string // error, warning or notice
-	File    string
+	Level string // error, warning or notice
+	File  string
+	// Line, when set with File, is the line of File (a source file).
+	Line    int
 	Title   string
 	Message string
 }
@@ -230,6 +232,9 @@ func WriteAnnotation(w io.Writer, a Annotation) error {
 	if a.File != "" {
 		if f := Clean(a.File); f == a.File {
 			props = append(props, "file="+escapeProp(a.File))
+			if a.Line > 0 {
+				props = append(props, fmt.Sprintf("line=%d", a.Line))
+			}
 		} else {
 			msg = f + ": " + msg
 		}

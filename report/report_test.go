@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,18 @@ func TestAnnotationEscapes(t *testing.T) {
 	want := "::error file=a%2Cb%3Ac,title=GLIBC 2.38 > 2.36::50%25%0Anext\n"
 	if b.String() != want {
 		t.Fatalf("got %q\nwant %q", b.String(), want)
+	}
+}
+
+// TestAnnotationLine: a line goes with its file, never alone: a file
+// left out (Clean would change it) takes its line with it.
+func TestAnnotationLine(t *testing.T) {
+	var b strings.Builder
+	WriteAnnotation(&b, Annotation{Level: "error", File: "src/a.c", Line: 42, Title: "t", Message: "m"})
+	WriteAnnotation(&b, Annotation{Level: "error", File: "src/\u202ea.c", Line: 42, Title: "t", Message: "m"})
+	want := "::error file=src/a.c,line=42,title=t::m\n::error title=t::src/\\u202ea.c: m\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
 

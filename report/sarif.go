@@ -51,7 +51,17 @@ type SARIFResult struct {
 	// Size is the file's size in bytes, when known: the region is then
 	// the whole file by byte offset; otherwise it is line 1.
 	Size int64
+	// Source, when set, places the finding at a line of source, so that
+	// code scanning shows it on that line of a pull request: a path
+	// relative to the source root (uriBaseId SourceRootID), at Line.
+	// The file (URI) is then a related location, and a logical one.
+	Source string
+	Line   int
 }
+
+// SourceRootID is the uriBaseId of source locations: the checkout, as
+// code scanning resolves it.
+const SourceRootID = "%SRCROOT%"
 
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
@@ -60,9 +70,10 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool        sarifTool         `json:"tool"`
-	Invocations []sarifInvocation `json:"invocations,omitempty"`
-	Results     []sarifResult     `json:"results"`
+	Tool               sarifTool                `json:"tool"`
+	Invocations        []sarifInvocation        `json:"invocations,omitempty"`
+	OriginalURIBaseIDs map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
+	Results            []sarifResult            `json:"results"`
 }
 
 // sarifInvocation says whether the run could do its work, and why not.
@@ -116,9 +127,13 @@ type sarifResult struct {
 	Level     string          `json:"level"`
 	Message   sarifText       `json:"message"`
 	Locations []sarifLocation `json:"locations"`
+	// RelatedLocations hold the binary of a finding placed in the
+	// source.
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
 }
 
 type sarifLocation struct {
+	ID               int            `json:"id,omitempty"`
 	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
 	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
 	Message          *sarifText     `json:"message,omitempty"`
@@ -142,7 +157,8 @@ type sarifRegion struct {
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
 // WriteSARIF writes a SARIF 2.1.0 log of one run of abifloor (version as
@@ -150,6 +166,13 @@ type sarifArtifact struct {
 // the order of rules; results keep their order. A result whose rule is
 // not in rules is an error of the caller and is dropped.
 func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFResult) error {
+	return WriteSARIFRoot(w, version, "", rules, results)
+}
+
+// WriteSARIFRoot is WriteSARIF for results placed in the source: root,
+// when absolute, is the source root's original location
+// (originalUriBaseIds), the directory Source paths are relative to.
+func WriteSARIFRoot(w io.Writer, version, root string, rules []SARIFRule, results []SARIFResult) error {
 	index := map[string]int{}
 	used := map[string]bool{}
 	for _, r := range results {
@@ -176,6 +199,18 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 			Help: sarifHelp{Text: help, Markdown: help}, DefaultConfiguration: sarifConfig{levelOr(r.Level, "warning")}})
 	}
 	run := sarifRun{Tool: sarifTool{d}, Results: []sarifResult{}}
+	if filepath.IsAbs(root) {
+		for _, r := range results {
+			if r.Source != "" {
+				u := fileURI(root)
+				if !strings.HasSuffix(u, "/") {
+					u += "/"
+				}
+				run.OriginalURIBaseIDs = map[string]sarifArtifact{SourceRootID: {URI: u}}
+				break
+			}
+		}
+	}
 	for _, r := range results {
 		i, ok := index[r.RuleID]
 		if !ok {
@@ -185,6 +220,22 @@ func WriteSARIF(w io.Writer, version string, rules []SARIFRule, results []SARIFR
 		sr.Locations = []sarifLocation{location(r)}
 		if len(sr.Locations[0].LogicalLocations) > 0 {
 			sr.Message.Text = sr.Locations[0].Message.Text + ": " + sr.Message.Text
+		}
+		if r.Source != "" {
+			// At the source line; the binary beside it.
+			bin := sr.Locations[0]
+			bin.ID = 1
+			if bin.Message == nil {
+				bin.Message = &sarifText{"the file: " + Clean(r.URI)}
+			}
+			src := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: fileURI(r.Source), URIBaseID: SourceRootID},
+				Region: sarifRegion{StartLine: max(r.Line, 1)}}}
+			src.LogicalLocations = bin.LogicalLocations
+			if len(src.LogicalLocations) == 0 {
+				src.LogicalLocations = []sarifLogical{{Name: Clean(path.Base(filepath.ToSlash(r.URI))), FullyQualifiedName: Clean(r.URI), Kind: "module"}}
+			}
+			sr.Locations = []sarifLocation{src}
+			sr.RelatedLocations = []sarifLocation{bin}
 		}
 		run.Results = append(run.Results, sr)
 	}
@@ -242,7 +293,7 @@ func location(r SARIFResult) sarifLocation {
 	if file == "" {
 		file, isMember = ".", false
 	}
-	l := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{fileURI(file)}}}
+	l := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: fileURI(file)}}}
 	if r.Size > 0 && !isMember {
 		zero := 0
 		l.PhysicalLocation.Region = sarifRegion{ByteOffset: &zero, ByteLength: r.Size}

@@ -116,3 +116,69 @@ func TestWriteSARIFFailure(t *testing.T) {
 		t.Errorf("notification: %s", b.String())
 	}
 }
+
+// TestWriteSARIFSource: a result at a source line is located there,
+// relative to %SRCROOT% (whose original location is the root), with the
+// file as its related and logical location; a name from the input in
+// them is cleaned.
+func TestWriteSARIFSource(t *testing.T) {
+	var b bytes.Buffer
+	rules := []SARIFRule{{ID: "a/x", Short: "x", Level: "error"}}
+	res := []SARIFResult{{RuleID: "a/x", Message: "m", URI: "dist/app\u202e", Source: "src/a b.c", Line: 42}}
+	if err := WriteSARIFRoot(&b, "", "/ws/repo", rules, res); err != nil {
+		t.Fatal(err)
+	}
+	var l struct {
+		Runs []struct {
+			Original map[string]struct {
+				URI string `json:"uri"`
+			} `json:"originalUriBaseIds"`
+			Results []struct {
+				Locations []struct {
+					Physical struct {
+						Artifact struct {
+							URI  string `json:"uri"`
+							Base string `json:"uriBaseId"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+					Logical []struct {
+						Name string `json:"name"`
+						FQN  string `json:"fullyQualifiedName"`
+					} `json:"logicalLocations"`
+				} `json:"locations"`
+				Related []struct {
+					ID       int `json:"id"`
+					Physical struct {
+						Artifact struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+					} `json:"physicalLocation"`
+				} `json:"relatedLocations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &l); err != nil {
+		t.Fatal(err)
+	}
+	run := l.Runs[0]
+	if run.Original[SourceRootID].URI != "file:///ws/repo/" {
+		t.Errorf("originalUriBaseIds = %v", run.Original)
+	}
+	r := run.Results[0]
+	loc := r.Locations[0]
+	if loc.Physical.Artifact.URI != "src/a%20b.c" || loc.Physical.Artifact.Base != SourceRootID || loc.Physical.Region.StartLine != 42 {
+		t.Errorf("location = %+v", loc.Physical)
+	}
+	if len(loc.Logical) != 1 || loc.Logical[0].FQN != Clean("dist/app\u202e") || loc.Logical[0].Name != Clean("app\u202e") {
+		t.Errorf("logical = %+v", loc.Logical)
+	}
+	if len(r.Related) != 1 || r.Related[0].ID != 1 || r.Related[0].Physical.Artifact.URI != fileURI("dist/app\u202e") {
+		t.Errorf("related = %+v", r.Related)
+	}
+	if strings.Contains(b.String(), "\u202e") {
+		t.Errorf("a bidi control in the log:\n%s", b.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/abifloor/abifloor/elfx"
@@ -45,6 +46,13 @@ func addLines(f *elfx.File, res *Result, opt Options) {
 		return
 	}
 	res.Lines = true
+	var pcs []uint64
+	for _, s := range res.Sites {
+		if s.Kind != Data {
+			pcs = append(pcs, s.Address)
+		}
+	}
+	ix.want(pcs)
 	for i := range res.Sites {
 		s := &res.Sites[i]
 		if s.Kind == Data {
@@ -231,7 +239,11 @@ type lineIndex struct {
 	units []unitRange // sorted by lo
 	cache map[dwarf.Offset]*unitInfo
 	names map[dwarf.Offset]string
-	err   error // the first error met after the index was built
+	// pcs are, per unit, the sorted addresses of the sites in it: only
+	// what they need of the unit is kept (a unit of an amalgamation has
+	// hundreds of thousands of rows, and the heap is held small).
+	pcs map[dwarf.Offset][]uint64
+	err error // the first error met after the index was built
 }
 
 type unitRange struct {
@@ -241,7 +253,10 @@ type unitRange struct {
 
 // unitInfo is what one unit says about addresses.
 type unitInfo struct {
-	rows   []row // every real sequence's rows, by address
+	rows []row // every real sequence's rows, by address (without pcs)
+	// at is, when the unit was read for known addresses, the row in
+	// effect at each (lineOf's answer), in place of rows.
+	at     map[uint64]row
 	files  []*dwarf.LineFile
 	scopes []scope // subprograms and inlined subroutines, in DIE order
 }
@@ -291,17 +306,38 @@ func newLineIndex(d *dwarf.Data, line []byte, bo binary.ByteOrder) (*lineIndex, 
 	return ix, nil
 }
 
+// unitOf is the unit whose ranges hold pc.
+func (ix *lineIndex) unitOf(pc uint64) (dwarf.Offset, bool) {
+	i := sort.Search(len(ix.units), func(i int) bool { return ix.units[i].lo > pc })
+	for j := i - 1; j >= 0 && j >= i-8; j-- {
+		if u := ix.units[j]; pc >= u.lo && pc < u.hi {
+			return u.off, true
+		}
+	}
+	return 0, false
+}
+
+// want records, before any unit is read, the addresses sites will be
+// located at, so that each unit keeps only what they need.
+func (ix *lineIndex) want(pcs []uint64) {
+	ix.pcs = map[dwarf.Offset][]uint64{}
+	for _, pc := range pcs {
+		if off, ok := ix.unitOf(pc); ok {
+			ix.pcs[off] = append(ix.pcs[off], pc)
+		}
+	}
+	for off, l := range ix.pcs {
+		slices.Sort(l)
+		ix.pcs[off] = slices.Compact(l)
+	}
+}
+
 // locate sets s's file, line and chain; Function too when no symbol
 // named it.
 func (ix *lineIndex) locate(s *Site) {
 	pc := s.Address
-	i := sort.Search(len(ix.units), func(i int) bool { return ix.units[i].lo > pc })
-	for j := i - 1; j >= 0 && j >= i-8; j-- {
-		u := ix.units[j]
-		if pc < u.lo || pc >= u.hi {
-			continue
-		}
-		ui := ix.unit(u.off)
+	if off, ok := ix.unitOf(pc); ok {
+		ui := ix.unit(off)
 		if ui == nil {
 			return
 		}
@@ -326,7 +362,6 @@ func (ix *lineIndex) locate(s *Site) {
 			}
 			s.Inlined = append(s.Inlined, Inline{Function: c.name, CallFile: c.callFile, CallLine: c.callLine})
 		}
-		return
 	}
 }
 
@@ -342,6 +377,10 @@ func (sc scope) contains(pc uint64) bool {
 // lineOf is the row in effect at pc: the last row at or below it in
 // its sequence.
 func (ui *unitInfo) lineOf(pc uint64) (row, bool) {
+	if ui.at != nil {
+		r, ok := ui.at[pc]
+		return r, ok && !r.end
+	}
 	i := sort.Search(len(ui.rows), func(i int) bool { return ui.rows[i].addr > pc })
 	if i == 0 {
 		return row{}, false
@@ -374,6 +413,11 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 		return nil, errOr(err, "no unit at %#x", off)
 	}
 	ui := &unitInfo{}
+	pcs, filtered := ix.pcs[off]
+	var at *rowsAt
+	if filtered {
+		at = newRowsAt(pcs)
+	}
 	if off, ok := cu.Val(dwarf.AttrStmtList).(int64); ok {
 		if err := checkLineHeader(ix.line, off, ix.bo); err != nil {
 			return nil, err
@@ -398,6 +442,12 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 				name = e.File.Name
 			}
 			r := row{e.Address, name, e.Line, e.EndSequence}
+			if at != nil {
+				// A whole unit's code may be one sequence:
+				// its rows stream into at, none kept.
+				at.stream(r)
+				continue
+			}
 			// Of rows at one address in a sequence the last
 			// counts, as for objdump (bfd keeps the last).
 			if n := len(seq); n > 0 && !r.end && !seq[n-1].end && seq[n-1].addr == r.addr {
@@ -415,6 +465,9 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 			}
 		}
 		ui.files = lr.Files()
+		if at != nil {
+			ui.at = at.answers()
+		}
 		// Sequences need not come in address order. Where one ends
 		// and the next starts, the start counts: end rows sort first.
 		sort.SliceStable(ui.rows, func(i, j int) bool {
@@ -448,8 +501,19 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 			depth--
 			continue
 		}
-		if e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine {
-			if rs := realRanges(ix.d, e); len(rs) > 0 {
+		isScope := e.Tag == dwarf.TagSubprogram || e.Tag == dwarf.TagInlinedSubroutine
+		var rs [][2]uint64
+		if isScope {
+			rs = realRanges(ix.d, e)
+		}
+		if filtered && e.Children && noSiteWithin(e, rs, pcs) {
+			// Nothing under it can hold a site: its entries are not
+			// decoded (a sibling attribute jumps past them).
+			r.SkipChildren()
+			continue
+		}
+		if isScope {
+			if len(rs) > 0 && (!filtered || holdsAny(rs, pcs)) {
 				sc := scope{ranges: rs, depth: depth, inlined: e.Tag == dwarf.TagInlinedSubroutine, name: ix.nameOf(e, 0)}
 				if sc.inlined {
 					if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && fi < int64(len(ui.files)) && ui.files[fi] != nil {
@@ -523,4 +587,118 @@ func realRanges(d *dwarf.Data, e *dwarf.Entry) [][2]uint64 {
 		}
 	}
 	return out
+}
+
+// holdsAny reports whether a range of rs holds one of pcs (sorted).
+func holdsAny(rs [][2]uint64, pcs []uint64) bool {
+	for _, r := range rs {
+		k, _ := slices.BinarySearch(pcs, r[0])
+		if k < len(pcs) && pcs[k] < r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// rowsAt finds, as a unit's rows stream by, lineOf's answer for each
+// of a few addresses without keeping the rows: the row last in the
+// order lineOf sorts them (by address, a sequence's end first, then as
+// read) at or below each address.
+type rowsAt struct {
+	pcs  []uint64
+	best []rowAt // per address, the best row above the address before it
+	n    int
+	// The sequence being read: its last row, which a row at its address
+	// replaces, and whether it lies at address 0.
+	pending   row
+	inSeq     bool
+	discarded bool
+}
+
+// stream takes the rows of a line program in order and does what
+// readUnit does with a sequence's rows: of rows at one address the last
+// counts (as for objdump: bfd keeps the last), and a sequence at
+// address 0 (a function the linker discarded) counts not at all.
+func (ra *rowsAt) stream(r row) {
+	switch {
+	case !ra.inSeq:
+		ra.inSeq, ra.discarded = true, r.addr == 0
+	case !r.end && !ra.pending.end && ra.pending.addr == r.addr:
+	default:
+		if !ra.discarded {
+			ra.add(ra.pending)
+		}
+	}
+	ra.pending = r
+	if r.end {
+		if !ra.discarded {
+			ra.add(r)
+		}
+		ra.inSeq = false
+	}
+}
+
+type rowAt struct {
+	r     row
+	order int
+	ok    bool
+}
+
+func newRowsAt(pcs []uint64) *rowsAt {
+	return &rowsAt{pcs: pcs, best: make([]rowAt, len(pcs))}
+}
+
+// after reports whether a sorts after b in lineOf's order.
+func (a rowAt) after(b rowAt) bool {
+	if !b.ok || a.r.addr != b.r.addr {
+		return !b.ok || a.r.addr > b.r.addr
+	}
+	if a.r.end != b.r.end {
+		return b.r.end
+	}
+	return a.order > b.order
+}
+
+func (ra *rowsAt) add(r row) {
+	c := rowAt{r, ra.n, true}
+	ra.n++
+	// The first address at or above the row: for later addresses a row
+	// at or above this address, if any, comes after it.
+	k, _ := slices.BinarySearch(ra.pcs, r.addr)
+	if k < len(ra.pcs) && c.after(ra.best[k]) {
+		ra.best[k] = c
+	}
+}
+
+// answers is the row in effect at each address that has one.
+func (ra *rowsAt) answers() map[uint64]row {
+	out := make(map[uint64]row, len(ra.pcs))
+	var cur rowAt
+	for k, pc := range ra.pcs {
+		if ra.best[k].ok {
+			cur = ra.best[k]
+		}
+		if cur.ok {
+			out[pc] = cur.r
+		}
+	}
+	return out
+}
+
+// noSiteWithin reports whether no scope under e (whose real ranges are
+// rs, for a function or an inlined call) can hold one of pcs: a function
+// or inlined call whose ranges hold none (what it nests lies within
+// them), an abstract instance (DW_AT_inline and no code: its children
+// have none either), or a type, whose children are members.
+func noSiteWithin(e *dwarf.Entry, rs [][2]uint64, pcs []uint64) bool {
+	switch e.Tag {
+	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
+		if len(rs) == 0 {
+			return e.Val(dwarf.AttrInline) != nil
+		}
+		return !holdsAny(rs, pcs)
+	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagArrayType, dwarf.TagSubroutineType:
+		return true
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package sites
 
 import (
 	"encoding/binary"
+	"math"
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -109,36 +110,113 @@ func (sc *scan) x86PLT(addr uint64, b []byte) {
 // bytes, read as a rel32 or a RIP-relative disp32, could reach a PLT
 // entry or target: the only places decoding must confirm. nonPIE also
 // takes the four bytes as an absolute address (mov $entry, %edi).
+//
+// In position-independent code a use is a rel32 (call, jmp, jcc: the
+// byte before is e8, e9 or 0f 8x) or a RIP-relative disp32 (the byte
+// before is its ModRM, mod 00 r/m 101, in every encoding), so only the
+// offsets after such a byte are tested; this pass reads every byte of
+// the code and is most of Find's time. A non-PIE program may also name
+// an entry by its absolute address, after any opcode: there every
+// offset is tested.
 func (sc *scan) x86Candidates(addr uint64, b []byte, cl []span, nonPIE bool) []int {
 	var out []int
+	if len(cl) == 0 {
+		return nil
+	}
 	le := binary.LittleEndian
+	// t = addr + i + 4 + disp lies in [lo-4, hi) when i + disp lies in
+	// [lo-addr-8, hi-addr-4): computed once per cluster, and once for
+	// all of them, the test most offsets fail.
+	type bound struct{ lo, hi int64 }
+	bs := make([]bound, len(cl))
+	all := bound{math.MaxInt64, math.MinInt64}
+	for k, c := range cl {
+		bs[k] = bound{int64(c.lo - addr - 8), int64(c.hi - addr - 4)}
+		all.lo, all.hi = min(all.lo, bs[k].lo), max(all.hi, bs[k].hi)
+	}
+	absLo, absHi := cl[0].lo, cl[len(cl)-1].hi
+	// A rel8 reaches 128 bytes: only offsets that near a PLT entry are
+	// looked up.
+	r8lo, r8hi := int64(math.MaxInt64), int64(math.MinInt64)
+	for a := range sc.plt {
+		r8lo, r8hi = min(r8lo, int64(a-addr)-1-127), max(r8hi, int64(a-addr)-1+128)
+	}
 	for i := 0; i+4 <= len(b); i++ {
+		if i > 0 {
+			p := b[i-1]
+			if int64(i) >= r8lo && int64(i) <= r8hi && (p == 0xeb || p&0xf0 == 0x70) {
+				// jmp rel8 / jcc rel8 to a PLT entry (a tail
+				// call near the start of .text).
+				t := addr + uint64(i) + 1 + uint64(int64(int8(b[i])))
+				if _, ok := sc.plt[t]; ok {
+					out = append(out, i)
+					continue
+				}
+			}
+			if !nonPIE {
+				switch x86Before[p] {
+				case 0:
+					continue
+				case beforeJcc:
+					if i < 2 || b[i-2] != 0x0f {
+						continue
+					}
+				}
+			}
+		} else if !nonPIE {
+			continue
+		}
 		v := le.Uint32(b[i:])
-		t := addr + uint64(i) + 4 + uint64(int64(int32(v)))
+		x := int64(i) + int64(int32(v))
+		if (x < all.lo || x >= all.hi) && (!nonPIE || uint64(v) < absLo || uint64(v) >= absHi) {
+			continue
+		}
 		in := false
-		for _, c := range cl {
-			// The instruction ends at most 4 bytes (an
-			// immediate) after its displacement.
-			if t+4 >= c.lo && t < c.hi || nonPIE && uint64(v) >= c.lo && uint64(v) < c.hi {
+		for _, c := range bs {
+			if x >= c.lo && x < c.hi {
 				in = true
 				break
 			}
 		}
-		if in && (sc.hit(t) || nonPIE && sc.hit(uint64(v))) {
-			out = append(out, i)
+		if !in && nonPIE {
+			for _, c := range cl {
+				if uint64(v) >= c.lo && uint64(v) < c.hi {
+					in = true
+					break
+				}
+			}
+		}
+		if !in {
 			continue
 		}
-		if i > 0 && (b[i-1] == 0xeb || b[i-1]&0xf0 == 0x70) {
-			// jmp rel8 / jcc rel8 to a PLT entry (a tail call
-			// near the start of .text).
-			t := addr + uint64(i) + 1 + uint64(int64(int8(b[i])))
-			if _, ok := sc.plt[t]; ok {
-				out = append(out, i)
-			}
+		t := addr + uint64(i) + 4 + uint64(int64(int32(v)))
+		if sc.hit(t) || nonPIE && sc.hit(uint64(v)) {
+			out = append(out, i)
 		}
 	}
 	return out
 }
+
+// x86Before classifies the byte before a rel32 or disp32 in
+// position-independent code: a call or jmp opcode, or a RIP-relative
+// ModRM (beforeDisp); the second byte of a jcc rel32 (beforeJcc, after
+// 0f); anything else (0).
+var x86Before = func() (t [256]uint8) {
+	for p := 0; p < 256; p++ {
+		switch {
+		case p == 0xe8 || p == 0xe9 || p&0xc7 == 0x05:
+			t[p] = beforeDisp
+		case p&0xf0 == 0x80:
+			t[p] = beforeJcc
+		}
+	}
+	return t
+}()
+
+const (
+	beforeDisp = 1
+	beforeJcc  = 2
+)
 
 // x86Decode decodes s's code b from the last known instruction start
 // before each candidate to past it, and reports every use it finds.

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/targets"
@@ -26,6 +28,8 @@ type scanFlags struct {
 	jobs     int
 	noArt    bool
 	strict   bool
+	// debugDirs are searched for separate debug files (sites).
+	debugDirs multiFlag
 }
 
 func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
@@ -38,6 +42,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
 	fs.BoolVar(&sf.demangle, "demangle", false, "write C++ symbol names demangled (with --why and in violations)")
 	fs.BoolVar(&sf.strict, "strict", false, "a malformed artefact met inside a directory is an error (by default a warning)")
+	fs.Var(&sf.debugDirs, "debug-dir", "a directory of separate debug files (DIR/.build-id/xx/rest.debug, or named by .gnu_debuglink), searched before /usr/lib/debug for the source lines of call sites (repeatable)")
 	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
 
@@ -54,9 +59,16 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	if code >= 0 {
 		return code
 	}
+	if !sf.debugDirsExist(env, "scan") {
+		return exitError
+	}
 	opt, done := scanOptions(env, sf)
+	// Attribution is what --why asks of scan: where each symbol behind
+	// a floor is used.
+	opt.Sites = sf.why
 	res := floor.Scan(ctx, paths, opt)
 	done()
+	res.SourceRoot = sourceRoot(env)
 	demangleResult(res, sf)
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, res)
@@ -76,7 +88,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 // scanOptions are the options of a scan with sf, its progress shown
 // until done.
 func scanOptions(env *cmdEnv, sf scanFlags) (floor.Options, func()) {
-	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Workers: sf.jobs, NoTreeArtefacts: sf.noArt, Strict: sf.strict}
+	opt := floor.Options{Follow: sf.follow, Exclude: sf.exclude, Why: sf.why, Workers: sf.jobs, NoTreeArtefacts: sf.noArt, Strict: sf.strict, DebugDirs: sf.debugDirs}
 	show, done := progress(env)
 	opt.Progress = func(files, elf int64) { show("%d files, %d ELF", files, elf) }
 	opt.ArtefactProgress = showArtefacts(show)
@@ -87,13 +99,63 @@ func demangleResult(res *floor.Result, sf scanFlags) {
 	if sf.demangle {
 		for i := range res.Violations {
 			demangleAll(res.Violations[i].Symbols)
+			demangleAttribution(res.Violations[i].Attribution)
 		}
 		for _, f := range res.Files {
 			for _, syms := range f.Why {
 				demangleAll(syms)
 			}
+			demangleAttribution(f.Attribution)
 		}
 	}
+}
+
+// demangleAttribution demangles the symbols and the functions of their
+// sites.
+func demangleAttribution(attrs []floor.Attribution) {
+	for i := range attrs {
+		a := &attrs[i]
+		if d := abi.Demangle(a.Symbol.Name); d != "" {
+			a.Symbol.Name = d
+		}
+		for j := range a.Sites {
+			s := &a.Sites[j]
+			if d := abi.Demangle(s.Function); d != "" {
+				s.Function = d
+			}
+			for k := range s.Inlined {
+				if d := abi.Demangle(s.Inlined[k].Function); d != "" {
+					s.Inlined[k].Function = d
+				}
+			}
+		}
+	}
+}
+
+// debugDirsExist says on stderr which --debug-dir is not a directory: a
+// typo would otherwise leave every site without its line, silently.
+func (sf scanFlags) debugDirsExist(env *cmdEnv, cmd string) bool {
+	for _, d := range sf.debugDirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			fmt.Fprintf(env.stderr, "abifloor %s: --debug-dir %s: not a directory\n", cmd, report.Clean(d))
+			return false
+		}
+	}
+	return true
+}
+
+// sourceRoot is the directory source paths are shown relative to, and
+// within which GitHub annotations and SARIF results are placed at the
+// source line: the checkout ($GITHUB_WORKSPACE), else the working
+// directory.
+func sourceRoot(env *cmdEnv) string {
+	if ws := env.getenv("GITHUB_WORKSPACE"); ws != "" {
+		if abs, err := filepath.Abs(ws); err == nil {
+			return abs
+		}
+	}
+	wd, _ := os.Getwd()
+	return wd
 }
 
 func runCheck(ctx context.Context, env *cmdEnv, args []string) int {
@@ -184,10 +246,17 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 		}
 		rq.Add("GLIBC", ver, "image "+*image)
 	}
+	if !sf.debugDirsExist(env, "check") {
+		return fail()
+	}
 	restore()
 	opt, done := scanOptions(env, sf)
+	// A file with a violation (every file, with --why) is read for where
+	// it uses the symbols behind it; a clean file's code is not read.
+	opt.Sites = true
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
+	res.SourceRoot = sourceRoot(env)
 	if errors.Is(err, floor.ErrNothing) {
 		env.stderr, restored = tee, false // the message is the usage error's
 		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), errText(err))

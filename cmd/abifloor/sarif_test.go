@@ -51,6 +51,10 @@ func TestSARIFValidates(t *testing.T) {
 	write("v1.c", "struct s { int a; };\nint get(struct s *p) { return p->a; }\n")
 	write("v2.c", "struct s { long b; int a; };\nint get(struct s *p) { return p->a; }\nint more(void) { return 1; }\n")
 	gcc("-shared", "-fPIC", "-o", "libnew.so", "new.c", "-lz")
+	// With lines: its results are placed at the source (issue 31),
+	// once inlined.
+	write("why.c", "#include <string.h>\nstatic void put(char *d, const char *s, size_t n) { memcpy(d, s, n); }\nvoid copy(char *d, const char *s, size_t n) { put(d, s, n); d[n] = 0; }\n")
+	gcc("-shared", "-fPIC", "-g", "-O2", "-o", "libwhy.so", "why.c")
 	gcc("-o", "app-lazy", "app.c", "-Wl,--unresolved-symbols=ignore-in-object-files", "-rdynamic", "-Wl,-z,lazy")
 	gcc("-o", "app-now", "app.c", "-Wl,--unresolved-symbols=ignore-in-object-files", "-rdynamic", "-Wl,-z,now")
 	gcc("-shared", "-fPIC", "-g", "-o", "libv1.so", "v1.c")
@@ -67,13 +71,24 @@ func TestSARIFValidates(t *testing.T) {
 		{"check", "--format", "sarif", "--target", "manylinux_2_5", p("libnew.so")},
 		{"check", "--format", "sarif", "--max", "GLIBC=9", p("libnew.so")},
 		{"check", "--format", "sarif", "--max", "GLIBC=9", p("empty")},
+		{"check", "--format", "sarif", "--target", "manylinux_2_12", p("libwhy.so"), p("libnew.so")},
 		{"bind", "--format", "sarif", p("app-lazy"), p("app-now")},
 		{"diff", "--format", "sarif", p("libv1.so"), p("libv2.so")},
 	} {
 		var stdout, stderr bytes.Buffer
-		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		// The fixtures' directory is the checkout.
+		getenv := func(k string) string {
+			if k == "GITHUB_WORKSPACE" {
+				return dir
+			}
+			return ""
+		}
+		env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: getenv}
 		run(context.Background(), env, args)
 		checkSARIFShape(t, args, stdout.Bytes())
+		if strings.HasSuffix(args[len(args)-2], "libwhy.so") && !strings.Contains(stdout.String(), `"uri": "why.c",`) {
+			t.Errorf("abifloor %v: no result at why.c:\n%s", args, stdout.String())
+		}
 		logs = append(logs, write(strings.Join([]string{"log", string(rune('a' + i)), ".sarif"}, ""), stdout.String()))
 	}
 	// A run that could not start (issue 29 item 3): --sarif still gets a

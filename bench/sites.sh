@@ -1,0 +1,76 @@
+#!/bin/sh
+# sites.sh: what check's attribution (issue 31: call sites and causes)
+# costs. On a large -g program: objdump -d -l (the peer: what a person
+# runs to find the calls by hand) beside check --why; then check over
+# /usr/bin with and without --why, and a tree where every file fails
+# (debian-11), where every file is read for its sites.
+#
+# The program is built from SQLite's amalgamation, linked COPIES times
+# (each copy's public names renamed), with a call to arc4random (glibc
+# 2.36): ABIFLOOR_SQLITE_C names sqlite3.c (or the go-sqlite3 module's
+# sqlite3-binding.c, the default found under the module cache), COPIES
+# defaults to 12 (about 55 MB with debug info; the build takes minutes).
+# Prints CPU seconds (user+sys), what to compare on a busy machine, and
+# mean wall time.
+#
+# usage: ABIFLOOR_SQLITE_C=FILE COPIES=N bench/sites.sh
+set -eu
+cd "$(dirname "$0")/.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/abifloor" ./cmd/abifloor
+A=$tmp/abifloor
+src=${ABIFLOOR_SQLITE_C:-}
+if [ -z "$src" ]; then
+	src=$(find "$(go env GOMODCACHE)" "$HOME/.cache/abifloor/testdata/gomod" -name sqlite3-binding.c 2>/dev/null | sort | tail -1 || true)
+fi
+[ -n "$src" ] && [ -e "$src" ] || { echo "no sqlite3.c: set ABIFLOOR_SQLITE_C" >&2; exit 2; }
+copies=${COPIES:-12}
+
+# usage COMMAND...: CPU seconds (user+sys) of one run.
+cpu() {
+	/usr/bin/time -f '%U %S' -o "$tmp/usage" "$@" >/dev/null 2>&1 || true
+	tail -1 "$tmp/usage" | awk '{printf "%.3f\n", $1 + $2}'
+}
+
+# wall COMMAND...: mean wall seconds over 5 runs.
+wall() {
+	if command -v hyperfine >/dev/null; then
+		hyperfine -N -i --warmup 1 --runs 5 --export-csv "$tmp/w.csv" "$*" >/dev/null 2>&1
+		awk -F, 'NR == 2 {printf "%.3f\n", $2}' "$tmp/w.csv"
+	else
+		start=$(date +%s.%N)
+		for _ in 1 2 3 4 5; do "$@" >/dev/null 2>&1 || true; done
+		echo "$start $(date +%s.%N)" | awk '{printf "%.3f\n", ($2 - $1) / 5}'
+	fi
+}
+
+cp "$src" "$tmp/sq.c"
+gcc -w -g -O2 -DSQLITE_THREADSAFE=0 -c -o "$tmp/sq0.o" "$tmp/sq.c"
+nm --defined-only --extern-only "$tmp/sq0.o" | awk '{print $3}' >"$tmp/names"
+objs=$tmp/sq0.o
+k=1
+while [ "$k" -lt "$copies" ]; do
+	awk -v k="$k" '{print "#define " $1 " " $1 "_" k}' "$tmp/names" >"$tmp/r$k.h"
+	gcc -w -g -O2 -DSQLITE_THREADSAFE=0 -include "$tmp/r$k.h" -c -o "$tmp/sq$k.o" "$tmp/sq.c"
+	objs="$objs $tmp/sq$k.o"
+	k=$((k + 1))
+done
+cat >"$tmp/main.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+int sqlite3_libversion_number(void);
+int main(void) { printf("%u %d\n", arc4random(), sqlite3_libversion_number()); return 0; }
+C
+# shellcheck disable=SC2086
+gcc -g -O2 -o "$tmp/big" "$tmp/main.c" $objs -lm
+big=$tmp/big
+echo "program: $(du -m "$big" | cut -f1) MB, $copies copies (load average: $(cut -d' ' -f1 /proc/loadavg))"
+printf '  %-44s %8s CPU %8s wall\n' "objdump -d -l (peer)" "$(cpu objdump -d -l "$big")" "$(wall objdump -d -l "$big")"
+printf '  %-44s %8s CPU %8s wall\n' "check --why --target debian-11" "$(cpu "$A" check --why --target debian-11 "$big")" "$(wall "$A" check --why --target debian-11 "$big")"
+
+echo "/usr/bin (load average: $(cut -d' ' -f1 /proc/loadavg))"
+for args in "--target debian-12" "--why --target debian-12" "--target debian-11"; do
+	# shellcheck disable=SC2086
+	printf '  %-44s %8s CPU %8s wall\n' "check $args" "$(cpu "$A" check $args /usr/bin)" "$(wall "$A" check $args /usr/bin)"
+done
