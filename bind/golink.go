@@ -22,7 +22,7 @@ const maxBuildInfo = 1 << 20
 // build settings are read from .go.buildinfo (Go 1.18 and later); without
 // them only the exported Go symbols tell.
 func goLinkerBindNow(f *elfx.File, o *object) bool {
-	if _, ok := o.defHead["runtime.main"]; ok {
+	if o.provides("runtime.main", "") {
 		return true // exports its Go symbols: it may load plugins
 	}
 	for _, s := range goBuildSettings(f) {

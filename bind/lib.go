@@ -187,10 +187,13 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte, hold int64, why str
 		// file of this machine keeps its hash table as it is.
 		if h, err := f.GNUHash(); err == nil && h != nil {
 			o.gnu = h
-			return o, nil
 		}
 	}
-	o.indexDefs(syms)
+	if o.gnu == nil {
+		o.indexDefs(syms)
+	}
+	// After the index: the Go linker's BIND_NOW is told by what the file
+	// defines (runtime.main), through either index.
 	o.GoBindNow = o.Go && o.BindNow && goLinkerBindNow(f, o)
 	return o, nil
 }
