@@ -55,7 +55,7 @@ func (s *sections) altString(off uint64) []byte {
 
 // altLink reads .gnu_debugaltlink: the alternate file's path and build ID.
 func altLink(f *elfx.File) (path string, id []byte, ok bool) {
-	b := smallSection(f, f.Section(".gnu_debugaltlink"), 4096)
+	b := f.SmallSection(f.Section(".gnu_debugaltlink"), 4096)
 	i := bytes.IndexByte(b, 0)
 	if i <= 0 {
 		return "", nil, false
@@ -85,7 +85,7 @@ func attachAlt(f *elfx.File, path string, secs *sections, dirs []string, maxDebu
 	} else {
 		cands = append(cands, filepath.Join(filepath.Dir(path), link))
 	}
-	for _, c := range append(cands, buildIDPaths(id, dirs)...) {
+	for _, c := range append(cands, elfx.DebugCandidates("", id, "", dirs)...) {
 		if c == path {
 			continue
 		}
@@ -96,7 +96,7 @@ func attachAlt(f *elfx.File, path string, secs *sections, dirs []string, maxDebu
 		ef := dbg.File
 		// dwz writes the alternate file as ET_REL without relocations:
 		// its sections are read as they are, like a linked file's.
-		if len(id) > 0 && !bytes.Equal(buildID(ef), id) || ef.Type == elf.ET_REL && hasRelocations(ef) {
+		if len(id) > 0 && !bytes.Equal(ef.BuildID(), id) || ef.Type == elf.ET_REL && hasRelocations(ef) {
 			dbg.Close()
 			continue
 		}

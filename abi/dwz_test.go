@@ -92,7 +92,7 @@ func TestDwz(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := hex.EncodeToString(buildID(ef))
+	id := hex.EncodeToString(ef.BuildID())
 	dbg := filepath.Join(t.TempDir(), ".build-id", id[:2])
 	os.MkdirAll(dbg, 0o755)
 	if err := os.Rename(alt, filepath.Join(dbg, id[2:]+".debug")); err != nil {

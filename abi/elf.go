@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"debug/dwarf"
 	"debug/elf"
-	"encoding/hex"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/abifloor/abifloor/elfx"
@@ -169,19 +167,6 @@ func hasDWARF(f *elfx.File) bool {
 	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
 }
 
-// smallSection is the contents of the first section named name when they
-// hold at most max bytes (decompressed), else nil.
-func smallSection(f *elfx.File, s *elfx.Section, max uint64) []byte {
-	if s == nil || s.Type == elf.SHT_NOBITS || s.Size > max {
-		return nil
-	}
-	b, err := f.SectionData(s, elfx.NewBudget(int64(max)))
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
 // debugFile is a separate debug file kept open while its DWARF is read.
 type debugFile struct {
 	*elfx.File
@@ -206,43 +191,12 @@ func openDebug(path string, maxDebug int64) *debugFile {
 	return &debugFile{File: ef, in: in}
 }
 
-// buildIDPaths is where the debug file of build ID id lies under each of
-// dirs: DIR/.build-id/xx/rest.debug.
-func buildIDPaths(id []byte, dirs []string) []string {
-	if len(id) < 2 {
-		return nil
-	}
-	h := hex.EncodeToString(id)
-	var paths []string
-	for _, d := range dirs {
-		paths = append(paths, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
-	}
-	return paths
-}
-
 // findDebug looks for the separate debug file of f as gdb does: by build
 // ID under each debug directory, then by .gnu_debuglink next to the file,
 // in its .debug directory and under each debug directory.
 func findDebug(f *elfx.File, path string, opt Options) (string, *debugFile) {
-	dirs := opt.debugDirs()
-	id := buildID(f)
-	cands := buildIDPaths(id, dirs)
-	if link := debugLink(f); link != "" {
-		// A file not on disk (path "") has no directory to look in.
-		var abs string
-		if path != "" {
-			dir := filepath.Dir(path)
-			abs, _ = filepath.Abs(dir)
-			cands = append(cands, filepath.Join(dir, link), filepath.Join(dir, ".debug", link))
-		}
-		for _, d := range dirs {
-			if abs != "" {
-				cands = append(cands, filepath.Join(d, abs, link))
-			}
-			cands = append(cands, filepath.Join(d, link))
-		}
-	}
-	for _, c := range cands {
+	id := f.BuildID()
+	for _, c := range elfx.DebugCandidates(path, id, f.DebugLink(), opt.debugDirs()) {
 		if c == path {
 			continue
 		}
@@ -250,48 +204,11 @@ func findDebug(f *elfx.File, path string, opt Options) (string, *debugFile) {
 		if dbg == nil {
 			continue
 		}
-		if got := buildID(dbg.File); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
+		if got := dbg.BuildID(); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
 			dbg.Close()
 			continue
 		}
 		return c, dbg
 	}
 	return "", nil
-}
-
-// buildID returns the GNU build ID note's descriptor, or nil.
-func buildID(f *elfx.File) []byte {
-	secs, _ := f.Sections()
-	bo := f.ByteOrder()
-	for i := range secs {
-		if secs[i].Type != elf.SHT_NOTE {
-			continue
-		}
-		b := smallSection(f, &secs[i], 1<<16)
-		for len(b) >= 12 {
-			nsz := bo.Uint32(b[0:])
-			dsz := bo.Uint32(b[4:])
-			typ := bo.Uint32(b[8:])
-			b = b[12:]
-			na, da := align4(nsz), align4(dsz)
-			if uint64(na)+uint64(da) > uint64(len(b)) {
-				break
-			}
-			if typ == 3 && nsz == 4 && string(b[:4]) == "GNU\x00" {
-				return b[na : na+dsz]
-			}
-			b = b[na+da:]
-		}
-	}
-	return nil
-}
-
-func align4(n uint32) uint32 { return (n + 3) &^ 3 }
-
-func debugLink(f *elfx.File) string {
-	b := smallSection(f, f.Section(".gnu_debuglink"), 4096)
-	if i := bytes.IndexByte(b, 0); i > 0 {
-		return filepath.Base(string(b[:i]))
-	}
-	return ""
 }

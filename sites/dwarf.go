@@ -5,10 +5,8 @@ import (
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"sort"
 
@@ -134,29 +132,8 @@ func findDebug(f *elfx.File, opt Options) (string, *elfx.File) {
 	if !opt.NoDefaultDebugDir {
 		dirs = append(dirs, DefaultDebugDir)
 	}
-	id := buildID(f)
-	var cands []string
-	if len(id) >= 2 {
-		h := hex.EncodeToString(id)
-		for _, d := range dirs {
-			cands = append(cands, filepath.Join(d, ".build-id", h[:2], h[2:]+".debug"))
-		}
-	}
-	if link := debugLink(f); link != "" {
-		if opt.Path != "" {
-			dir := filepath.Dir(opt.Path)
-			cands = append(cands, filepath.Join(dir, link), filepath.Join(dir, ".debug", link))
-			if abs, err := filepath.Abs(dir); err == nil {
-				for _, d := range dirs {
-					cands = append(cands, filepath.Join(d, abs, link))
-				}
-			}
-		}
-		for _, d := range dirs {
-			cands = append(cands, filepath.Join(d, link))
-		}
-	}
-	for _, c := range cands {
+	id := f.BuildID()
+	for _, c := range elfx.DebugCandidates(opt.Path, id, f.DebugLink(), dirs) {
 		if c == opt.Path {
 			continue
 		}
@@ -168,65 +145,13 @@ func findDebug(f *elfx.File, opt Options) (string, *elfx.File) {
 			dbg.Close()
 			continue
 		}
-		if got := buildID(dbg); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
+		if got := dbg.BuildID(); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
 			dbg.Close()
 			continue
 		}
 		return c, dbg
 	}
 	return "", nil
-}
-
-// smallSection is the contents of s when they hold at most max bytes.
-func smallSection(f *elfx.File, s *elfx.Section, max uint64) []byte {
-	if s == nil || s.Type == elf.SHT_NOBITS || s.Size > max {
-		return nil
-	}
-	b, err := f.SectionData(s, elfx.NewBudget(int64(max)))
-	if err != nil {
-		return nil
-	}
-	return b
-}
-
-// buildID is the GNU build ID note's descriptor, or nil.
-func buildID(f *elfx.File) []byte {
-	secs, _ := f.Sections()
-	bo := f.ByteOrder()
-	for i := range secs {
-		if secs[i].Type != elf.SHT_NOTE {
-			continue
-		}
-		b := smallSection(f, &secs[i], 1<<16)
-		for len(b) >= 12 {
-			nsz, dsz, typ := bo.Uint32(b[0:]), bo.Uint32(b[4:]), bo.Uint32(b[8:])
-			b = b[12:]
-			na, da := uint64(nsz+3)&^3, uint64(dsz+3)&^3
-			if na+da > uint64(len(b)) {
-				break
-			}
-			if typ == 3 && nsz == 4 && string(b[:4]) == "GNU\x00" {
-				return b[na : na+uint64(dsz)]
-			}
-			b = b[na+da:]
-		}
-	}
-	return nil
-}
-
-// debugLink is the file name .gnu_debuglink names, or "": a plain name,
-// never a path (a planted link must not lead out of the debug dirs).
-func debugLink(f *elfx.File) string {
-	b := smallSection(f, f.Section(".gnu_debuglink"), 4096)
-	i := bytes.IndexByte(b, 0)
-	if i <= 0 {
-		return ""
-	}
-	name := string(b[:i])
-	if name != filepath.Base(name) || name == "." || name == ".." {
-		return ""
-	}
-	return name
 }
 
 // lineIndex answers, for an address, its compilation unit's line and

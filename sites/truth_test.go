@@ -479,7 +479,7 @@ func checkSplit(t *testing.T, path string, want []string, full *Result) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := buildID(f)
+	id := f.BuildID()
 	f.Close()
 	if len(id) < 2 {
 		t.Skip("no build ID")
