@@ -200,6 +200,10 @@ func exercise(b []byte) error {
 	_, e6 := f.SymbolRelocs()
 	errs = append(errs, e1, e2, e3, e4, e5, e6)
 	f.Arch()
+	f.BuildID()
+	if l := f.DebugLink(); strings.ContainsRune(l, '/') || l == ".." {
+		panic("DebugLink " + l + " is a path") // an invariant: the fuzzer reports it
+	}
 	return errors.Join(errs...)
 }
 
