@@ -23,7 +23,7 @@ func ccFallback(ctx context.Context, env *cmdEnv, args []string) (int, bool) {
 	return runCC(ctx, env, cmdArgs, cmd == "c++"), true
 }
 
-const ccSynopsis = "--glibc VER|--target NAME [--arch A] [--cache-dir DIR] [--dlopen LIB]... [-v] -- CC ARGS...\n       abifloor %s --glibc VER|--target NAME --install DIR [-- CC]"
+const ccSynopsis = "--glibc VER|--target NAME [--arch A] [--cache-dir DIR] [--dlopen LIB]... [-v] [--format text|json|github] -- CC ARGS...\n       abifloor %s --glibc VER|--target NAME --install DIR [-- CC]"
 
 func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	o := ccwrap.Options{Name: "cc", CXX: cxx, Getenv: env.getenv, Stdin: os.Stdin, Stdout: env.stdout, Stderr: env.stderr}
@@ -38,6 +38,7 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "stub cache (default $ABIFLOOR_CACHE, $XDG_CACHE_HOME/abifloor or ~/.cache/abifloor)")
 	fs.StringVar(&install, "install", "", "write wrapper scripts DIR/cc and DIR/c++ that run this command, for tools that take one compiler path")
 	fs.BoolVar(&o.Verbose, "v", false, "say what was decided and proven")
+	format := fs.String("format", "text", "how the proof of a link is reported: text|json|github (json and github on stdout, which a link leaves empty)")
 	if cxx {
 		fs.StringVar(&o.CXXRuntime, "cxx-runtime", "", "shared or static: how to link libstdc++ and libgcc (default: shared when the target's runtime has every version the output needs, else static)")
 	}
@@ -98,6 +99,10 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 		say("--cxx-runtime %q: want shared or static", o.CXXRuntime)
 		return exitError
 	}
+	f, err := report.ParseFormat(*format, report.Text, report.JSON, report.GitHub)
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
 	w, err := ccwrap.New(o)
 	switch {
 	case errors.Is(err, ccwrap.ErrNoRelease):
@@ -129,6 +134,9 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	res, err := w.Run(ctx, ccArgs)
 	if err != nil {
 		return fail(err)
+	}
+	if f != report.Text {
+		writeCCReport(env, f, o.Name, res)
 	}
 	if res.Code != 0 {
 		// -v's notes say what was left out of a failed link too.
@@ -186,4 +194,45 @@ func splitDashes(args []string) (own, cc []string, found bool) {
 		}
 	}
 	return args, nil, false
+}
+
+// ccReport is cc's --format json: what a link was proven against and
+// what failed, for a tool. It is written only when the compiler linked,
+// or failed a link with an explanation: a compile (-c, -E) is the
+// compiler's business and its stdout is the compiler's.
+type ccReport struct {
+	Output string `json:"output,omitempty"`
+	Glibc  string `json:"glibc,omitempty"`
+	// Proven: the output loads on the target (floor and loader).
+	Proven bool `json:"proven"`
+	// CompilerExit is the compiler's exit code, when it failed.
+	CompilerExit int      `json:"compiler_exit,omitempty"`
+	Problems     []string `json:"problems"`
+	Warnings     []string `json:"warnings"`
+	Explained    []string `json:"explained"`
+	// Removed: the proof failed and the output was removed.
+	Removed bool `json:"removed,omitempty"`
+}
+
+func writeCCReport(env *cmdEnv, f report.Format, name string, res ccwrap.Result) {
+	if res.Proof == nil && len(res.Explained) == 0 {
+		return
+	}
+	r := ccReport{Problems: []string{}, Warnings: []string{}, Explained: append([]string{}, res.Explained...), CompilerExit: res.Code}
+	if p := res.Proof; p != nil {
+		r.Output, r.Glibc, r.Proven, r.Removed = p.Output, p.Glibc, p.OK(), p.Removed
+		r.Problems = append(r.Problems, p.Problems()...)
+		r.Warnings = append(r.Warnings, p.Warnings()...)
+	}
+	if f == report.JSON {
+		report.WriteJSON(env.stdout, r)
+		return
+	}
+	title := "abifloor " + name
+	for _, m := range append(r.Problems, r.Explained...) {
+		report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", File: r.Output, Title: title, Message: m})
+	}
+	for _, m := range r.Warnings {
+		report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: r.Output, Title: title, Message: m})
+	}
 }
