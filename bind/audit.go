@@ -23,6 +23,12 @@ type Options struct {
 	// Sysroot is an image root: the cache, absolute paths and symbolic
 	// links are all resolved inside it.
 	Sysroot string
+	// CrossPrefix, without Sysroot or Image, is a root of another
+	// architecture's libraries on this machine (Debian's cross root
+	// /usr/aarch64-linux-gnu): every absolute path the load looks up is
+	// tried under it first, then on this machine, as qemu-user's -L
+	// prefix makes a foreign program's loader see its files.
+	CrossPrefix string
 	// Image, when set, is the file system audited instead of this
 	// machine's: paths, links, libraries and the cache are the image's
 	// (Sysroot is then ignored).
@@ -57,6 +63,7 @@ type Auditor struct {
 	fsys      fileSystem
 	img       *Image
 	sysroot   string
+	cross     string // Options.CrossPrefix
 	libPath   []string
 	cachePath string
 	dlopen    []string
@@ -91,7 +98,7 @@ type Auditor struct {
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
-	a := &Auditor{sysroot: opt.Sysroot, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree, bindNow: opt.BindNow,
+	a := &Auditor{sysroot: opt.Sysroot, cross: opt.CrossPrefix, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree, bindNow: opt.BindNow,
 		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}, dirs: map[string]*dirEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile

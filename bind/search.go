@@ -87,6 +87,14 @@ func (c *objects) parse(in openFile) (*object, error) {
 // (a missing directory, a loop) maps to an error, never to a guess.
 func (a *Auditor) host(p string) (string, error) {
 	if a.sysroot == "" {
+		if a.cross != "" && filepath.IsAbs(p) {
+			// Under the prefix first, kept inside it as a root is.
+			if q, err := resolveFS(a.fsys, a.cross, p); err == nil {
+				if _, err := os.Lstat(q); err == nil {
+					return q, nil
+				}
+			}
+		}
 		return p, nil
 	}
 	return resolveFS(a.fsys, a.sysroot, p)

@@ -106,11 +106,17 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
 		return exitError
 	}
+	if sysroot == "" && image == "" {
+		if opt.CrossPrefix = crossPrefix(paths); opt.CrossPrefix != "" {
+			fmt.Fprintf(env.stderr, "abifloor bind: note: these files are not %s: their loader and libraries are looked for under Debian's cross root %s first, as qemu-user -L %s loads them\n",
+				elfx.HostArch(), opt.CrossPrefix, opt.CrossPrefix)
+		}
+	}
 	show, done := progress(env)
 	opt.Progress = func(files int64) { show("%d files", files) }
 	res := bind.New(opt).Audit(ctx, paths)
 	done() // before the first report, which may go to the same terminal
-	if sysroot == "" && image == "" {
+	if sysroot == "" && image == "" && opt.CrossPrefix == "" {
 		foreignArchNote(env, res)
 	}
 	switch f {
@@ -198,4 +204,37 @@ func foreignArchNote(env *cmdEnv, res *bind.Result) {
 		fmt.Fprintf(env.stderr, "abifloor bind: note: %s is %s and this host is %s: its loader and libraries were looked for in this host's root, which has none of %s; %s\n",
 			report.Clean(f.Path), report.Clean(f.Arch), host, report.Clean(f.Arch), hint)
 	}
+}
+
+// crossPrefix is Debian's cross root /usr/TRIPLET for the files named,
+// when every one is an ELF file of one architecture other than the
+// host's and that root is there; "" otherwise (a tree, a mix, or no such
+// root: foreignArchNote then says what to do).
+func crossPrefix(paths []string) string {
+	arch := ""
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			return ""
+		}
+		f, err := elfx.Open(p)
+		if err != nil {
+			return ""
+		}
+		a := f.Arch()
+		f.Close()
+		if a == "" || a == elfx.HostArch() || (arch != "" && a != arch) {
+			return ""
+		}
+		arch = a
+	}
+	t := elfx.ArchTriple(arch)
+	if t == "" {
+		return ""
+	}
+	root := filepath.Join("/usr", t)
+	if st, err := os.Stat(filepath.Join(root, "lib")); err != nil || !st.IsDir() {
+		return ""
+	}
+	return root
 }
