@@ -23,6 +23,11 @@ type Options struct {
 	// Sysroot is an image root: the cache, absolute paths and symbolic
 	// links are all resolved inside it.
 	Sysroot string
+	// Host is a program that loads the libraries audited (dlopen): node
+	// for an N-API addon, python3 for an extension module. Their
+	// undefined symbols and libraries are resolved against its load
+	// first, as when it loads them, so what it provides is not missing.
+	Host string
 	// CrossPrefix, without Sysroot or Image, is a root of another
 	// architecture's libraries on this machine (Debian's cross root
 	// /usr/aarch64-linux-gnu): every absolute path the load looks up is
@@ -64,6 +69,10 @@ type Auditor struct {
 	img       *Image
 	sysroot   string
 	cross     string // Options.CrossPrefix
+	hostPath  string // Options.Host
+	hostOnce  sync.Once
+	hostSc    *scope // the host program's load (Options.Host)
+	hostErr   error
 	libPath   []string
 	cachePath string
 	dlopen    []string
@@ -98,7 +107,7 @@ type Auditor struct {
 
 // New makes an Auditor. It reads nothing until asked.
 func New(opt Options) *Auditor {
-	a := &Auditor{sysroot: opt.Sysroot, cross: opt.CrossPrefix, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree, bindNow: opt.BindNow,
+	a := &Auditor{sysroot: opt.Sysroot, cross: opt.CrossPrefix, hostPath: opt.Host, libPath: opt.LibraryPath, dlopen: opt.Dlopen, follow: opt.Follow, workers: opt.Workers, progress: opt.Progress, demangle: opt.Demangle, tree: opt.Tree, bindNow: opt.BindNow,
 		fsys: hostFS{}, objs: objects{byPath: map[string]*pathEntry{}, byKey: map[fileKey]*object{}}, self: map[*object]*selfEntry{}, dirs: map[string]*dirEntry{}}
 	if opt.CacheFile != "" {
 		a.cachePath = opt.CacheFile
@@ -311,6 +320,9 @@ type FileReport struct {
 	// the audit loads it, Host is empty: "found only via its host", a
 	// note, not a death.
 	ViaHost []HostDep `json:"via_host"`
+	// HostProvided are the undefined symbols the --host program's load
+	// defines (Options.Host), each with the object that does.
+	HostProvided []HostSymbol `json:"host_provided"`
 	// Deps, with Options.Tree, are the DT_NEEDED entries of every object
 	// loaded, in load order: the tree of the load, as lddtree shows it.
 	Deps []ObjectDeps `json:"deps,omitempty"`
@@ -326,6 +338,16 @@ type FileReport struct {
 	// host pass (nil after Audit): the pass builds again the scope of a
 	// program it needs, so a run does not hold every program's scope.
 	loads []fileKey
+}
+
+// HostSymbol is an undefined symbol of a library that the --host
+// program's load defines: By is the object (the program, or a library it
+// loads) whose definition binds it.
+type HostSymbol struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	Binding string `json:"binding"`
+	By      string `json:"by"`
 }
 
 // HostDep is a library found through a host's search path rather than
@@ -359,6 +381,9 @@ func (r FileReport) MarshalJSON() ([]byte, error) {
 	}
 	if r.ViaHost == nil {
 		r.ViaHost = []HostDep{}
+	}
+	if r.HostProvided == nil {
+		r.HostProvided = []HostSymbol{}
 	}
 	return errjson.Marshal(plain(r), r.ErrorMessage(), true)
 }
@@ -623,6 +648,20 @@ func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, f
 	if err := a.CacheError(); err != nil {
 		rep.Error = err
 	}
+	var hs *scope // the --host program's load
+	if a.hostPath != "" && o.Kind == elfx.SharedLibrary && fb == nil {
+		var err error
+		if hs, err = a.hostLoad(ctx); err != nil {
+			rep.Error = err
+			return
+		}
+		fb = func(n string, l *loaded, beside fallback) (string, *object, string) {
+			if d := hs.byName[n]; d != nil && d.obj.Kind != "" {
+				return d.name, d.obj, a.hostPath
+			}
+			return beside(n, l, nil)
+		}
+	}
 	root := &loaded{obj: o, name: rep.Path, origin: a.origin(rep.Path)}
 	sc := newScope(ctx, root)
 	if o.Kind == elfx.SharedLibrary {
@@ -673,7 +712,7 @@ func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, f
 	if fatal == nil {
 		fatal = a.checkVersions(rep.Path, sc)
 	}
-	hostEager, relocFatal, onlyBindNow := a.resolve(rep, sc)
+	hostEager, relocFatal, onlyBindNow := a.resolve(rep, sc, hs)
 	if fatal == nil {
 		fatal = relocFatal
 		rep.IfBindNow = onlyBindNow
@@ -737,7 +776,7 @@ func (a *Auditor) missingVerdict(exe string, sc *scope) *verdict {
 // host's to satisfy) and the first fatal relocation. With Options.BindNow
 // every lazily bound reference is bound at start, as under LD_BIND_NOW=1;
 // onlyBindNow then says the file would start as linked, and dies only so.
-func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fatal *verdict, onlyBindNow bool) {
+func (a *Auditor) resolve(rep *FileReport, sc, hs *scope) (hostEager []reference, fatal *verdict, onlyBindNow bool) {
 	linkedDies := false
 	for i := len(sc.list) - 1; i >= 0; i-- {
 		l := sc.list[i]
@@ -756,7 +795,15 @@ func (a *Auditor) resolve(rep *FileReport, sc *scope) (hostEager []reference, fa
 		}
 		var eager []reference
 		for _, r := range refs {
+			// The host's load comes first in the global scope the
+			// library is loaded into (Options.Host).
 			if sc.resolves(r, l.obj) {
+				continue
+			}
+			if hs != nil && hs.resolves(r, l.obj) {
+				if i == 0 {
+					rep.HostProvided = append(rep.HostProvided, HostSymbol{Name: r.Name, Version: r.Version, Binding: r.Binding, By: hs.providerOf(r.Name, r.Version)})
+				}
 				continue
 			}
 			atStart := r.Binding == "eager" || a.bindNow && r.Binding == "lazy"
@@ -867,4 +914,22 @@ func (r FileReport) HostOnly() []HostDep {
 // Note says what a dependency found only beside its user means.
 func (d HostDep) Note() string {
 	return d.Name + " lies beside the library, not on its own search path: only a host program's search path finds it"
+}
+
+// hostLoad is the load of the --host program, built once per run: the
+// program and what it loads at start (and --dlopen's libraries).
+func (a *Auditor) hostLoad(ctx context.Context) (*scope, error) {
+	a.hostOnce.Do(func() {
+		o, err := a.target(a.hostPath, nil, make([]byte, headSize))
+		if err != nil {
+			a.hostErr = fmt.Errorf("host program: %w", err)
+			return
+		}
+		if o.Kind != elfx.Executable && o.Kind != elfx.PIEExecutable {
+			a.hostErr = fmt.Errorf("host program %s: not a program (%s)", a.hostPath, o.Kind)
+			return
+		}
+		a.hostSc = a.programScope(ctx, a.hostPath, o)
+	})
+	return a.hostSc, a.hostErr
 }

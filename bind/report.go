@@ -94,6 +94,19 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 				fmt.Fprintf(w, "  %s => %s %s\n", report.Clean(v.Name), report.Clean(v.Path), p.Yellow("(note: found only via its host: it lies beside the library, not on its own search path)"))
 			}
 		}
+		// What the --host program provides, and which of its objects:
+		// a screenful, -v all (JSON has them all).
+		for i, h := range fr.HostProvided {
+			if i == Screenful && !opt.All {
+				fmt.Fprintf(w, "  … and %s from the host (-v lists them all)\n", report.Plural(len(fr.HostProvided)-i, "more symbol"))
+				break
+			}
+			name := h.Name
+			if h.Version != "" {
+				name += "@" + h.Version
+			}
+			fmt.Fprintf(w, "  %-6s %s => %s (host)\n", h.Binding, report.Clean(name), report.Clean(h.By))
+		}
 		for _, sk := range fr.Skipped {
 			fmt.Fprintf(w, "  skipped %s\n", report.Clean(sk))
 		}

@@ -292,3 +292,15 @@ func (sc *scope) deps() []ObjectDeps {
 	}
 	return out
 }
+
+// providerOf names the first object of the scope that defines
+// name@version: the one a reference binds to.
+func (sc *scope) providerOf(name, version string) string {
+	hash := elfx.GNUHashOf(name)
+	for _, l := range sc.list {
+		if l.obj.providesHash(name, version, hash) {
+			return l.name
+		}
+	}
+	return ""
+}

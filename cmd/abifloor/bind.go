@@ -19,7 +19,7 @@ import (
 const bindMemoryLimit = 192 << 20
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
-	fs := newFlags(env, "bind", "[--dlopen LIB]... [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--bind-now] [--tree] [-v] [--format text|json|github|sarif|junit] [--strict] PATH...")
+	fs := newFlags(env, "bind", "[--dlopen LIB]... [--host PROGRAM] [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--bind-now] [--tree] [-v] [--format text|json|github|sarif|junit] [--strict] PATH...")
 	var (
 		dlopen          multiFlag
 		format, sysroot string
@@ -30,6 +30,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	)
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable)")
 	fs.StringVar(&format, "format", "text", "output format: text|json|github|sarif|junit")
+	hostProg := fs.String("host", "", "a program that loads the libraries named (node for an N-API addon, python3 for an extension): their symbols and libraries are resolved against its load first")
 	fs.StringVar(&sysroot, "sysroot", "", "an image root: the PATHs, libraries, ld.so.cache and links are all resolved inside it, as under chroot (a relative PATH is relative to the root, unless it already names a file inside the root from the working directory)")
 	fs.StringVar(&image, "image", "", "a container image (an OCI layout directory or a `docker save` tarball), read in place: its layers applied, its programs (those on its PATH, or the PATHs named inside it) audited against its own libraries and ld.so.cache")
 	fs.Int64Var(&maxMem, "max-memory", bind.DefaultImageMemory>>20, "with --image: the MiB of ELF files held in memory at most")
@@ -66,7 +67,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	if env.getenv == nil || env.getenv("GOMEMLIMIT") == "" {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(bindMemoryLimit))
 	}
-	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree, BindNow: *bindNow}
+	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree, BindNow: *bindNow, Host: *hostProg}
 	if libPath != "" {
 		opt.LibraryPath = strings.Split(libPath, ":")
 	}
@@ -89,6 +90,12 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		if opt.Sysroot, err = bindSysroot(sysroot, paths); err != nil {
 			fmt.Fprintln(env.stderr, "abifloor bind:", report.Clean(err.Error()))
 			return exitError
+		}
+		if opt.Host != "" {
+			if opt.Host, err = bind.ArgPath(opt.Sysroot, opt.Host); err != nil {
+				fmt.Fprintln(env.stderr, "abifloor bind: --host:", report.Clean(err.Error()))
+				return exitError
+			}
 		}
 	}
 	if image != "" {
