@@ -88,14 +88,18 @@ type bindJSON struct {
 		Unresolved  []struct {
 			Name string `json:"name"`
 		} `json:"unresolved"`
+		HostProvided []struct {
+			Name string `json:"name"`
+			By   string `json:"by"`
+		} `json:"host_provided"`
 	} `json:"files"`
 }
 
-func bindOne(t *testing.T, path string) (int, bindJSON) {
+func bindOne(t *testing.T, path string, flags ...string) (int, bindJSON) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
-	code := run(context.Background(), env, []string{"bind", "--format", "json", path})
+	code := run(context.Background(), env, append(append([]string{"bind", "--format", "json"}, flags...), path))
 	var res bindJSON
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || len(res.Files) != 1 {
 		t.Fatalf("bind %s: exit %d, %v\nstdout: %s\nstderr: %s", path, code, err, stdout.Bytes(), stderr.Bytes())
@@ -135,6 +139,19 @@ func TestBindNpmSharp(t *testing.T) {
 	if node != "" {
 		if b, err := exec.Command(node, "-e", "require(process.argv[1])", addon).CombinedOutput(); err != nil {
 			t.Errorf("node cannot require %s, bind says it loads: %v\n%s", addon, err, b)
+		}
+		// With node as its host (issue 29, item 9), node's load defines
+		// every napi_* it uses: none is left unresolved, each has its
+		// provider.
+		code, res := bindOne(t, addon, "--host", node)
+		f := res.Files[0]
+		if code != exitOK || len(f.Unresolved) != 0 || len(f.HostProvided) == 0 {
+			t.Errorf("bind --host %s: exit %d, unresolved %v, host provided %d; want every napi_* from the host", node, code, f.Unresolved, len(f.HostProvided))
+		}
+		for _, h := range f.HostProvided {
+			if !strings.HasPrefix(h.Name, "napi_") || h.By == "" {
+				t.Errorf("host provided %s by %q: want napi_* with a provider", h.Name, h.By)
+			}
 		}
 	}
 
