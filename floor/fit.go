@@ -2,6 +2,7 @@ package floor
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/abifloor/abifloor/targets"
 )
@@ -52,6 +53,10 @@ type DistroFit struct {
 	Family  string   `json:"family"`
 	Oldest  string   `json:"oldest,omitempty"`
 	Blocked *Blocked `json:"blocked,omitempty"`
+	// Assumes says what the fit of Oldest rests on when that release
+	// does not limit a namespace the files need (SLES updates libstdc++6
+	// to the newest GCC's runtime): the fit holds on an updated system.
+	Assumes string `json:"assumes,omitempty"`
 }
 
 // Blocked is a target and the violations that keep it from fitting.
@@ -92,7 +97,7 @@ func Fit(res *Result, ts []targets.Target) *FitReport {
 			out.Files = append(out.Files, ff)
 			continue
 		}
-		ff.Fits = fits(ts, f.Arch, f.Libc, func(t string) []Violation { return byFile[key{f.Path, t}] })
+		ff.Fits = fits(ts, f.Arch, f.Libc, f.Floors, func(t string) []Violation { return byFile[key{f.Path, t}] })
 		out.Files = append(out.Files, ff)
 		k := archKey{f.Arch, f.Libc}
 		if _, ok := groups[k]; !ok {
@@ -103,7 +108,11 @@ func Fit(res *Result, ts []targets.Target) *FitReport {
 	for _, k := range order {
 		files := groups[k]
 		tf := TreeFit{Arch: k.arch, Libc: k.libc, Files: len(files)}
-		tf.Fits = fits(ts, k.arch, k.libc, func(t string) []Violation {
+		floors := map[string]string{}
+		for _, f := range files {
+			merge(floors, f.Floors)
+		}
+		tf.Fits = fits(ts, k.arch, k.libc, floors, func(t string) []Violation {
 			var vs []Violation
 			for _, f := range files {
 				vs = append(vs, byFile[key{f.Path, t}]...)
@@ -117,7 +126,7 @@ func Fit(res *Result, ts []targets.Target) *FitReport {
 
 // fits finds, among the targets for arch and libc, the oldest policy tag
 // and distro release with no violations.
-func fits(ts []targets.Target, arch, libc string, viol func(target string) []Violation) Fits {
+func fits(ts []targets.Target, arch, libc string, floors map[string]string, viol func(target string) []Violation) Fits {
 	var policies []targets.Target
 	families := map[string][]targets.Target{}
 	var famOrder []string
@@ -150,6 +159,7 @@ func fits(ts []targets.Target, arch, libc string, viol func(target string) []Vio
 	for _, fam := range famOrder {
 		d := DistroFit{Family: fam}
 		d.Oldest, d.Blocked = oldest(families[fam], viol)
+		d.Assumes = assumes(families[fam], d.Oldest, floors)
 		out.Distros = append(out.Distros, d)
 	}
 	return out
@@ -174,4 +184,26 @@ func oldest(ts []targets.Target, viol func(string) []Violation) (string, *Blocke
 	}
 	last := ts[len(ts)-1].Name
 	return "", &Blocked{Target: last, Violations: viol(last)}
+}
+
+// assumes is what the fit of release name rests on: the C++ runtime
+// namespaces the files need that the release does not limit ("-" in
+// the target table), which only an updated system provides.
+func assumes(ts []targets.Target, name string, floors map[string]string) string {
+	for _, t := range ts {
+		if t.Name != name {
+			continue
+		}
+		var unlimited []string
+		for _, ns := range []string{"GLIBCXX", "CXXABI", "GCC"} {
+			if v := floors[ns]; v != "" && t.Limits[ns] == "" {
+				unlimited = append(unlimited, ns+" "+v)
+			}
+		}
+		if len(unlimited) == 0 {
+			return ""
+		}
+		return name + " does not limit the C++ runtime: the files need " + strings.Join(unlimited, ", ") + ", there on an updated system only"
+	}
+	return ""
 }

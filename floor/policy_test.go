@@ -152,16 +152,40 @@ func TestOldest(t *testing.T) {
 
 func TestFitsStaticUsesManylinux(t *testing.T) {
 	none := func(string) []Violation { return nil }
-	f := fits(FitTargets(), "x86_64", "", none)
+	f := fits(FitTargets(), "x86_64", "", nil, none)
 	if f.Policy != "manylinux_2_5" || f.Blocked != nil {
 		t.Errorf("a file that needs no libc fits %q (%+v), want manylinux_2_5", f.Policy, f.Blocked)
 	}
-	f = fits(FitTargets(), "x86_64", Musl, none)
+	f = fits(FitTargets(), "x86_64", Musl, nil, none)
 	if f.Policy != "musllinux_1_1" || len(f.Distros) != 0 {
 		t.Errorf("a musl file fits %q with distros %v", f.Policy, f.Distros)
 	}
-	f = fits(FitTargets(), "aarch64", Glibc, none)
+	f = fits(FitTargets(), "aarch64", Glibc, nil, none)
 	if f.Policy != "manylinux_2_17" {
 		t.Errorf("an aarch64 glibc file fits %q, want manylinux_2_17 (the oldest with aarch64 rules)", f.Policy)
+	}
+}
+
+// A fit on a release that does not limit a C++ runtime namespace the
+// files need (SLES updates libstdc++6) says what it assumes; one that
+// needs no C++ runtime assumes nothing (issue 29, item 11).
+func TestFitsAssumes(t *testing.T) {
+	none := func(string) []Violation { return nil }
+	for _, tc := range []struct {
+		floors map[string]string
+		want   string
+	}{
+		{map[string]string{"GLIBC": "2.17", "GLIBCXX": "3.4.26"}, "sles-12-sp5 does not limit the C++ runtime: the files need GLIBCXX 3.4.26, there on an updated system only"},
+		{map[string]string{"GLIBC": "2.17"}, ""},
+	} {
+		f := fits(FitTargets(), "x86_64", Glibc, tc.floors, none)
+		for _, d := range f.Distros {
+			if d.Family == "sles" && d.Assumes != tc.want {
+				t.Errorf("floors %v: sles %s assumes %q, want %q", tc.floors, d.Oldest, d.Assumes, tc.want)
+			}
+			if d.Family == "debian" && d.Assumes != "" {
+				t.Errorf("floors %v: debian %s assumes %q: Debian limits its runtime", tc.floors, d.Oldest, d.Assumes)
+			}
+		}
 	}
 }

@@ -326,7 +326,9 @@ func policyLine(f Fits) string {
 func distroList(ds []DistroFit) string {
 	var parts []string
 	for _, d := range ds {
-		if d.Oldest != "" {
+		if d.Oldest != "" && d.Assumes != "" {
+			parts = append(parts, report.Clean(d.Oldest)+"*") // * the fit assumes an updated runtime
+		} else if d.Oldest != "" {
 			parts = append(parts, report.Clean(d.Oldest))
 		} else {
 			// Between release names, "no amazonlinux" read as a
@@ -347,6 +349,9 @@ func distroLine(d DistroFit) string {
 	}
 	if d.Blocked != nil {
 		s += "; " + report.Clean(d.Blocked.Target) + " blocked by " + blockers(d.Blocked.Violations, 2)
+	}
+	if d.Assumes != "" {
+		s += " (" + report.Clean(d.Assumes) + ")"
 	}
 	return s
 }
