@@ -203,10 +203,8 @@ func foreignArchNote(env *cmdEnv, res *bind.Result) {
 		}
 		said[f.Arch] = true
 		hint := "audit them in a root of theirs with --sysroot DIR or --image IMAGE"
-		if t := elfx.ArchTriple(f.Arch); t != "" {
-			if st, err := os.Stat(filepath.Join("/usr", t, "lib")); err == nil && st.IsDir() {
-				hint = "Debian's cross root /usr/" + t + " is one: copy them into it and run bind --sysroot /usr/" + t
-			}
+		if root := debianCrossRoot(f.Arch); root != "" {
+			hint = "Debian's cross root " + root + " is one: copy them into it and run bind --sysroot " + root
 		}
 		fmt.Fprintf(env.stderr, "abifloor bind: note: %s is %s and this host is %s: its loader and libraries were looked for in this host's root, which has none of %s; %s\n",
 			report.Clean(f.Path), report.Clean(f.Arch), host, report.Clean(f.Arch), hint)
@@ -235,6 +233,12 @@ func crossPrefix(paths []string) string {
 		}
 		arch = a
 	}
+	return debianCrossRoot(arch)
+}
+
+// debianCrossRoot is /usr/TRIPLET when it holds arch's libraries (Debian's
+// libc6-dev-arm64-cross and its kin), else "".
+func debianCrossRoot(arch string) string {
 	t := elfx.ArchTriple(arch)
 	if t == "" {
 		return ""

@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden from this run")
@@ -30,8 +32,7 @@ func TestGolden(t *testing.T) {
 	// The fast tier (-short, or no gcc) reads the committed copies of
 	// the same libraries (testdata/fast, built by its build.sh): the
 	// goldens hold for both.
-	_, noGCC := exec.LookPath("gcc")
-	fast := testing.Short() || noGCC != nil
+	fast := !fixture.Have("gcc") // absent, or -short
 	dir := t.TempDir()
 	if fast {
 		var err error
