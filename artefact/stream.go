@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	gzip "github.com/klauspost/compress/gzip"
-
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 )
