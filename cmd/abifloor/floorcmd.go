@@ -250,10 +250,8 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 		return fail()
 	}
 	restore()
+	rq.AllowEmpty, rq.ViolationsWarn = *allowEmpty, *failOn == "error"
 	opt, done := scanOptions(env, sf)
-	// A file with a violation (every file, with --why) is read for where
-	// it uses the symbols behind it; a clean file's code is not read.
-	opt.Sites = true
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
 	res.SourceRoot = sourceRoot(env)
@@ -263,90 +261,31 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 		return fail()
 	}
 	demangleResult(res.Result, sf)
-	c := &checked{res: res, rq: rq, empty: res.Empty && !*allowEmpty, failOn: *failOn}
-	for _, l := range res.Unused {
-		c.warnings = append(c.warnings, report.Clean(fmt.Sprintf("%s %s=%s: no file needs a %s version, so this limit checked nothing", l.Source, l.Namespace, l.Version, l.Namespace)))
-	}
-	if c.warnings == nil {
-		c.warnings = []string{}
-	}
-	c.write(env.stdout, format, sf.text(env))
-	code := c.exit()
-	if !out.write(env, c) {
+	res.Write(env.stdout, format, sf.text(env), buildVersion())
+	code := verdictExit(res.Verdict())
+	if !out.write(env, res) {
 		code = exitError
 	}
 	switch {
 	case res.Incomplete:
 		fmt.Fprintf(env.stderr, "abifloor check: %s\n", errText(res.Err))
-	case code == exitOK && len(res.Violations) > 0:
+	case res.Verdict() == floor.Warn:
 		fmt.Fprintf(env.stderr, "abifloor check: %s; --fail-on error lets them pass\n", report.Plural(len(res.Violations), "violation"))
-	case c.empty && res.Stats.Errors == 0 && len(res.Violations) == 0:
+	case res.NothingChecked() && res.Stats.Errors == 0 && len(res.Violations) == 0:
 		fmt.Fprintf(env.stderr, "abifloor check: %s: nothing was checked (--allow-empty accepts this)\n", noELF(paths))
 	}
 	return code
 }
 
-// checked is a check's result with what its reports say beside it.
-type checked struct {
-	res      *floor.CheckResult
-	rq       floor.Requirements
-	warnings []string
-	empty    bool   // nothing checked, and --allow-empty not given
-	failOn   string // "violation" or "error"
-}
-
-// exit is the check's exit code.
-func (c *checked) exit() int {
-	switch {
-	case c.res.Incomplete || c.res.Stats.Errors > 0:
-		return exitError
-	case len(c.res.Violations) > 0:
-		if c.failOn == "error" {
-			return exitOK
-		}
+// verdictExit is the exit code of a check's verdict.
+func verdictExit(v floor.Verdict) int {
+	switch v {
+	case floor.OK, floor.Warn:
+		return exitOK
+	case floor.Fail:
 		return exitViolation
-	case c.empty:
-		return exitError
 	}
-	return exitOK
-}
-
-// write writes the report in format to w.
-func (c *checked) write(w io.Writer, format report.Format, text floor.TextOptions) error {
-	res := c.res
-	switch format {
-	case report.JSON:
-		// check always has "violations", [] when there are none, so tools
-		// can read it without a special case.
-		viol := res.Violations
-		if viol == nil {
-			viol = []floor.Violation{}
-		}
-		return report.WriteJSON(w, struct {
-			*floor.Result
-			Violations []floor.Violation `json:"violations"`
-			Warnings   []string          `json:"warnings"`
-		}{res.Result, viol, c.warnings})
-	case report.GitHub:
-		if res.Incomplete {
-			// Never the OK summary: one error saying how far it got.
-			return report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
-		}
-		level := "error"
-		if c.failOn == "error" {
-			level = "warning"
-		}
-		res.WriteGitHubLevel(w, c.warnings, c.empty, level)
-	case report.SARIF:
-		return res.WriteSARIF(w, buildVersion(), c.warnings, c.empty)
-	case report.JUnit:
-		return res.WriteJUnit(w, c.warnings, c.empty)
-	case report.Markdown:
-		return report.WriteMarkdown(w, checkSummary(c))
-	default:
-		res.WriteText(w, text, c.rq, c.warnings, c.empty)
-	}
-	return nil
+	return exitError
 }
 
 // usageTee passes what is written to w and keeps the first line of it
