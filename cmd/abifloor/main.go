@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/abifloor/abifloor/internal/cli"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -346,7 +347,7 @@ func newFlags(env *cmdEnv, name, synopsis string) *flag.FlagSet {
 			return // parseFlags reports it
 		}
 		fmt.Fprintf(env.stderr, "usage: abifloor %s %s\n", name, synopsis)
-		printFlags(env.stderr, fs)
+		cli.PrintFlags(env.stderr, fs, synopsis)
 	}
 	noteFlags(fs, info)
 	return fs
@@ -402,7 +403,7 @@ func parseOnly(fs *flag.FlagSet, args []string) error {
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(info.env.stdout, "usage: abifloor %s %s\n", info.name, info.synopsis)
-		printFlags(info.env.stdout, fs)
+		cli.PrintFlags(info.env.stdout, fs, info.synopsis)
 		return err
 	}
 	flagError(info, fs, err)
