@@ -11,13 +11,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/abifloor/abifloor/internal/cli"
+	"github.com/abifloor/abifloor/internal/interrupt"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -109,13 +107,13 @@ func Main() int {
 	// SIGINT, SIGTERM and SIGHUP cancel the command's ctx: what it
 	// started (a compiler's process group) is killed, its temporary files
 	// go, and it reports how far it got and exits 2. A second signal,
-	// or a command still at work long after the first (stopGrace: a
+	// or a command still at work long after the first (StopGrace: a
 	// worker stuck in a file), ends it.
-	ctx, stop := notifyInterrupt(context.Background(), func(sig os.Signal) {
+	ctx, stop := interrupt.Notify(context.Background(), func(sig os.Signal) {
 		fmt.Fprintf(os.Stderr, "abifloor: %v again: stopping now\n", sig)
-		os.Exit(signalExit(sig))
-	}, stopGrace, func(sig os.Signal, why string) {
-		fmt.Fprintf(os.Stderr, "abifloor: incomplete: interrupted by %s, and still at work after %s: stopping now\n", signalName(sig), why)
+		os.Exit(interrupt.ExitCode(sig))
+	}, interrupt.StopGrace, func(sig os.Signal, why string) {
+		fmt.Fprintf(os.Stderr, "abifloor: incomplete: interrupted by %s, and still at work after %s: stopping now\n", interrupt.SignalName(sig), why)
 		os.Exit(exitError)
 	})
 	defer stop()
@@ -151,115 +149,13 @@ func flushGuards(env *cmdEnv) {
 	}
 }
 
-// errInterrupted is the cause of a command's ctx when a signal cancelled
-// it (context.Cause).
-type errInterrupted struct{ sig os.Signal }
-
-func (e *errInterrupted) Error() string { return "interrupted by " + signalName(e.sig) }
-
-func signalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok {
-		switch s {
-		case syscall.SIGINT:
-			return "SIGINT"
-		case syscall.SIGTERM:
-			return "SIGTERM"
-		case syscall.SIGHUP:
-			return "SIGHUP"
-		}
-	}
-	return sig.String()
-}
-
-// signalExit is the exit code of a process the signal ended: 128+N, as
-// a shell reports it (130 for SIGINT, 143 for SIGTERM).
-func signalExit(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return exitError
-}
-
-// grace is how long a command may go on after the first signal before it
-// is ended where it stands (late): CPU time it spends after the signal,
-// or wall time, whichever runs out first.
-//
-// The CPU bound is what the command does: a worker stuck in a large file
-// spends it fast, whatever else the machine runs. The wall bound catches
-// what spends none (a read blocked on a slow disk) and is generous,
-// because a busy machine delays everything. A run that reacts as it
-// should (the worker pools abandon files in flight, walk.AbandonAfter)
-// writes its report of what finished in a few milliseconds of CPU, so on
-// a loaded machine it is still the report, not the hard stop, that ends
-// the run.
-type grace struct{ cpu, wall time.Duration }
-
-// stopGrace: an idle machine ends a run within about a second of the
-// first signal, and a busy one without losing its report.
-var stopGrace = grace{cpu: time.Second, wall: 10 * time.Second}
-
-// processCPU is the CPU time this process has spent, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// notifyInterrupt returns a context that the first SIGINT, SIGTERM or
-// SIGHUP cancels, with an *errInterrupted cause; on the second, again
-// is called, and late, saying which bound ran out, when the command is
-// still at work past g (Main exits from both). stop ends the watching.
-func notifyInterrupt(parent context.Context, again func(os.Signal), g grace, late func(os.Signal, string)) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		var first os.Signal
-		select {
-		case first = <-sigs:
-			cancel(&errInterrupted{first})
-		case <-done:
-			return
-		}
-		start, cpu0 := time.Now(), processCPU()
-		tick := time.NewTicker(max(min(g.cpu, g.wall)/20, time.Millisecond))
-		defer tick.Stop()
-		for {
-			select {
-			case sig := <-sigs:
-				again(sig)
-				return
-			case <-tick.C:
-				if used := processCPU() - cpu0; used >= g.cpu {
-					late(first, fmt.Sprintf("%v of CPU time", used.Round(10*time.Millisecond)))
-					return
-				}
-				if since := time.Since(start); since >= g.wall {
-					late(first, since.Round(10*time.Millisecond).String())
-					return
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
-}
-
 // interruptedExit is the backstop of the interruption convention: a
 // command whose ctx a signal cancelled never exits 0 or 1, whatever it
 // returned: it exits 2, and stderr says the run is incomplete (unless
 // the command said so with sayIncomplete). Other codes (2, diff's error
 // bits) stand: such a command has reported the interruption itself.
 func interruptedExit(ctx context.Context, env *cmdEnv, args []string, code int) int {
-	var ie *errInterrupted
+	var ie *interrupt.Error
 	if !errors.As(context.Cause(ctx), &ie) {
 		return code
 	}
