@@ -268,8 +268,8 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions) {
 func (fit *FitReport) WriteText(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, f := range fit.Files {
-		if f.Error != "" {
-			fmt.Fprintf(tw, "%s\terror: %s\n", report.Clean(f.Path), report.Clean(f.Error))
+		if f.Error != nil {
+			fmt.Fprintf(tw, "%s\terror: %s\n", report.Clean(f.Path), report.Clean(f.ErrorMessage()))
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), report.Clean(f.Arch), policyLine(f.Fits))

@@ -68,6 +68,16 @@ func (c *CheckResult) Verdict() Verdict {
 	return OK
 }
 
+// Verdict is a scan's: OK, or Error when it was cut short or a file
+// could not be read (abifloor scan exits 2). A scan holds files to
+// nothing, so it has no Fail; a check's result has its own Verdict.
+func (res *Result) Verdict() Verdict {
+	if res.Incomplete || res.Stats.Errors > 0 {
+		return Error
+	}
+	return OK
+}
+
 // unusedWarnings are the warnings of limits that checked nothing.
 func unusedWarnings(unused []Limit) []string {
 	ws := []string{}

@@ -2,8 +2,12 @@ package floor
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/abifloor/abifloor/report"
@@ -86,5 +90,29 @@ func TestVerdict(t *testing.T) {
 		if got := cr.Verdict(); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestFileFitJSON: an unreadable file's fit keeps its error a value until
+// printed, and its JSON is what it was when Error was a string: the
+// message without the path, last, absent when the file was read.
+func TestFileFitJSON(t *testing.T) {
+	type old struct {
+		Path string `json:"path"`
+		Arch string `json:"arch,omitempty"`
+		Libc string `json:"libc,omitempty"`
+		Fits
+		Error string `json:"error,omitempty"`
+	}
+	err := fmt.Errorf("%s: %w", "lib<a>.so", &os.PathError{Op: "open", Path: "lib<a>.so", Err: syscall.EACCES})
+	for _, f := range []FileFit{{Path: "lib<a>.so", Error: err, Fits: Fits{Distros: []DistroFit{}}}, {Path: "b.so", Arch: "x86_64", Fits: Fits{Policy: "manylinux_2_17", Distros: []DistroFit{}}}} {
+		got, _ := json.Marshal(f)
+		want, _ := json.Marshal(old{Path: f.Path, Arch: f.Arch, Fits: f.Fits, Error: f.ErrorMessage()})
+		if !bytes.Equal(got, want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+	if got := (FileFit{Path: "lib<a>.so", Error: err}).ErrorMessage(); got != "open: permission denied" {
+		t.Errorf("message %q", got)
 	}
 }

@@ -30,27 +30,20 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	done()
 	demangleResult(res, sf)
 	fit := floor.Fit(res, ts)
-	if fit.Incomplete {
-		// The files not reached could block any tag: a tree verdict over
-		// the files seen so far is no verdict.
-		fit.Tree = []floor.TreeFit{}
-	}
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, fit)
 	} else {
 		fit.WriteText(env.stdout)
 	}
 	switch {
-	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", errText(res.Err))
-		return exitError
-	case res.Stats.Errors > 0:
-		return exitError
-	case res.Stats.ELF == 0:
+	case fit.Verdict() == floor.OK:
+		return exitOK
+	case fit.Incomplete:
+		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", errText(fit.Err()))
+	case res.Stats.Errors == 0:
 		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", noELF(paths))
-		return exitError
 	}
-	return exitOK
+	return exitError
 }
 
 // demangleAll rewrites references in place with their names demangled;

@@ -77,12 +77,8 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	if res.Incomplete {
 		fmt.Fprintf(env.stderr, "abifloor scan: %s\n", errText(res.Err))
-		return exitError
 	}
-	if res.Stats.Errors > 0 {
-		return exitError
-	}
-	return exitOK
+	return verdictExit(res.Verdict())
 }
 
 // scanOptions are the options of a scan with sf, its progress shown
