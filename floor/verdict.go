@@ -293,3 +293,19 @@ func joinCauses(cs []string) string {
 	}
 	return strings.Join(cs, "; ")
 }
+
+// WriteNotStarted writes, in format, the report of a check that could
+// not start (msg says why: a usage error): a SARIF log whose invocation
+// failed (version is the tool's), a JUnit error, a summary saying ERROR.
+// JSON and text have no such report: it returns false for them.
+func WriteNotStarted(w io.Writer, format report.Format, version, msg string) (bool, error) {
+	switch format {
+	case report.SARIF:
+		return true, report.WriteSARIFFailure(w, version, msg)
+	case report.JUnit:
+		return true, report.WriteJUnit(w, "abifloor check", []report.JUnitCase{{Name: "(usage)", ClassName: "abifloor.check", Error: msg}})
+	case report.Markdown:
+		return true, report.WriteMarkdown(w, report.MarkdownSummary{Title: "abifloor check", Verdict: "ERROR", Says: "the check could not start: " + msg})
+	}
+	return false, nil
+}

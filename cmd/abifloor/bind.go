@@ -54,8 +54,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		err = errors.New("--image and --sysroot exclude each other")
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
-		return exitError
+		return env.say("bind", errText(err))
 	}
 	if len(paths) == 0 && image == "" {
 		return usageError(fs, "missing PATH...: the programs and libraries to audit (or --image IMAGE)")
@@ -88,30 +87,26 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	if sysroot != "" {
 		if opt.Sysroot, err = bindSysroot(sysroot, paths); err != nil {
-			fmt.Fprintln(env.stderr, "abifloor bind:", report.Clean(err.Error()))
-			return exitError
+			return env.say("bind", report.Clean(err.Error()))
 		}
 		if opt.Host != "" {
 			if opt.Host, err = bind.ArgPath(opt.Sysroot, opt.Host); err != nil {
-				fmt.Fprintln(env.stderr, "abifloor bind: --host:", report.Clean(err.Error()))
-				return exitError
+				return env.say("bind", "--host:", report.Clean(err.Error()))
 			}
 		}
 	}
 	if image != "" {
 		if opt.Image, err = bind.LoadImage(ctx, image, maxMem<<20, cache); err != nil {
-			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error())+limitHint(err))
-			return exitError
+			return env.say("bind", "--image:", report.Clean(err.Error())+limitHint(err))
 		}
 		for _, p := range opt.Image.Problems {
-			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
+			env.sayf("bind", "warning: %s!%s", report.Clean(image), report.Clean(p))
 		}
 		if n := opt.Image.MoreProblems; n > 0 {
-			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s: and %d more unreadable members\n", report.Clean(image), n)
+			env.sayf("bind", "warning: %s: and %d more unreadable members", report.Clean(image), n)
 		}
 	} else if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
-		return exitError
+		return env.say("bind", errText(err))
 	}
 	if sysroot == "" && image == "" {
 		if opt.CrossPrefix = crossPrefix(paths); opt.CrossPrefix != "" {
@@ -140,14 +135,11 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	switch {
 	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor bind: incomplete: interrupted after %d of the %d files found\n", len(res.Files), res.Found)
-		return exitError
+		return env.sayf("bind", "incomplete: interrupted after %d of the %d files found", len(res.Files), res.Found)
 	case len(res.Files) == 0 && image != "":
-		fmt.Fprintf(env.stderr, "abifloor bind: nothing to audit: no ELF program in %s\n", report.Clean(bindWhere(image, paths, opt.Image)))
-		return exitError
+		return env.sayf("bind", "nothing to audit: no ELF program in %s", report.Clean(bindWhere(image, paths, opt.Image)))
 	case len(res.Files) == 0:
-		fmt.Fprintf(env.stderr, "abifloor bind: nothing to audit: no ELF file in %s\n", report.Clean(strings.Join(paths, " ")))
-		return exitError
+		return env.sayf("bind", "nothing to audit: no ELF file in %s", report.Clean(strings.Join(paths, " ")))
 	case res.Errors() > 0:
 		return exitError
 	case res.Fails(*strict):

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -21,65 +20,61 @@ type checkOutputs struct {
 	sarif, junit, json, summary, githubOutput string
 }
 
+// files writes each report file asked for with write (false: the
+// format has no report, and no file is written); ok is false when one
+// could not be written (said on stderr), sarif true when the SARIF file
+// was.
+func (o checkOutputs) files(env *cmdEnv, write func(io.Writer, report.Format) (bool, error)) (ok, sarif bool) {
+	ok = true
+	for _, f := range []struct {
+		flag, path string
+		format     report.Format
+	}{{"sarif", o.sarif, report.SARIF}, {"junit", o.junit, report.JUnit}, {"json", o.json, report.JSON}, {"summary", o.summary, report.Markdown}} {
+		var b bytes.Buffer
+		if f.path == "" {
+			continue
+		}
+		if some, _ := write(&b, f.format); !some {
+			continue
+		}
+		if err := atomicfile.WriteFile(f.path, b.Bytes(), 0o644); err != nil {
+			env.sayf("check", "--%s: %s", f.flag, errText(err))
+			ok = false
+			continue
+		}
+		sarif = sarif || f.format == report.SARIF
+	}
+	return ok, sarif
+}
+
 // write writes c's reports to the files asked for; false when one could
 // not be written (said on stderr).
 func (o checkOutputs) write(env *cmdEnv, c *floor.CheckResult) bool {
-	ok := true
-	file := func(flagName, path string, format report.Format) bool {
-		if path == "" {
-			return false
-		}
-		var b bytes.Buffer
-		c.Write(&b, format, floor.TextOptions{}, buildVersion())
-		if err := atomicfile.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(env.stderr, "abifloor check: --%s: %s\n", flagName, errText(err))
-			ok = false
-			return false
-		}
-		return true
-	}
-	sarif := file("sarif", o.sarif, report.SARIF)
-	file("junit", o.junit, report.JUnit)
-	file("json", o.json, report.JSON)
-	file("summary", o.summary, report.Markdown)
+	ok, sarif := o.files(env, func(w io.Writer, f report.Format) (bool, error) {
+		return true, c.Write(w, f, floor.TextOptions{}, buildVersion())
+	})
 	if o.githubOutput != "" {
 		var b strings.Builder
 		c.WriteOutputs(&b)
 		if sarif {
 			report.GitHubOutput(&b, "sarif", o.sarif)
 		}
-		if !o.appendOutputs(env, b.String()) {
-			ok = false
-		}
+		ok = o.appendOutputs(env, b.String()) && ok
 	}
 	return ok
 }
 
 // fail writes what the files asked for say of a check that could not
-// start (msg, a usage error): a SARIF log whose invocation failed, a
-// JUnit error, a summary saying ERROR, verdict=error in the outputs; no
-// JSON report, whose shape has no place for it. With annotate, msg is
-// also an ::error annotation on stdout (the github format, the Action).
+// start (msg, a usage error; floor.WriteNotStarted): no JSON report,
+// whose shape has no place for it, and verdict=error in the outputs.
+// With annotate, msg is also an ::error annotation on stdout (the github
+// format, the Action).
 func (o checkOutputs) fail(env *cmdEnv, msg string, annotate bool) {
 	if annotate {
 		report.WriteAnnotation(env.stdout, report.Annotation{Level: "error", Title: "abifloor check", Message: msg})
 	}
-	file := func(flagName, path string, write func(io.Writer) error) {
-		if path == "" {
-			return
-		}
-		var b bytes.Buffer
-		write(&b)
-		if err := atomicfile.WriteFile(path, b.Bytes(), 0o644); err != nil {
-			fmt.Fprintf(env.stderr, "abifloor check: --%s: %s\n", flagName, errText(err))
-		}
-	}
-	file("sarif", o.sarif, func(w io.Writer) error { return report.WriteSARIFFailure(w, buildVersion(), msg) })
-	file("junit", o.junit, func(w io.Writer) error {
-		return report.WriteJUnit(w, "abifloor check", []report.JUnitCase{{Name: "(usage)", ClassName: "abifloor.check", Error: msg}})
-	})
-	file("summary", o.summary, func(w io.Writer) error {
-		return report.WriteMarkdown(w, report.MarkdownSummary{Title: "abifloor check", Verdict: "ERROR", Says: "the check could not start: " + msg})
+	o.files(env, func(w io.Writer, f report.Format) (bool, error) {
+		return floor.WriteNotStarted(w, f, buildVersion(), msg)
 	})
 	if o.githubOutput != "" {
 		var b strings.Builder
@@ -103,7 +98,7 @@ func (o checkOutputs) appendOutputs(env *cmdEnv, s string) bool {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.stderr, "abifloor check: --github-output: %s\n", errText(err))
+		env.sayf("check", "--github-output: %s", errText(err))
 		return false
 	}
 	return true

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"strings"
 
@@ -26,8 +25,7 @@ func runCompletion(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	write := map[string]func(io.Writer, []cli.Cmd){"bash": cli.WriteBash, "zsh": cli.WriteZsh, "fish": cli.WriteFish}[pos[0]]
 	if write == nil {
-		fmt.Fprintf(env.stderr, "abifloor completion: unknown shell %q (want bash, zsh or fish)\n", pos[0])
-		return exitError
+		return env.sayf("completion", "unknown shell %q (want bash, zsh or fish)", pos[0])
 	}
 	write(env.stdout, append(cliCmds(ctx), cli.Cmd{Name: "help", Summary: "print a command's help", Args: commandNames()}))
 	return exitOK

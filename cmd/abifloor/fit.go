@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 )
@@ -39,19 +37,9 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	case fit.Verdict() == floor.OK:
 		return exitOK
 	case fit.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", errText(fit.Err()))
+		env.sayf("fit", "%s", errText(fit.Err()))
 	case res.Stats.Errors == 0:
-		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", noELF(paths))
+		env.sayf("fit", "%s", noELF(paths))
 	}
 	return exitError
-}
-
-// demangleAll rewrites references in place with their names demangled;
-// names that are not mangled stay as they are.
-func demangleAll(refs []floor.Ref) {
-	for i := range refs {
-		if d := abi.Demangle(refs[i].Name); d != "" {
-			refs[i].Name = d
-		}
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/floor"
@@ -76,7 +75,7 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		res.WriteText(env.stdout, sf.text(env))
 	}
 	if res.Incomplete {
-		fmt.Fprintf(env.stderr, "abifloor scan: %s\n", errText(res.Err))
+		env.sayf("scan", "%s", errText(res.Err))
 	}
 	return verdictExit(res.Verdict())
 }
@@ -93,38 +92,7 @@ func scanOptions(env *cmdEnv, sf scanFlags) (floor.Options, func()) {
 
 func demangleResult(res *floor.Result, sf scanFlags) {
 	if sf.demangle {
-		for i := range res.Violations {
-			demangleAll(res.Violations[i].Symbols)
-			demangleAttribution(res.Violations[i].Attribution)
-		}
-		for _, f := range res.Files {
-			for _, syms := range f.Why {
-				demangleAll(syms)
-			}
-			demangleAttribution(f.Attribution)
-		}
-	}
-}
-
-// demangleAttribution demangles the symbols and the functions of their
-// sites.
-func demangleAttribution(attrs []floor.Attribution) {
-	for i := range attrs {
-		a := &attrs[i]
-		if d := abi.Demangle(a.Symbol.Name); d != "" {
-			a.Symbol.Name = d
-		}
-		for j := range a.Sites {
-			s := &a.Sites[j]
-			if d := abi.Demangle(s.Function); d != "" {
-				s.Function = d
-			}
-			for k := range s.Inlined {
-				if d := abi.Demangle(s.Inlined[k].Function); d != "" {
-					s.Inlined[k].Function = d
-				}
-			}
-		}
+		res.Demangle(abi.Demangle)
 	}
 }
 
@@ -203,15 +171,15 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	}
 	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit, report.Markdown)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
+		env.say("check", errText(err))
 		return fail()
 	}
 	if *failOn != "violation" && *failOn != "error" {
-		fmt.Fprintln(env.stderr, "abifloor check: --fail-on must be violation or error")
+		env.say("check", "--fail-on must be violation or error")
 		return fail()
 	}
 	if len(paths) == 0 {
-		fmt.Fprintln(env.stderr, "abifloor check: need PATH... (with --max, --target or --image, or packages that claim where they run)")
+		env.say("check", "need PATH... (with --max, --target or --image, or packages that claim where they run)")
 		fs.Usage()
 		return fail()
 	}
@@ -219,7 +187,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
+			env.say("check", errText(err))
 			return fail()
 		}
 		rq.Add(ns, ver, "--max")
@@ -227,7 +195,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	for _, name := range targetNames {
 		t, err := targets.Lookup(name)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", errText(err), "(abifloor targets lists all)")
+			env.say("check", errText(err), "(abifloor targets lists all)")
 			return fail()
 		}
 		rq.Targets = append(rq.Targets, t)
@@ -237,7 +205,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 		// it must load with the libc.so.6 its layers leave.
 		ver, err := floor.ImageGlibc(ctx, *image)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check: --image:", report.Clean(err.Error()))
+			env.say("check", "--image:", report.Clean(err.Error()))
 			return fail()
 		}
 		rq.Add("GLIBC", ver, "image "+*image)
@@ -253,7 +221,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	res.SourceRoot = sourceRoot(env)
 	if errors.Is(err, floor.ErrNothing) {
 		env.stderr, restored = tee, false // the message is the usage error's
-		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), errText(err))
+		env.sayf("check", "%s: %v (give at least one --max, --target or --image)", report.Clean(strings.Join(paths, " ")), errText(err))
 		return fail()
 	}
 	demangleResult(res.Result, sf)
@@ -264,11 +232,11 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	}
 	switch {
 	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor check: %s\n", errText(res.Err))
+		env.sayf("check", "%s", errText(res.Err))
 	case res.Verdict() == floor.Warn:
-		fmt.Fprintf(env.stderr, "abifloor check: %s; --fail-on error lets them pass\n", report.Plural(len(res.Violations), "violation"))
+		env.sayf("check", "%s; --fail-on error lets them pass", report.Plural(len(res.Violations), "violation"))
 	case res.NothingChecked() && res.Stats.Errors == 0 && len(res.Violations) == 0:
-		fmt.Fprintf(env.stderr, "abifloor check: %s: nothing was checked (--allow-empty accepts this)\n", noELF(paths))
+		env.sayf("check", "%s: nothing was checked (--allow-empty accepts this)", noELF(paths))
 	}
 	return code
 }
@@ -320,30 +288,14 @@ func runTargets(_ context.Context, env *cmdEnv, args []string) int {
 	}
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor targets:", err)
-		return exitError
+		return env.say("targets", err)
 	}
 	ts := targets.All()
 	if f == report.JSON {
 		report.WriteJSON(env.stdout, map[string]any{"targets": ts})
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET\tKIND\tGLIBC\tGLIBCXX\tCXXABI\tGCC\tALIASES")
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Kind, dash(t.Limits["GLIBC"]), dash(t.Limits["GLIBCXX"]),
-			dash(t.Limits["CXXABI"]), dash(t.Limits["GCC"]), strings.Join(t.Aliases, " "))
-	}
-	tw.Flush()
-	// A dash is not an unknown: say what it means, so that nobody reads
-	// SLES's "-" as "libstdc++ of any age is there" without the reason.
-	fmt.Fprintln(env.stdout, "-: not limited. SLES updates libstdc++6 to the newest GCC's runtime (a system without those updates has an older one); musllinux has no glibc; a compiler does not pin glibc.")
+	targets.WriteText(env.stdout, ts)
 	return exitOK
 }
 

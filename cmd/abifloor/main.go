@@ -324,3 +324,17 @@ func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
+
+// sayf writes the line "abifloor CMD: MSG" on stderr, MSG formatted as
+// fmt.Sprintf formats it, and returns exitError, so that a command that
+// fails says why and stops in one statement: return env.sayf(...).
+func (env *cmdEnv) sayf(cmd, format string, a ...any) int {
+	fmt.Fprintf(env.stderr, "abifloor %s: %s\n", cmd, fmt.Sprintf(format, a...))
+	return exitError
+}
+
+// say is sayf with the operands spaced as fmt.Sprintln spaces them.
+func (env *cmdEnv) say(cmd string, a ...any) int {
+	fmt.Fprint(env.stderr, "abifloor "+cmd+": "+fmt.Sprintln(a...))
+	return exitError
+}
