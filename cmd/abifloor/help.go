@@ -144,24 +144,11 @@ func unknownCommand(env *cmdEnv, who, name string) {
 	fmt.Fprintln(env.stderr, "Run 'abifloor help' for the list of commands.")
 }
 
-// flagError reports a flag the parse refused, naming the flag as the
-// usage spells it and, for an unknown one, the nearest of fs's flags.
-func flagError(info *flagInfo, fs *flag.FlagSet, err error) {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		var names []string
-		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		msg = fmt.Sprintf("unknown flag %s%s", cli.FlagName(name), cli.DidYouMean(name, names, cli.FlagName))
-	} else if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		if f := fs.Lookup(name); f != nil {
-			msg = fmt.Sprintf("%s needs a value: %s %s", cli.FlagName(name), cli.FlagName(name), placeholder(f))
-		}
-	} else if i := strings.Index(msg, " for flag -"); i >= 0 {
-		// invalid value "x" for flag -j: parse error
-		name, rest, _ := strings.Cut(msg[i+len(" for flag -"):], ":")
-		msg = msg[:i] + " for flag " + cli.FlagName(name) + ":" + rest
-	}
-	fmt.Fprintf(info.env.stderr, "abifloor %s: %s\n", info.name, msg)
+// flagError reports a flag the parse refused (a *cli.ParseError names
+// the flag as the usage spells it and, for an unknown one, the nearest of
+// fs's flags), then the usage.
+func flagError(info *flagInfo, err error) {
+	fmt.Fprintf(info.env.stderr, "abifloor %s: %s\n", info.name, err)
 	fmt.Fprintf(info.env.stderr, "usage: abifloor %s %s\n", info.name, info.synopsis)
 	fmt.Fprintf(info.env.stderr, "Run 'abifloor help %s' for its flags.\n", info.name)
 }

@@ -291,7 +291,7 @@ func parseOnly(fs *flag.FlagSet, args []string) error {
 	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	info.parsing = true
-	err := fs.Parse(args)
+	err := cli.Parse(fs, args, info.synopsis)
 	info.parsing = false
 	fs.SetOutput(out)
 	if err == nil {
@@ -302,7 +302,7 @@ func parseOnly(fs *flag.FlagSet, args []string) error {
 		cli.PrintFlags(info.env.stdout, fs, info.synopsis)
 		return err
 	}
-	flagError(info, fs, err)
+	flagError(info, err)
 	return err
 }
 

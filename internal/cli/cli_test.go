@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"flag"
+	"io"
 	"slices"
 	"testing"
 )
@@ -33,5 +35,33 @@ func TestPlaceholder(t *testing.T) {
 	}
 	if got := FormatValues("output `format`: text, json, github or sarif (default text)"); !slices.Equal(got, []string{"text", "json", "github", "sarif"}) {
 		t.Errorf("FormatValues: %q", got)
+	}
+}
+
+// TestParse: a refused flag is a *ParseError naming it as the usage
+// spells it; the flags keep their own values after the parse.
+func TestParse(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--maxx", "1"}, "unknown flag --maxx; did you mean --max?"},
+		{[]string{"--max"}, "--max needs a value: --max NS=VER"},
+		{[]string{"-j", "x"}, `invalid value "x" for flag -j: parse error`},
+		{[]string{"--why=maybe"}, `invalid boolean value "maybe" for -why: parse error`},
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.String("max", "", "highest allowed version")
+		fs.Int("j", 0, "jobs")
+		fs.Bool("why", false, "say why")
+		err := Parse(fs, c.args, "[--max NS=VER]...")
+		var pe *ParseError
+		if !errors.As(err, &pe) || err.Error() != c.want {
+			t.Errorf("%q: %v, want %s", c.args, err, c.want)
+		}
+		if _, ok := fs.Lookup("j").Value.(flag.Getter); !ok {
+			t.Errorf("%q: -j's value is still wrapped", c.args)
+		}
 	}
 }
