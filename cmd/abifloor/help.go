@@ -196,17 +196,3 @@ func lookupFlagInfo(fs *flag.FlagSet) *flagInfo {
 func didYouMean(s string, names []string, prefix string) string {
 	return cli.DidYouMean(s, names, func(n string) string { return prefix + n })
 }
-
-// placeholder is the word for f's value in the usage of its command.
-func placeholder(f *flag.Flag) string {
-	flagSetsMu.Lock()
-	var syn string
-	for fs, info := range infos {
-		if fs.Lookup(f.Name) == f {
-			syn = info.synopsis
-			break
-		}
-	}
-	flagSetsMu.Unlock()
-	return cli.Placeholder(f, syn)
-}
