@@ -12,11 +12,9 @@ import (
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/report"
 )
-
-// bindMemoryLimit is bind's soft memory limit (runtime/debug).
-const bindMemoryLimit = 192 << 20
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "bind", "[--dlopen LIB]... [--host PROGRAM] [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--bind-now] [--tree] [-v] [--format text|json|github|sarif|junit] [--strict] PATH...")
@@ -64,7 +62,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	// would run without pause and take half the CPU; at 192 MiB it keeps
 	// its usual pace, and garbage is still bounded.
 	if env.getenv == nil || env.getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(bindMemoryLimit))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limits.BindMemory))
 	}
 	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree, BindNow: *bindNow, Host: *hostProg}
 	if libPath != "" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/abifloor/abifloor/internal/cli"
 	"github.com/abifloor/abifloor/internal/interrupt"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -99,10 +100,10 @@ func main() { os.Exit(Main()) }
 // Main runs abifloor with os.Args and returns the exit code.
 func Main() int {
 	// Memory is bounded by the work: a soft limit keeps the collector from
-	// letting garbage pile up to twice the live heap on big trees. An
-	// explicit GOMEMLIMIT wins.
+	// letting garbage pile up to twice the live heap on big trees
+	// (limits.SoftMemory, docs/security.md). An explicit GOMEMLIMIT wins.
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(48 << 20)
+		debug.SetMemoryLimit(limits.SoftMemory)
 	}
 	// SIGINT, SIGTERM and SIGHUP cancel the command's ctx: what it
 	// started (a compiler's process group) is killed, its temporary files
