@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -64,4 +65,31 @@ func TestParse(t *testing.T) {
 			t.Errorf("%q: -j's value is still wrapped", c.args)
 		}
 	}
+}
+
+// FuzzParse: whatever the arguments, Parse does not panic, leaves every
+// flag its own value, and a refusal it explains names a flag.
+func FuzzParse(f *testing.F) {
+	f.Add("--maxx\x001")
+	f.Add("-j\x00x\x00--why=maybe\x00--\x00-z")
+	f.Add("---x\x00-\x00--max")
+	f.Fuzz(func(t *testing.T, s string) {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.String("max", "", "highest allowed version")
+		fs.Int("j", 0, "jobs")
+		fs.Bool("why", false, "say why")
+		var sz Size
+		fs.Var(&sz, "max-memory", "a size")
+		err := Parse(fs, strings.Split(s, "\x00"), "[--max NS=VER]...")
+		var pe *ParseError
+		if errors.As(err, &pe) && (pe.Flag == "" || pe.Error() == "") {
+			t.Errorf("%q: %#v", s, pe)
+		}
+		fs.VisitAll(func(f *flag.Flag) {
+			if _, ok := f.Value.(*watched); ok {
+				t.Errorf("%q: --%s is still watched", s, f.Name)
+			}
+		})
+	})
 }
