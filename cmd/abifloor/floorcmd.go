@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,7 +100,7 @@ func demangleResult(res *floor.Result, sf scanFlags) {
 func (sf scanFlags) debugDirsExist(env *cmdEnv, cmd string) bool {
 	for _, d := range sf.debugDirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			fmt.Fprintf(env.stderr, "abifloor %s: --debug-dir %s: not a directory\n", cmd, report.Clean(d))
+			env.sayf(cmd, "--debug-dir %s: not a directory", report.Clean(d))
 			return false
 		}
 	}
@@ -132,16 +131,10 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	// Until the arguments are understood, what check says on stderr is
 	// also kept: a usage error goes, besides, to the files asked for
 	// (--sarif ...) and, under the github format, into an annotation.
-	tee := &usageTee{w: env.stderr}
-	stderr := env.stderr
-	env.stderr = tee
-	restored := false
-	restore := func() {
-		if !restored {
-			env.stderr, restored = stderr, true
-		}
-	}
-	defer restore()
+	// What check says first on stderr (env.said) is its usage error,
+	// which also goes to the files asked for (--sarif ...) and, under
+	// the github format, into an annotation.
+	env.said = ""
 	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit|markdown] [--sarif FILE] [--junit FILE] [--json FILE] [--summary FILE] PATH...")
 	var sf scanFlags
 	sf.add(fs, "text|json|github|sarif|junit|markdown")
@@ -158,8 +151,11 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	fs.StringVar(&out.githubOutput, "github-output", "", "append the outputs a workflow branches on (verdict, violations, floors, floor-glibc, ...) to FILE, as $GITHUB_OUTPUT wants them")
 	failOn := fs.String("fail-on", "violation", "what fails the check: violation (a violation or an error) or error (only an error: violations are warnings, exit 0)")
 	fail := func() int {
-		restore()
-		out.fail(env, tee.message(), action || sf.format == string(report.GitHub))
+		msg := strings.TrimPrefix(env.said, "abifloor check: ")
+		if msg == "" {
+			msg = "the check could not start"
+		}
+		out.fail(env, msg, action || sf.format == string(report.GitHub))
 		return exitError
 	}
 	paths, err := parseFlags(fs, args)
@@ -213,14 +209,13 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	if !sf.debugDirsExist(env, "check") {
 		return fail()
 	}
-	restore()
 	rq.AllowEmpty, rq.ViolationsWarn = *allowEmpty, *failOn == "error"
 	opt, done := scanOptions(env, sf)
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
 	res.SourceRoot = sourceRoot(env)
 	if errors.Is(err, floor.ErrNothing) {
-		env.stderr, restored = tee, false // the message is the usage error's
+		env.said = "" // the message is the usage error's
 		env.sayf("check", "%s: %v (give at least one --max, --target or --image)", report.Clean(strings.Join(paths, " ")), errText(err))
 		return fail()
 	}
@@ -250,30 +245,6 @@ func verdictExit(v floor.Verdict) int {
 		return exitViolation
 	}
 	return exitError
-}
-
-// usageTee passes what is written to w and keeps the first line of it
-// (bounded): the message of a usage error.
-type usageTee struct {
-	w   io.Writer
-	buf []byte
-}
-
-func (t *usageTee) Write(p []byte) (int, error) {
-	if n := min(len(p), 4096-len(t.buf)); n > 0 {
-		t.buf = append(t.buf, p[:n]...)
-	}
-	return t.w.Write(p)
-}
-
-// message is the first line kept, without "abifloor check: ".
-func (t *usageTee) message() string {
-	line, _, _ := strings.Cut(string(t.buf), "\n")
-	line = strings.TrimPrefix(line, "abifloor check: ")
-	if line == "" {
-		line = "the check could not start"
-	}
-	return line
 }
 
 func runTargets(_ context.Context, env *cmdEnv, args []string) int {

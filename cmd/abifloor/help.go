@@ -148,7 +148,7 @@ func unknownCommand(env *cmdEnv, who, name string) {
 // the flag as the usage spells it and, for an unknown one, the nearest of
 // fs's flags), then the usage.
 func flagError(info *flagInfo, err error) {
-	fmt.Fprintf(info.env.stderr, "abifloor %s: %s\n", info.name, err)
+	info.env.say(info.name, err)
 	fmt.Fprintf(info.env.stderr, "usage: abifloor %s %s\n", info.name, info.synopsis)
 	fmt.Fprintf(info.env.stderr, "Run 'abifloor help %s' for its flags.\n", info.name)
 }
@@ -159,7 +159,7 @@ func checkFlagValues(info *flagInfo, fs *flag.FlagSet) error {
 		if g, ok := f.Value.(flag.Getter); ok {
 			if n, ok := g.Get().(int); ok && n < 0 {
 				err := fmt.Errorf("-j %d: the number of parallel jobs must be 0 (the default) or more", n)
-				fmt.Fprintf(info.env.stderr, "abifloor %s: %s\n", info.name, errText(err))
+				info.env.say(info.name, errText(err))
 				return err
 			}
 		}

@@ -46,6 +46,10 @@ type cmdEnv struct {
 	// saidIncomplete is set by sayIncomplete: the command has said that
 	// its run was cut short, so Main need not.
 	saidIncomplete bool
+	// said is the first line say or sayf wrote (at most 4 KiB of it),
+	// since a command last emptied it: check's usage error, which its
+	// report files say too.
+	said string
 }
 
 // sayIncomplete writes the line of the interruption convention on
@@ -330,12 +334,15 @@ func isTerminal(f *os.File) bool {
 // fmt.Sprintf formats it, and returns exitError, so that a command that
 // fails says why and stops in one statement: return env.sayf(...).
 func (env *cmdEnv) sayf(cmd, format string, a ...any) int {
-	fmt.Fprintf(env.stderr, "abifloor %s: %s\n", cmd, fmt.Sprintf(format, a...))
-	return exitError
+	return env.say(cmd, fmt.Sprintf(format, a...))
 }
 
 // say is sayf with the operands spaced as fmt.Sprintln spaces them.
 func (env *cmdEnv) say(cmd string, a ...any) int {
-	fmt.Fprint(env.stderr, "abifloor "+cmd+": "+fmt.Sprintln(a...))
+	line := "abifloor " + cmd + ": " + fmt.Sprintln(a...)
+	if env.said == "" {
+		env.said, _, _ = strings.Cut(line[:min(len(line), 4096)], "\n")
+	}
+	fmt.Fprint(env.stderr, line)
 	return exitError
 }
