@@ -108,7 +108,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	if sysroot == "" && image == "" {
 		if opt.CrossPrefix = crossPrefix(paths); opt.CrossPrefix != "" {
-			fmt.Fprintf(env.stderr, "abifloor bind: note: these files are not %s: their loader and libraries are looked for under Debian's cross root %s first, as qemu-user -L %s loads them\n",
+			env.sayf("bind", "note: these files are not %s: their loader and libraries are looked for under Debian's cross root %s first, as qemu-user -L %s loads them",
 				elfx.HostArch(), opt.CrossPrefix, opt.CrossPrefix)
 		}
 	}
@@ -196,7 +196,7 @@ func foreignArchNote(env *cmdEnv, res *bind.Result) {
 		if root := debianCrossRoot(f.Arch); root != "" {
 			hint = "Debian's cross root " + root + " is one: copy them into it and run bind --sysroot " + root
 		}
-		fmt.Fprintf(env.stderr, "abifloor bind: note: %s is %s and this host is %s: its loader and libraries were looked for in this host's root, which has none of %s; %s\n",
+		env.sayf("bind", "note: %s is %s and this host is %s: its loader and libraries were looked for in this host's root, which has none of %s; %s",
 			report.Clean(f.Path), report.Clean(f.Arch), host, report.Clean(f.Arch), hint)
 	}
 }

@@ -151,7 +151,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	fs.StringVar(&out.githubOutput, "github-output", "", "append the outputs a workflow branches on (verdict, violations, floors, floor-glibc, ...) to FILE, as $GITHUB_OUTPUT wants them")
 	failOn := fs.String("fail-on", "violation", "what fails the check: violation (a violation or an error) or error (only an error: violations are warnings, exit 0)")
 	fail := func() int {
-		msg := strings.TrimPrefix(env.said, "abifloor check: ")
+		msg := env.said
 		if msg == "" {
 			msg = "the check could not start"
 		}

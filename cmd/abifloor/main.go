@@ -46,9 +46,9 @@ type cmdEnv struct {
 	// saidIncomplete is set by sayIncomplete: the command has said that
 	// its run was cut short, so Main need not.
 	saidIncomplete bool
-	// said is the first line say or sayf wrote (at most 4 KiB of it),
-	// since a command last emptied it: check's usage error, which its
-	// report files say too.
+	// said is the message of the first line say or sayf wrote (of its
+	// first 4 KiB), since a command last emptied it: check's usage
+	// error, which its report files say too.
 	said string
 }
 
@@ -339,10 +339,10 @@ func (env *cmdEnv) sayf(cmd, format string, a ...any) int {
 
 // say is sayf with the operands spaced as fmt.Sprintln spaces them.
 func (env *cmdEnv) say(cmd string, a ...any) int {
-	line := "abifloor " + cmd + ": " + fmt.Sprintln(a...)
+	prefix, msg := "abifloor "+cmd+": ", fmt.Sprintln(a...)
 	if env.said == "" {
-		env.said, _, _ = strings.Cut(line[:min(len(line), 4096)], "\n")
+		env.said, _, _ = strings.Cut(msg[:min(len(msg), 4096-len(prefix))], "\n")
 	}
-	fmt.Fprint(env.stderr, line)
+	fmt.Fprint(env.stderr, prefix+msg)
 	return exitError
 }

@@ -254,7 +254,7 @@ func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.stderr, "abifloor ranges %s: %v\n", cmd, err)
+		env.say("ranges "+cmd, err)
 		return nil, false
 	}
 	return t, true
