@@ -90,7 +90,7 @@ type CheckResult struct {
 	// be read: nothing was checked, which a gate must not call a pass.
 	Empty bool `json:"-"`
 	// Warnings are said beside the findings, in every report: a limit
-	// that checked nothing (Unused). Never nil.
+	// that checked nothing (Unused).
 	Warnings []string `json:"-"`
 	// Requirements are what the files were held to, as Check applied
 	// them: the reports name the limits and policies, and the verdict

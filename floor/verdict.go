@@ -184,7 +184,7 @@ const (
 // symbols behind it, or why it could not be read; then the warnings, the
 // artefacts' claims and the artefacts skipped.
 func (c *CheckResult) Summary() report.MarkdownSummary {
-	res := c
+	res := c // the check's result, as its other reports name it
 	s := report.MarkdownSummary{Title: "abifloor check", Header: []string{"file", "floors", "violations"}}
 	switch v := c.Verdict(); {
 	case res.Incomplete:
