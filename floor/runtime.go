@@ -85,6 +85,9 @@ func runtimeClaims(control string) []rtClaim {
 		}
 	}
 	for _, m := range rpmRuntimeRE.FindAllStringSubmatch(control, -1) {
+		if !symver.Valid(m[3]) {
+			continue // "GCC_0.": no version rpm would write
+		}
 		keep(rtClaim{ns: m[2], version: m[3], source: fmt.Sprintf("Requires: %s(%s_%s)", m[1], m[2], m[3])})
 	}
 	out := make([]rtClaim, 0, len(order))

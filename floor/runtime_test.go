@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/symver"
 )
 
 func TestRuntimeClaimResolve(t *testing.T) {
@@ -119,4 +120,25 @@ func checkRuntimeClaim(t *testing.T, art, claim, want string, need map[string]st
 	if g := strings.Join(got, " "); g != want {
 		t.Errorf("%s: broken claims %q (%+v), want %q", claim, g, vs, want)
 	}
+}
+
+// FuzzRuntimeClaims: any control text or rpm Requires parses without
+// panicking, and every claim has a namespace, a source and a valid
+// version or none.
+func FuzzRuntimeClaims(f *testing.F) {
+	for _, s := range []string{
+		"Depends: libc6 (>= 2.34), libstdc++6 (>= 12), libgcc-s1 (>= 3.0)\n",
+		"Pre-Depends: libgcc1 (>= 1:4.2) | libgcc-s1 (>> 10-20200411)\n",
+		"Depends: libstdc++6 (>= 4.1.1) | libstdc++6:amd64 (= 13.2.0-7)\n",
+		"libstdc++.so.6(GLIBCXX_3.4.21)(64bit)\nlibgcc_s.so.1(GCC_3.0)\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, control string) {
+		for _, c := range runtimeClaims(control) {
+			if c.source == "" || c.ns == "" || (c.version != "" && !symver.Valid(c.version)) {
+				t.Fatalf("%q: claim %+v", control, c)
+			}
+		}
+	})
 }
