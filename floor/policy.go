@@ -161,7 +161,7 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 	// a policy hold a file to beside the version numbers (a distro
 	// target of check is folded into the limits, and Analyze checks it).
 	loader := func(t targets.Target, release string) []Violation {
-		if r.Libc != Glibc || !symver.Valid(release) {
+		if r.Libc == Musl || !symver.Valid(release) {
 			return nil
 		}
 		lc := loaderCheck{release: release, target: t.Name}
