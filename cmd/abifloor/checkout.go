@@ -250,6 +250,9 @@ func checkSummary(c *checked) report.MarkdownSummary {
 		}
 	}
 	s.Rows = rows
+	for _, v := range res.Advisories {
+		s.Notes = append(s.Notes, "warning: "+v.Path+": "+violationText(v))
+	}
 	for _, w := range c.warnings {
 		s.Notes = append(s.Notes, "warning: "+w)
 	}
