@@ -56,6 +56,16 @@ type releaseIndex struct {
 
 var releaseCache sync.Map // arch + "\x00" + release → func() *releaseIndex
 
+// symbolsCache holds each architecture's database with its symbols, read
+// once per run: fit checks a file against a dozen releases before 2.34,
+// and reading the database for each cost more than the checks.
+var symbolsCache sync.Map // arch → func() (*glibc.Arch, error)
+
+func archSymbols(arch string) (*glibc.Arch, error) {
+	f, _ := symbolsCache.LoadOrStore(arch, sync.OnceValues(func() (*glibc.Arch, error) { return glibc.LoadArch(arch, true) }))
+	return f.(func() (*glibc.Arch, error))()
+}
+
 // archInfo is what the database's header says of an architecture: its
 // loader and the sonames of glibc's libraries. Reading it skips the
 // symbols, so every file can be held to it at no cost worth measuring.
@@ -102,7 +112,7 @@ func indexRelease(arch, release string) *releaseIndex {
 	key := arch + "\x00" + release
 	f, _ := releaseCache.LoadOrStore(key, sync.OnceValue(func() *releaseIndex {
 		ri := &releaseIndex{libc: map[string]map[string]bool{}, movedTo: map[string]string{}, since: map[string]string{}}
-		a, err := glibc.LoadArch(arch, true)
+		a, err := archSymbols(arch)
 		if err != nil {
 			ri.err = err
 			return ri

@@ -160,13 +160,23 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 	// The loader's checks of each target's glibc release: what fit and
 	// a policy hold a file to beside the version numbers (a distro
 	// target of check is folded into the limits, and Analyze checks it).
+	// From glibc 2.34 on, whether the symbols are needed does not depend
+	// on the release: asked once, not once per target.
+	asked, later := false, false
 	loader := func(t targets.Target, release string) []Violation {
 		if r.Libc == Musl || !symver.Valid(release) {
 			return nil
 		}
 		lc := loaderCheck{release: release, target: t.Name}
+		need := symver.Compare(release, "2.34") < 0
+		if !need {
+			if !asked {
+				asked, later = true, lc.needsSymbols(f, r)
+			}
+			need = later
+		}
 		var syms []elfx.Symbol
-		if lc.needsSymbols(f, r) {
+		if need {
 			syms = rawSymbols()
 		}
 		return lc.check(f, r, syms, release)
@@ -174,8 +184,11 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 	for _, t := range ts {
 		if !t.IsPolicy() {
 			if each {
-				viol = append(viol, limitViolations(t, r, symbols)...)
-				if t.Kind == targets.Distro {
+				lv := limitViolations(t, r, symbols)
+				viol = append(viol, lv...)
+				// A release the file's versions already rule out needs
+				// no loader to say so again (most of fit's releases).
+				if t.Kind == targets.Distro && len(lv) == 0 {
 					viol = append(viol, loader(t, t.Limits["GLIBC"])...)
 				}
 			}
@@ -185,9 +198,10 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 			viol = append(viol, Violation{Path: r.Path, Rule: RuleArch, Target: t.Name, Required: r.Arch, Symbols: []Ref{}})
 			continue
 		}
-		viol = append(viol, versionViolations(t, r, symbols)...)
+		vv := versionViolations(t, r, symbols)
+		viol = append(viol, vv...)
 		viol = append(viol, libraryViolations(t, r, symbols)...)
-		if t.Kind == targets.Manylinux {
+		if t.Kind == targets.Manylinux && (!each || len(vv) == 0) {
 			viol = append(viol, loader(t, t.LimitsFor(r.Arch)["GLIBC"])...)
 		}
 	}
