@@ -211,6 +211,12 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions) {
 	for _, v := range res.Violations {
 		bad[v.Path] = true
 	}
+	for _, v := range res.Advisories {
+		fmt.Fprintf(w, "%s %s: %s\n", p.Yellow("WARN"), report.Clean(v.Path), report.Clean(v.Cause()))
+		if len(v.Symbols) > 0 {
+			fmt.Fprintf(w, "    needs %s\n", refList(v.Symbols, 8))
+		}
+	}
 	for _, warn := range warnings {
 		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
 	}
@@ -408,6 +414,13 @@ func (res *CheckResult) WriteSARIF(w io.Writer, version string) error {
 			rs = append(rs, report.SARIFResult{RuleID: "floor/unreadable", Message: f.ErrorMessage(), URI: f.Path})
 		}
 	}
+	for _, v := range res.Advisories {
+		msg := v.Cause()
+		if len(v.Symbols) > 0 {
+			msg += "; needs " + refList(v.Symbols, 20)
+		}
+		rs = append(rs, report.SARIFResult{RuleID: report.CheckRuleID(v.Rule), Level: "warning", Message: msg, URI: v.Path})
+	}
 	for _, warn := range warnings {
 		rs = append(rs, report.SARIFResult{RuleID: "floor/limit-unused", Message: warn})
 	}
@@ -447,6 +460,22 @@ func (res *CheckResult) WriteJUnit(w io.Writer) error {
 			}
 		}
 		cases[i].Failures = append(cases[i].Failures, f)
+	}
+	// A warning fails no case: JUnit has no level, so it goes in the
+	// file's case as a finding of its own rule only under --strict
+	// (where it is a violation); here it is the case's output.
+	for _, v := range res.Advisories {
+		i, ok := index[v.Path]
+		if !ok {
+			i = len(cases)
+			index[v.Path] = i
+			cases = append(cases, report.JUnitCase{Name: v.Path, ClassName: class})
+		}
+		msg := "warning " + report.CheckRuleID(v.Rule) + ": " + v.Cause()
+		if len(v.Symbols) > 0 {
+			msg += "; needs " + refList(v.Symbols, 20)
+		}
+		cases[i].Output = append(cases[i].Output, msg)
 	}
 	if empty {
 		cases = append(cases, report.JUnitCase{Name: "(no ELF file)", ClassName: class, Failures: []report.JUnitFinding{{Type: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"}}})
@@ -554,6 +583,32 @@ func (res *Result) writeGitHub(w io.Writer, warnings []string, empty bool, level
 	case len(unreadable) > 1:
 		report.WriteAnnotation(w, report.Annotation{Level: "error", File: firstUnreadable, Title: fmt.Sprintf("%s could not be read", report.Plural(len(unreadable), "file")),
 			Message: strings.Join(unreadable[:min(len(unreadable), 20)], "\n")})
+	}
+	// Warnings grouped by cause as violations are: a tree needs the
+	// same few system libraries in many files.
+	var causes []string
+	advised := map[string][]Violation{}
+	for _, v := range res.Advisories {
+		c := v.Cause()
+		if advised[c] == nil {
+			causes = append(causes, c)
+		}
+		advised[c] = append(advised[c], v)
+	}
+	for _, c := range causes {
+		vs := advised[c]
+		a := report.Annotation{Level: "warning", File: vs[0].Path, Title: c + " [" + report.CheckRuleID(vs[0].Rule) + "]", Message: c}
+		if len(vs) > 1 {
+			var files []string
+			for _, v := range vs {
+				files = append(files, v.Path)
+			}
+			a.Title += " (" + report.Plural(len(vs), "file") + ")"
+			a.Message = report.Plural(len(vs), "file") + ": " + symbolList(files, 10)
+		} else if len(vs[0].Symbols) > 0 {
+			a.Message = "needs " + refList(vs[0].Symbols, 20)
+		}
+		report.WriteAnnotation(w, a)
 	}
 	for _, warn := range warnings {
 		report.WriteAnnotation(w, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: warn})
