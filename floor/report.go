@@ -3,6 +3,7 @@ package floor
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -211,12 +212,7 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions) {
 	for _, v := range res.Violations {
 		bad[v.Path] = true
 	}
-	for _, v := range res.Advisories {
-		fmt.Fprintf(w, "%s %s: %s\n", p.Yellow("WARN"), report.Clean(v.Path), report.Clean(v.Cause()))
-		if len(v.Symbols) > 0 {
-			fmt.Fprintf(w, "    needs %s\n", refList(v.Symbols, 8))
-		}
-	}
+	writeAdvisories(w, res.Advisories, p, opt.Verbose)
 	for _, warn := range warnings {
 		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
 	}
@@ -635,4 +631,60 @@ func (res *Result) writeGitHub(w io.Writer, warnings []string, empty bool, level
 	default:
 		report.WriteAnnotation(w, report.Annotation{Level: "notice", Title: "abifloor check", Message: "OK: " + checked + " within the limits"})
 	}
+}
+
+// groupAdvisories is how many warnings of libraries outside a target's
+// base system text output lists one by one; above it they are said once
+// per library and target, with the files that need it counted (-v lists
+// every one). A system's own /usr/bin needs hundreds of such libraries,
+// and a line per file buries the verdict.
+const groupAdvisories = 20
+
+// writeAdvisories writes the warnings of the loader's checks.
+func writeAdvisories(w io.Writer, advs []Violation, p report.Painter, verbose bool) {
+	notInBase := 0
+	for _, v := range advs {
+		if v.Rule == RuleNotInBase {
+			notInBase++
+		}
+	}
+	group := !verbose && notInBase > groupAdvisories
+	type lib struct{ name, target string }
+	count := map[lib][]string{}
+	var order []lib
+	for _, v := range advs {
+		if group && v.Rule == RuleNotInBase {
+			k := lib{v.Library, v.Target}
+			if count[k] == nil {
+				order = append(order, k)
+			}
+			count[k] = append(count[k], v.Path)
+			continue
+		}
+		fmt.Fprintf(w, "%s %s: %s\n", p.Yellow("WARN"), report.Clean(v.Path), report.Clean(v.Cause()))
+		if len(v.Symbols) > 0 {
+			fmt.Fprintf(w, "    needs %s\n", refList(v.Symbols, 8))
+		}
+	}
+	if !group {
+		return
+	}
+	slices.SortStableFunc(order, func(a, b lib) int { return len(count[b]) - len(count[a]) })
+	fmt.Fprintf(w, "%s %s outside the base system of the target (glibc and the GCC runtimes), not shipped: they must come from the system (-v lists each file)\n",
+		p.Yellow("WARN"), libraries(len(order)))
+	for i, k := range order {
+		if i == groupAdvisories {
+			fmt.Fprintf(w, "    and %d more (-v lists each file)\n", len(order)-i)
+			break
+		}
+		paths := count[k]
+		fmt.Fprintf(w, "    %s (%s): needed by %s, e.g. %s\n", report.Clean(k.name), report.Clean(k.target), report.Plural(len(paths), "file"), report.Clean(paths[0]))
+	}
+}
+
+func libraries(n int) string {
+	if n == 1 {
+		return "1 library"
+	}
+	return fmt.Sprintf("%d libraries", n)
 }
