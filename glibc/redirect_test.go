@@ -2,6 +2,7 @@ package glibc
 
 import (
 	"context"
+	"debug/elf"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,7 +150,24 @@ func TestCompatCompiles(t *testing.T) {
 					defined[f[0]]++
 				}
 			}
+			// Every member, thunks assembled alone included, says it
+			// needs no executable stack, or the link editor would give
+			// the program one.
+			objs, _ := filepath.Glob(filepath.Join(work, "compat-*.o"))
+			for _, o := range objs {
+				f, err := elf.Open(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := f.Section(".note.GNU-stack"); s == nil || s.Flags&elf.SHF_EXECINSTR != 0 {
+					t.Errorf("%s: no .note.GNU-stack, or an executable one", filepath.Base(o))
+				}
+				f.Close()
+			}
 			members := compatMembers(a, tt.target, redirects)
+			if len(objs) != len(members) {
+				t.Errorf("%d objects for %d members", len(objs), len(members))
+			}
 			if len(members) < 20 {
 				t.Errorf("%d members, want the stat family, FORTIFY's checks, ...", len(members))
 			}
