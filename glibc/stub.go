@@ -397,20 +397,26 @@ func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir
 		mu   sync.Mutex
 		wg   sync.WaitGroup
 	)
-	compile := func(flags, srcs []string) {
+	compile := func(flags []string, lang string, srcs []string) {
 		for _, batch := range batches(srcs, cap(b.sem)) {
+			// The language before each file: g++'s driver takes a
+			// -x for the next file only.
+			args := slices.Clip(flags)
+			for _, src := range batch {
+				args = append(args, "-x", lang, src)
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := b.runIn(work, b.cc, append(slices.Clip(flags), batch...)...)
+				err := b.runIn(work, b.cc, args...)
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
 			}()
 		}
 	}
-	compile([]string{"-x", "c", "-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOURCE", "-fno-stack-protector"}, csrc)
-	compile([]string{"-c"}, ssrc)
+	compile([]string{"-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOURCE", "-fno-stack-protector"}, "c", csrc)
+	compile([]string{"-c"}, "assembler", ssrc)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return "", err
