@@ -121,7 +121,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	redirects := a.Redirects(o.Target)
+	var redirects []Redirect // set by the compat archive's goroutine
 	// Every compiler run is independent: run them all at once, a few per CPU.
 	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2*runtime.NumCPU())}
 	var (
@@ -151,7 +151,11 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			}
 		}
 	}()
-	go func() { defer wg.Done(); compat, compatErr = b.compat(a, o.Target, redirects, work, dir) }()
+	go func() {
+		defer wg.Done()
+		redirects = a.Redirects(o.Target)
+		compat, compatErr = b.compat(a, o.Target, redirects, work, dir)
+	}()
 	go func() {
 		defer wg.Done()
 		if symver.Compare(o.Target, "2.34") < 0 {
