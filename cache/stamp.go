@@ -73,9 +73,10 @@ func (c *Cache) stamped(dir, keyHash string) bool {
 		return false
 	}
 	defer f.Close()
+	euid := os.Geteuid()
 	var st unix.Stat_t
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG ||
-		int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+		int(st.Uid) != euid || st.Mode&0o077 != 0 {
 		return false
 	}
 	// The stamp must cover the entry as its manifest lists it, and no
@@ -112,7 +113,7 @@ func (c *Cache) stamped(dir, keyHash string) bool {
 		}
 		// The owner rule, as verification applies it: a symbolic
 		// link's mode means nothing.
-		if statOf(want.rel, &st) != want || int(st.Uid) != os.Geteuid() ||
+		if statOf(want.rel, &st) != want || int(st.Uid) != euid ||
 			st.Mode&unix.S_IFMT != unix.S_IFLNK && st.Mode&0o022 != 0 {
 			return false
 		}
