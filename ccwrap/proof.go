@@ -117,7 +117,7 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc
 // scanOutput is the floor scan of the linked file alone, which must be
 // read whole: an error or an interrupted scan proves nothing.
 func scanOutput(ctx context.Context, output string, limits floor.Limits) (*floor.Result, error) {
-	res := floor.Scan(ctx, []string{output}, floor.Options{Limits: limits})
+	res := floor.Scan(ctx, []string{output}, floor.Options{Limits: limits, Workers: 1})
 	for _, f := range res.Files {
 		if f.Error != nil {
 			return nil, fmt.Errorf("%s: %s", f.Path, f.ErrorMessage())
