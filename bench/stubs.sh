@@ -12,8 +12,14 @@
 #    -target x86_64-linux-gnu.2.17 warm and cold, and 50 concurrent cold
 #    builds of each
 #
+# Parts can be named to run only them: bench/stubs.sh cc storm (cc, stubs,
+# cxx, zig, storm). Each ratio is printed with the load average: the
+# machine is shared, so compare only figures of one run.
+#
 # Needs hyperfine and gcc (g++ for 3).
 set -euo pipefail
+parts=" ${*:-cc stubs cxx zig storm} "
+want() { [[ $parts == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 for tool in hyperfine gcc jq; do
 	command -v "$tool" >/dev/null || { echo "bench/stubs.sh: $tool is not installed" >&2; exit 2; }
@@ -37,19 +43,28 @@ int main(int argc, char **argv) {
 }
 C
 "$af" cc --glibc 2.17 --cache-dir "$out/warm" -- gcc -O2 -pthread -o "$out/p" "$out/p.c"
+# A warm cache is older than a second: entries are stamped (not hashed
+# again) once their files are.
+sleep 1.1
 
+if want cc; then
 echo "== 1. compile and link one C file"
-hyperfine --warmup 2 --runs 20 -N --export-json "$out/cc.json" \
+hyperfine --warmup 3 --runs 40 -N --export-json "$out/cc.json" \
 	-n gcc "gcc -O2 -pthread -o $out/p $out/p.c" \
 	-n 'abifloor cc (warm)' "$af cc --glibc 2.17 --cache-dir $out/warm -- gcc -O2 -pthread -o $out/p $out/p.c" \
 	-n 'abifloor cc (cold)' --prepare "rm -rf $out/cold" "$af cc --glibc 2.17 --cache-dir $out/cold -- gcc -O2 -pthread -o $out/p $out/p.c"
 jq -r '.results as $r | "warm/gcc: \(($r[1].median / $r[0].median * 100 | round) / 100)x   cold/gcc: \(($r[2].median / $r[0].median * 100 | round) / 100)x"' "$out/cc.json"
+jq -r '.results as $r | "cc overhead over gcc: +\((($r[1].median / $r[0].median - 1) * 100) | round)% (median \($r[1].median * 1000 | round) ms vs \($r[0].median * 1000 | round) ms; CPU +\(((($r[1].user + $r[1].system) / ($r[0].user + $r[0].system)) - 1) * 100 | round)%)"' "$out/cc.json"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+fi
 
+if want stubs; then
 echo "== 2. abifloor stubs"
 hyperfine --warmup 1 --runs 10 -N --prepare "rm -rf $out/s" \
 	-n 'stubs 2.17 x86_64' "$af stubs --glibc 2.17 --arch x86_64 -o $out/s"
+fi
 
-if command -v g++ >/dev/null; then
+if want cxx && command -v g++ >/dev/null; then
 	cat >"$out/p.cc" <<'CC'
 #include <iostream>
 #include <mutex>
@@ -71,15 +86,21 @@ CC
 fi
 
 zig=${ZIG:-$(command -v zig || true)}
-if [ -n "$zig" ]; then
+if [ -n "$zig" ] && (want zig || want storm); then
+	if want zig; then
 	echo "== 4. zig cc -target x86_64-linux-gnu.2.17"
 	hyperfine --warmup 1 --runs 5 -N \
 		-n 'zig cc (warm)' "env ZIG_GLOBAL_CACHE_DIR=$out/zigwarm ZIG_LOCAL_CACHE_DIR=$out/zigwarm $zig cc -target x86_64-linux-gnu.2.17 -O2 -pthread -o $out/pz $out/p.c" \
 		-n 'zig cc (cold)' --prepare "rm -rf $out/zigcold" "env ZIG_GLOBAL_CACHE_DIR=$out/zigcold ZIG_LOCAL_CACHE_DIR=$out/zigcold $zig cc -target x86_64-linux-gnu.2.17 -O2 -pthread -o $out/pz $out/p.c"
-	echo "== 4b. 50 concurrent cold builds"
-	hyperfine --runs 3 \
+	fi
+	if want storm; then
+	echo "== 4b. 50 concurrent cold builds, one fresh cache each run"
+	hyperfine --runs 3 --export-json "$out/storm.json" \
 		-n 'abifloor cc x50 (cold)' --prepare "rm -rf $out/c50" "for i in \$(seq 50); do $af cc --glibc 2.17 --cache-dir $out/c50 -- gcc -O2 -pthread -o $out/p50-\$i $out/p.c & done; wait" \
 		-n 'zig cc x50 (cold)' --prepare "rm -rf $out/z50" "for i in \$(seq 50); do env ZIG_GLOBAL_CACHE_DIR=$out/z50 ZIG_LOCAL_CACHE_DIR=$out/z50 $zig cc -target x86_64-linux-gnu.2.17 -O2 -pthread -o $out/z50-\$i $out/p.c & done; wait"
+	jq -r '.results as $r | "storm: zig/abifloor = \(($r[1].median / $r[0].median * 10 | round) / 10)x (median \(($r[0].median * 100 | round) / 100) s vs zig \(($r[1].median * 100 | round) / 100) s)"' "$out/storm.json"
+	echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+	fi
 else
 	echo "== 4. zig: not on PATH (set ZIG=path/to/zig to compare)"
 fi

@@ -29,6 +29,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -72,11 +73,17 @@ func hashKey(key string) string {
 // writes may name final (a linker script does) but must not need it to exist
 // yet, and symbolic links it makes must name files beside them. Concurrent
 // calls for one key, in any processes, build it once. An existing entry that
-// fails verification is replaced.
+// fails verification is replaced. An entry verified before and unchanged
+// since, by its stamp (stamp.go), is not read again.
 func (c *Cache) Get(ctx context.Context, key string, build func(tmp, final string) error) (string, error) {
 	final := c.Path(key)
 	h := hashKey(key)
-	if err := verifyEntry(final, h); err == nil {
+	if c.stamped(final, h) {
+		return final, nil
+	}
+	start := time.Now()
+	if stats, err := verifyEntryStats(final, h); err == nil {
+		c.writeStamp(h, stats, start)
 		return final, nil
 	}
 	lock, err := lockFile(ctx, filepath.Join(c.Dir, "locks", h+".lock"))
@@ -177,27 +184,48 @@ func lockFile(ctx context.Context, path string) (*os.File, error) {
 }
 
 // syncTree fsyncs every regular file and directory under root, so that the
-// rename that publishes root never publishes data still only in memory.
+// rename that publishes root never publishes data still only in memory. The
+// files are synced several at a time: a journalling file system commits
+// concurrent syncs together, where one after another each waits for its own
+// commit (41 in a row cost a cold stub build 90 ms).
 func syncTree(root string) error {
-	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
+		if d.Type()&fs.ModeSymlink == 0 {
+			paths = append(paths, p)
 		}
-		if d.IsDir() {
-			return syncDir(p)
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return f.Sync()
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(paths))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(syncWorkers, len(paths)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = syncDir(paths[i])
+			}
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
+// syncWorkers bounds the files synced at once.
+const syncWorkers = 16
+
+// syncDir fsyncs the file or directory p.
 func syncDir(p string) error {
 	f, err := os.Open(p)
 	if err != nil {

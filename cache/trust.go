@@ -147,13 +147,18 @@ func openFallback(p string) (*Cache, error) {
 // trustedDir: a real directory owned by the user, writable only by them.
 func trustedDir(p string) error {
 	var st unix.Stat_t
-	if err := unix.Lstat(p, &st); err != nil {
+	return trustedDirStat(p, &st)
+}
+
+// trustedDirStat is trustedDir, leaving what it read of p in st.
+func trustedDirStat(p string, st *unix.Stat_t) error {
+	if err := unix.Lstat(p, st); err != nil {
 		return err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return errors.New("not a directory")
 	}
-	return ownedMode(&st)
+	return ownedMode(st)
 }
 
 func ownedMode(st *unix.Stat_t) error {
@@ -184,13 +189,18 @@ func OwnedDir(f *os.File) error {
 // ownedFile: an open regular file owned by the user, writable only by them.
 func ownedFile(f *os.File) error {
 	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	return ownedFileStat(f, &st)
+}
+
+// ownedFileStat is ownedFile, leaving what it read of f in st.
+func ownedFileStat(f *os.File, st *unix.Stat_t) error {
+	if err := unix.Fstat(int(f.Fd()), st); err != nil {
 		return err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return errors.New("not a regular file")
 	}
-	return ownedMode(&st)
+	return ownedMode(st)
 }
 
 // manifestName is the file in every entry that lists its other files.
@@ -259,12 +269,19 @@ func dropWrite(p string) error {
 }
 
 func hashFile(p string) (string, error) {
+	var st unix.Stat_t
+	return hashFileStat(p, &st)
+}
+
+// hashFileStat is hashFile, leaving in st what the open file stated before
+// it was read.
+func hashFileStat(p string, st *unix.Stat_t) (string, error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	if err := ownedFile(f); err != nil {
+	if err := ownedFileStat(f, st); err != nil {
 		return "", fmt.Errorf("%s: %w", p, err)
 	}
 	h := sha256.New()
@@ -280,52 +297,34 @@ func hashFile(p string) (string, error) {
 // with the recorded contents. A missing entry is an error wrapping
 // fs.ErrNotExist.
 func verifyEntry(dir, keyHash string) error {
-	if err := trustedDir(dir); err != nil {
-		return err
+	_, err := verifyEntryStats(dir, keyHash)
+	return err
+}
+
+// verifyEntryStats is verifyEntry, returning what it stated of each file
+// of the entry (the entry and its manifest included) before reading it:
+// what a stamp records.
+func verifyEntryStats(dir, keyHash string) ([]fileStat, error) {
+	var st unix.Stat_t
+	if err := trustedDirStat(dir, &st); err != nil {
+		return nil, err
 	}
+	stats := []fileStat{statOf(".", &st)}
 	f, err := os.OpenFile(filepath.Join(dir, manifestName), os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return errors.New("no manifest")
+			return nil, errors.New("no manifest")
 		}
-		return err
+		return nil, err
 	}
 	defer f.Close()
-	if err := ownedFile(f); err != nil {
-		return fmt.Errorf("manifest: %w", err)
+	if err := ownedFileStat(f, &st); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	want := map[string]string{} // relative path → "f SUM", "l TARGET" or "d"
-	sc := bufio.NewScanner(io.LimitReader(f, maxManifest))
-	if !sc.Scan() || sc.Text() != manifestHeader+" "+keyHash {
-		return errors.New("manifest is not this key's")
-	}
-	for sc.Scan() {
-		kind, rest, _ := strings.Cut(sc.Text(), " ")
-		var val string
-		switch kind {
-		case "f", "l":
-			if kind == "f" {
-				val, rest, _ = strings.Cut(rest, " ")
-			} else {
-				q, err := strconv.QuotedPrefix(rest)
-				if err != nil {
-					return fmt.Errorf("manifest: %q: %v", sc.Text(), err)
-				}
-				val, _ = strconv.Unquote(q)
-				rest = strings.TrimPrefix(rest[len(q):], " ")
-			}
-		case "d":
-		default:
-			return fmt.Errorf("manifest: bad line %q", sc.Text())
-		}
-		name, err := strconv.Unquote(rest)
-		if err != nil {
-			return fmt.Errorf("manifest: %q: %v", sc.Text(), err)
-		}
-		want[filepath.Clean(name)] = kind + " " + val
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("manifest: %w", err)
+	stats = append(stats, statOf(manifestName, &st))
+	want, err := readManifest(f, keyHash)
+	if err != nil {
+		return nil, err
 	}
 	seen := 0
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -342,20 +341,24 @@ func verifyEntry(dir, keyHash string) error {
 		}
 		seen++
 		var got string
+		var st unix.Stat_t
 		switch {
 		case d.Type()&fs.ModeSymlink != 0:
+			if err := unix.Lstat(p, &st); err != nil {
+				return err
+			}
 			t, err := os.Readlink(p)
 			if err != nil {
 				return err
 			}
 			got = "l " + t
 		case d.IsDir():
-			if err := trustedDir(p); err != nil {
+			if err := trustedDirStat(p, &st); err != nil {
 				return fmt.Errorf("%s: %w", rel, err)
 			}
 			got = "d "
 		case d.Type().IsRegular():
-			sum, err := hashFile(p)
+			sum, err := hashFileStat(p, &st)
 			if err != nil {
 				return err
 			}
@@ -366,13 +369,53 @@ func verifyEntry(dir, keyHash string) error {
 		if got != w {
 			return fmt.Errorf("%s: does not match the manifest", rel)
 		}
+		stats = append(stats, statOf(rel, &st))
 		return nil
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if seen != len(want) {
-		return fmt.Errorf("%d of the manifest's %d files are missing", len(want)-seen, len(want))
+		return nil, fmt.Errorf("%d of the manifest's %d files are missing", len(want)-seen, len(want))
 	}
-	return nil
+	return stats, nil
+}
+
+// readManifest reads the manifest of keyHash's entry: each relative path
+// with what it must be ("f SUM", "l TARGET" or "d ").
+func readManifest(r io.Reader, keyHash string) (map[string]string, error) {
+	want := map[string]string{} // relative path → "f SUM", "l TARGET" or "d"
+	sc := bufio.NewScanner(io.LimitReader(r, maxManifest))
+	if !sc.Scan() || sc.Text() != manifestHeader+" "+keyHash {
+		return nil, errors.New("manifest is not this key's")
+	}
+	for sc.Scan() {
+		kind, rest, _ := strings.Cut(sc.Text(), " ")
+		var val string
+		switch kind {
+		case "f", "l":
+			if kind == "f" {
+				val, rest, _ = strings.Cut(rest, " ")
+			} else {
+				q, err := strconv.QuotedPrefix(rest)
+				if err != nil {
+					return nil, fmt.Errorf("manifest: %q: %v", sc.Text(), err)
+				}
+				val, _ = strconv.Unquote(q)
+				rest = strings.TrimPrefix(rest[len(q):], " ")
+			}
+		case "d":
+		default:
+			return nil, fmt.Errorf("manifest: bad line %q", sc.Text())
+		}
+		name, err := strconv.Unquote(rest)
+		if err != nil {
+			return nil, fmt.Errorf("manifest: %q: %v", sc.Text(), err)
+		}
+		want[filepath.Clean(name)] = kind + " " + val
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	return want, nil
 }

@@ -192,43 +192,11 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 		code, err := w.runCompiler(ctx, w.o.Stderr, argv)
 		return Result{Code: code}, err
 	}
-	so := glibc.StubOptions{Arch: w.o.Arch, Target: w.limits["GLIBC"], CC: argv[0]}
-	comp, err := glibc.FindCompiler(so.CC)
-	if err != nil {
-		return Result{}, err // before the cache is made
-	}
-	c, err := w.openCache()
+	sl, err := w.stubsFor(ctx, argv[0])
 	if err != nil {
 		return Result{}, err
 	}
-	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
-		return compilerAnswer(ctx, c, comp, args...)
-	}
-	if err := comp.AskTarget(ctx); err != nil {
-		return Result{}, err
-	}
-	so.Compiler = comp
-	if so.Arch == "" {
-		so.Arch = so.Compiler.Arch
-	}
-	if err := so.Compiler.Targets(so.Arch); err != nil {
-		return Result{}, err
-	}
-	a, err := archHeader(ctx, c, so.Arch)
-	if err != nil {
-		return Result{}, err
-	}
-	if so, err = so.ResolveWith(a); err != nil {
-		return Result{}, err
-	}
-	w.limits["GLIBC"] = so.Target
-	stubs, err := c.Get(ctx, so.Key(a), func(tmp, final string) error {
-		so.FinalDir = final
-		return glibc.WriteStubs(ctx, tmp, so)
-	})
-	if err != nil {
-		return Result{}, err
-	}
+	c, comp, so, a, stubs := sl.c, sl.comp, sl.so, sl.a, sl.dir
 	var res Result
 	if line.static {
 		res.Notes = append(res.Notes, "-static links this host's libc.a, not the glibc "+so.Target+" stubs: the output needs no glibc to load, but its NSS, iconv and dlopen calls need this host's release at run time")
@@ -364,6 +332,59 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 		}
 	}
 	return res, err
+}
+
+// stubSet is what a link is made with: the stubs of the target for the
+// compiler, in the cache.
+type stubSet struct {
+	c    *cache.Cache
+	comp *glibc.Compiler
+	so   glibc.StubOptions
+	a    *glibc.Arch
+	dir  string
+}
+
+// stubsFor finds the compiler cc and the stubs of the target for it,
+// building them when the cache has none: the fixed cost of every link.
+func (w *Wrapper) stubsFor(ctx context.Context, cc string) (stubSet, error) {
+	so := glibc.StubOptions{Arch: w.o.Arch, Target: w.limits["GLIBC"], CC: cc}
+	comp, err := glibc.FindCompiler(so.CC)
+	if err != nil {
+		return stubSet{}, err // before the cache is made
+	}
+	c, err := w.openCache()
+	if err != nil {
+		return stubSet{}, err
+	}
+	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
+		return compilerAnswer(ctx, c, comp, args...)
+	}
+	if err := comp.AskTarget(ctx); err != nil {
+		return stubSet{}, err
+	}
+	so.Compiler = comp
+	if so.Arch == "" {
+		so.Arch = so.Compiler.Arch
+	}
+	if err := so.Compiler.Targets(so.Arch); err != nil {
+		return stubSet{}, err
+	}
+	a, err := archHeader(ctx, c, so.Arch)
+	if err != nil {
+		return stubSet{}, err
+	}
+	if so, err = so.ResolveWith(a); err != nil {
+		return stubSet{}, err
+	}
+	w.limits["GLIBC"] = so.Target
+	stubs, err := c.Get(ctx, so.Key(a), func(tmp, final string) error {
+		so.FinalDir = final
+		return glibc.WriteStubs(ctx, tmp, so)
+	})
+	if err != nil {
+		return stubSet{}, err
+	}
+	return stubSet{c: c, comp: comp, so: so, a: a, dir: stubs}, nil
 }
 
 // runCompiler runs the user's compiler with the caller's standard streams

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
@@ -96,6 +97,9 @@ type Arch struct {
 	Digest string // hash of the database
 	First  string // the oldest GLIBC version (2.2.5 on x86_64)
 	Newest string // the newest glibc release the database knows
+	// indexes are the Index of each release, made once: building the
+	// stubs asks for the target's and the newest's several times.
+	indexes *sync.Map
 }
 
 // DB is the whole database.
@@ -251,7 +255,7 @@ func (p *parser) arch(f []string) error {
 	p.arches[f[1]] = true
 	p.db.names = append(p.db.names, f[1])
 	if p.only == "" || p.only == f[1] {
-		p.db.Arches[f[1]] = &Arch{Name: f[1], Triple: f[2], Loader: f[3], Newest: f[4]}
+		p.db.Arches[f[1]] = &Arch{Name: f[1], Triple: f[2], Loader: f[3], Newest: f[4], indexes: &sync.Map{}}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package glibc
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/abifloor/abifloor/symver"
 )
@@ -23,6 +24,15 @@ type Index struct {
 
 // Index builds the look-up table of target (already checked).
 func (a *Arch) Index(target string) *Index {
+	if a.indexes == nil {
+		return a.index(target)
+	}
+	f, _ := a.indexes.LoadOrStore(target, sync.OnceValue(func() *Index { return a.index(target) }))
+	return f.(func() *Index)()
+}
+
+// index builds the look-up table of target.
+func (a *Arch) index(target string) *Index {
 	ix := &Index{at: map[string]Where{}, oldest: map[string]string{}}
 	def := map[string]bool{} // the entry in at is a default version
 	for _, st := range a.Select(target) {

@@ -167,17 +167,24 @@ func polyfillSource(arch, name string) string {
 	return ""
 }
 
+// compatMember is one member of the stubs' compat archive: its source,
+// C (a polyfill) or assembly (a redirect's thunk).
+type compatMember struct {
+	src string
+	asm bool
+}
+
 // compatMembers are the members of the stubs' compat archive for target:
-// each name it defines, with its C source (a redirect's thunk or a
+// each name it defines, with its source (a redirect's thunk or a
 // polyfill).
-func compatMembers(a *Arch, target string, redirects []Redirect) map[string]string {
-	members := map[string]string{}
+func compatMembers(a *Arch, target string, redirects []Redirect) map[string]compatMember {
+	members := map[string]compatMember{}
 	for _, p := range a.Polyfills(target) {
-		members[p.Name] = polyfillSource(a.Name, p.Name)
+		members[p.Name] = compatMember{src: polyfillSource(a.Name, p.Name)}
 	}
 	for _, r := range redirects {
 		if src, ok := thunk(a.Name, r.From, r.To); ok {
-			members[r.From] = src
+			members[r.From] = compatMember{src: src, asm: true}
 		}
 	}
 	return members

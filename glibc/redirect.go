@@ -105,11 +105,15 @@ func (a *Arch) Redirects(target string) []Redirect {
 }
 
 // thunk is the assembly of a hidden function from that jumps to to, per
-// architecture (to is in a shared library). On i386 a PLT entry of
-// position-independent code needs %ebx to hold the GOT's address, which a
-// tail jump cannot promise, so the thunk finds the GOT itself in %ecx (a
-// scratch register at a call of a cdecl function, as every public glibc
-// function is) and jumps through to's GOT entry, bypassing the PLT.
+// architecture (to is in a shared library), assembled alone: the C
+// compiler's cc1 is not needed for it, and a thunk costs an assembler run
+// instead of a compile. On i386 a PLT entry of position-independent code
+// needs %ebx to hold the GOT's address, which a tail jump cannot promise,
+// so the thunk finds the GOT itself in %ecx (a scratch register at a call
+// of a cdecl function, as every public glibc function is) and jumps
+// through to's GOT entry, bypassing the PLT. The .note.GNU-stack section
+// says, as a compiler's output does, that the thunk needs no executable
+// stack (without it the link editor would give the program one).
 func thunk(arch, from, to string) (string, bool) {
 	var jump string
 	switch arch {
@@ -120,9 +124,9 @@ func thunk(arch, from, to string) (string, bool) {
 	case "s390x":
 		jump = "jg " + to + "@PLT"
 	case "i386":
-		jump = "call 1f\\n1:\\tpopl %ecx\\n\\taddl $_GLOBAL_OFFSET_TABLE_+[.-1b], %ecx\\n\\tjmp *" + to + "@GOT(%ecx)"
+		jump = "call 1f\n1:\tpopl %ecx\n\taddl $_GLOBAL_OFFSET_TABLE_+[.-1b], %ecx\n\tjmp *" + to + "@GOT(%ecx)"
 	default:
 		return "", false
 	}
-	return fmt.Sprintf("__asm__(\".text\\n.globl %[1]s\\n.hidden %[1]s\\n.type %[1]s, @function\\n%[1]s:\\n\\t%[2]s\\n.size %[1]s, .-%[1]s\\n\");\n", from, jump), true
+	return fmt.Sprintf("\t.text\n\t.globl %[1]s\n\t.hidden %[1]s\n\t.type %[1]s, %%function\n%[1]s:\n\t%[2]s\n\t.size %[1]s, .-%[1]s\n\t.section .note.GNU-stack,\"\",%%progbits\n", from, jump), true
 }

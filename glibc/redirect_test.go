@@ -2,6 +2,7 @@ package glibc
 
 import (
 	"context"
+	"debug/elf"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,8 +112,11 @@ func TestCompatCompiles(t *testing.T) {
 		{"i386", "2.5", "i686-linux-gnu-gcc"},
 		{"aarch64", "2.17", "aarch64-linux-gnu-gcc"},
 		{"s390x", "2.5", "s390x-linux-gnu-gcc"},
+		// c++ builds its stubs with the C++ driver, which takes a -x
+		// for one file only: the polyfills are C all the same.
+		{"x86_64", "2.5", "g++"},
 	} {
-		t.Run(tt.arch, func(t *testing.T) {
+		t.Run(tt.cc, func(t *testing.T) {
 			cc := fixture.Compiler(t, tt.cc)
 			ctx := context.Background()
 			comp, err := ProbeCompiler(ctx, cc)
@@ -134,7 +138,7 @@ func TestCompatCompiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nm, err := run.LookPath(strings.TrimSuffix(tt.cc, "gcc") + "nm")
+			nm, err := run.LookPath(strings.TrimSuffix(strings.TrimSuffix(tt.cc, "gcc"), "g++") + "nm")
 			if err != nil {
 				t.Skipf("no nm for %s: %v", tt.arch, err)
 			}
@@ -149,7 +153,24 @@ func TestCompatCompiles(t *testing.T) {
 					defined[f[0]]++
 				}
 			}
+			// Every member, thunks assembled alone included, says it
+			// needs no executable stack, or the link editor would give
+			// the program one.
+			objs, _ := filepath.Glob(filepath.Join(work, "compat-*.o"))
+			for _, o := range objs {
+				f, err := elf.Open(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s := f.Section(".note.GNU-stack"); s == nil || s.Flags&elf.SHF_EXECINSTR != 0 {
+					t.Errorf("%s: no .note.GNU-stack, or an executable one", filepath.Base(o))
+				}
+				f.Close()
+			}
 			members := compatMembers(a, tt.target, redirects)
+			if len(objs) != len(members) {
+				t.Errorf("%d objects for %d members", len(objs), len(members))
+			}
 			if len(members) < 20 {
 				t.Errorf("%d members, want the stat family, FORTIFY's checks, ...", len(members))
 			}

@@ -10,6 +10,7 @@ import (
 
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +22,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "9"
+const StubFormat = "10"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -120,7 +121,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	redirects := a.Redirects(o.Target)
+	var redirects []Redirect // set by the compat archive's goroutine
 	// Every compiler run is independent: run them all at once, a few per CPU.
 	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2*runtime.NumCPU())}
 	var (
@@ -150,7 +151,11 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 			}
 		}
 	}()
-	go func() { defer wg.Done(); compat, compatErr = b.compat(a, o.Target, redirects, work, dir) }()
+	go func() {
+		defer wg.Done()
+		redirects = a.Redirects(o.Target)
+		compat, compatErr = b.compat(a, o.Target, redirects, work, dir)
+	}()
 	go func() {
 		defer wg.Done()
 		if symver.Compare(o.Target, "2.34") < 0 {
@@ -252,9 +257,28 @@ type builder struct {
 }
 
 func (b *builder) run(tool string, args ...string) error {
+	return b.runIn("", tool, args...)
+}
+
+// runIn runs tool in the working directory dir ("": abifloor's own).
+func (b *builder) runIn(dir, tool string, args ...string) error {
 	b.sem <- struct{}{}
 	defer func() { <-b.sem }()
-	return runCC(b.ctx, tool, args...)
+	return runCCIn(b.ctx, dir, tool, args...)
+}
+
+// batches splits srcs into at most n batches of nearly equal size, in
+// order.
+func batches(srcs []string, n int) [][]string {
+	if len(srcs) == 0 {
+		return nil
+	}
+	n = max(1, min(n, len(srcs)))
+	out := make([][]string, 0, n)
+	for i := range n {
+		out = append(out, srcs[i*len(srcs)/n:(i+1)*len(srcs)/n])
+	}
+	return out
 }
 
 // lib writes the assembly and version script of one stub and links it.
@@ -344,36 +368,59 @@ func kindType(k Kind) string {
 // (a distribution's compiler may default to them), so a check never calls
 // itself. It returns the archive's name, or "" when the target needs none.
 func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir string) (string, error) {
-	// One C file per member: a polyfill, or a redirect's thunk.
+	// One source file per member: a polyfill's C, or a redirect's thunk
+	// in assembly.
 	members := compatMembers(a, target, redirects)
-	var (
-		objs []string
-		errs []error
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-	)
 	names := make([]string, 0, len(members))
 	for n := range members {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	var objs, csrc, ssrc []string
 	for _, name := range names {
-		src := members[name]
-		c := filepath.Join(work, "compat-"+name+".c")
-		obj := strings.TrimSuffix(c, ".c") + ".o"
-		objs = append(objs, obj)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := os.WriteFile(c, []byte(src), 0o644)
-			if err == nil {
-				err = b.run(b.cc, "-x", "c", "-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOURCE", "-fno-stack-protector", "-o", obj, c)
-			}
-			mu.Lock()
-			errs = append(errs, err)
-			mu.Unlock()
-		}()
+		m := members[name]
+		src := filepath.Join(work, "compat-"+name+".c")
+		if m.asm {
+			src = strings.TrimSuffix(src, ".c") + ".s"
+		}
+		if err := os.WriteFile(src, []byte(m.src), 0o644); err != nil {
+			return "", err
+		}
+		objs = append(objs, strings.TrimSuffix(src, filepath.Ext(src))+".o")
+		if m.asm {
+			ssrc = append(ssrc, src)
+		} else {
+			csrc = append(csrc, src)
+		}
 	}
+	// A compiler driver run per member would cost more than the member:
+	// the driver compiles a batch of files, each to NAME.o in its working
+	// directory. Batches of each kind, as many as may run at once.
+	var (
+		errs []error
+		mu   sync.Mutex
+		wg   sync.WaitGroup
+	)
+	compile := func(flags []string, lang string, srcs []string) {
+		for _, batch := range batches(srcs, cap(b.sem)) {
+			// The language before each file: g++'s driver takes a
+			// -x for the next file only.
+			args := slices.Clip(flags)
+			for _, src := range batch {
+				args = append(args, "-x", lang, src)
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := b.runIn(work, b.cc, args...)
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}()
+		}
+	}
+	compile([]string{"-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOURCE", "-fno-stack-protector"}, "c", csrc)
+	compile([]string{"-c"}, "assembler", ssrc)
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return "", err
@@ -459,9 +506,13 @@ func nonshared(ctx context.Context, comp *Compiler) string {
 }
 
 func runCC(ctx context.Context, cc string, args ...string) error {
+	return runCCIn(ctx, "", cc, args...)
+}
+
+func runCCIn(ctx context.Context, dir, cc string, args ...string) error {
 	// The compiler's diagnostics are on stderr; its stdout (nothing, for
 	// -c and -o) is kept with them.
-	res, err := run.Cmd{Path: cc, Args: args, Timeout: 5 * time.Minute}.Run(ctx)
+	res, err := run.Cmd{Path: cc, Args: args, Dir: dir, Timeout: 5 * time.Minute}.Run(ctx)
 	if err != nil {
 		var e *run.Error
 		msg := ""
