@@ -33,6 +33,9 @@ type Suppressions struct {
 	public [2]map[string]bool
 	// known are the inputs' own types, to tell a class from a namespace.
 	known [2]map[string]*abi.Type
+	// demangle names a C++ symbol without its parameters
+	// (WithDemangler).
+	demangle func(mangled string) (string, bool)
 }
 
 // Section names of libabigail's format, and the kinds of abifloor's rules.
@@ -143,5 +146,22 @@ func (s *Suppressions) WithFiles(old, new string) *Suppressions {
 	}
 	c := *s
 	c.files = []string{old, new}
+	return &c
+}
+
+// WithDemangler returns s knowing how to name a mangled C++ symbol without
+// its parameters (lib::take for _ZN3lib4takeEi), which libabigail's name
+// properties match and which tells a member function's class for
+// --headers-dir. Without one a C++ symbol is matched by its mangled and
+// its full demangled name only, and no member function counts as private:
+// the comparison may report more, never hide a change. The demangler is
+// the readers' (abiread.ShortName), so that this package needs none. s
+// itself is not changed.
+func (s *Suppressions) WithDemangler(f func(mangled string) (string, bool)) *Suppressions {
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.demangle = f
 	return &c
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 )
 
 // compareTypes diffs every named type both ABIs have. Each type is compared
@@ -56,6 +57,9 @@ func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered, own map[
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(old.Types)) {
+		if cmp.stopped() {
+			return nil
+		}
 		n, ok := new.Types[key]
 		if !ok {
 			continue
@@ -720,7 +724,7 @@ func (c *changes) statics(path string, o, n *abi.Type) {
 // symbolName writes a linkage name demangled ("foo::bar()") when it is
 // mangled, as it is otherwise.
 func symbolName(name string) string {
-	if d := abi.Demangle(name); d != "" {
+	if d := abiread.Demangle(name); d != "" {
 		return d
 	}
 	return name

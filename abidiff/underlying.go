@@ -1,6 +1,7 @@
 package abidiff
 
 import (
+	"context"
 	"sort"
 	"strings"
 
@@ -144,10 +145,29 @@ type comparer struct {
 	// once (matchFor is the Suppressions it was built from).
 	match    *matcher
 	matchFor *Suppressions
+	// ctx is checked every stopEvery symbols or types (stopped); err is
+	// its error once it is done.
+	ctx   context.Context
+	polls int
+	err   error
 }
 
-func newComparer(oa, na *abi.ABI) *comparer {
-	return &comparer{oa: oa, na: na, ox: newExpander(oa), nx: newExpander(na)}
+func newComparer(ctx context.Context, oa, na *abi.ABI) *comparer {
+	return &comparer{oa: oa, na: na, ox: newExpander(oa), nx: newExpander(na), ctx: ctx}
+}
+
+// stopEvery is how many symbols or types are compared between two checks
+// of the context: a check is cheap next to one comparison, but not free.
+const stopEvery = 64
+
+// stopped reports whether the comparison's context is done, checking it
+// every stopEvery calls; a comparison that stopped returns no report.
+func (c *comparer) stopped() bool {
+	if c.err == nil && c.polls%stopEvery == 0 {
+		c.err = c.ctx.Err()
+	}
+	c.polls++
+	return c.err != nil
 }
 
 const sameLayoutNote = "names only, same layout"

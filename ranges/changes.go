@@ -1,6 +1,8 @@
 package ranges
 
 import (
+	"context"
+
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
 )
@@ -10,7 +12,8 @@ import (
 // "constant", "version"), a dotted path ending in the attribute that
 // changed ("size", "hObjectNew.offset") and old → new.
 func changesBetween(old, new *abi.ABI) []Change {
-	r := abidiff.Compare(old, new, nil)
+	// A context that never ends: Compare's only error is its end.
+	r, _ := abidiff.Compare(context.Background(), old, new, nil)
 	out := []Change{}
 	for _, tc := range r.Types {
 		for _, c := range tc.Changes {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 )
@@ -57,7 +57,7 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 // names that are not mangled stay as they are.
 func demangleAll(refs []floor.Ref) {
 	for i := range refs {
-		if d := abi.Demangle(refs[i].Name); d != "" {
+		if d := abiread.Demangle(refs[i].Name); d != "" {
 			refs[i].Name = d
 		}
 	}

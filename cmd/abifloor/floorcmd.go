@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/targets"
@@ -115,16 +115,16 @@ func demangleResult(res *floor.Result, sf scanFlags) {
 func demangleAttribution(attrs []floor.Attribution) {
 	for i := range attrs {
 		a := &attrs[i]
-		if d := abi.Demangle(a.Symbol.Name); d != "" {
+		if d := abiread.Demangle(a.Symbol.Name); d != "" {
 			a.Symbol.Name = d
 		}
 		for j := range a.Sites {
 			s := &a.Sites[j]
-			if d := abi.Demangle(s.Function); d != "" {
+			if d := abiread.Demangle(s.Function); d != "" {
 				s.Function = d
 			}
 			for k := range s.Inlined {
-				if d := abi.Demangle(s.Inlined[k].Function); d != "" {
+				if d := abiread.Demangle(s.Inlined[k].Function); d != "" {
 					s.Inlined[k].Function = d
 				}
 			}
