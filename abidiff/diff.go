@@ -312,20 +312,37 @@ func noDebugNote(noOld, noNew bool) string {
 	return "no debug info in the new file: types not compared"
 }
 
+// Demangler names mangled C++ symbols, in reports (a virtual function's
+// name) and for suppressions (libabigail's name properties match the
+// qualified name without parameters; a member function of a private
+// class is private). abiread.Demangler is the readers'; this package
+// needs none of its own.
+type Demangler interface {
+	// Demangle returns the C++ name of a mangled name, with its
+	// parameters when params is set (foo::bar(int), or foo::bar); ok is
+	// false for a name that is not mangled or does not demangle.
+	Demangle(mangled string, params bool) (name string, ok bool)
+}
+
 // Compare diffs old against new, leaving out what sup suppresses (sup may
-// be nil). It checks ctx between symbols and between types, and returns
-// its error, and no report, once it is done: a comparison cut short
-// decides nothing.
-func Compare(ctx context.Context, old, new *abi.ABI, sup *Suppressions) (Report, error) {
+// be nil). names demangles C++ symbols; with nil, a virtual function is
+// named by its linkage name, a C++ symbol is matched by its mangled and
+// its full demangled name only, and no member function counts as private
+// (the report may then say more, never less). It checks ctx between
+// symbols and between types, and returns its error, and no report, once
+// it is done: a comparison cut short decides nothing.
+func Compare(ctx context.Context, old, new *abi.ABI, sup *Suppressions, names Demangler) (Report, error) {
 	if err := ctx.Err(); err != nil {
 		return Report{}, err
 	}
+	sup = sup.withNames(names)
 	r := Report{
 		Types: []TypeChange{},
 	}
 	incompatible := false
 	r.Notes = append(append(r.Notes, old.Notes...), new.Notes...)
 	cmp := newComparer(ctx, old, new)
+	cmp.names = names
 	compareSymbols(&r, cmp, sup, &incompatible)
 	if cmp.err != nil {
 		return Report{}, cmp.err

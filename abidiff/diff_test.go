@@ -453,10 +453,10 @@ func TestEmptyVersionNode(t *testing.T) {
 }
 
 // compare is abidiff.Compare under a context that never ends, with the
-// readers' demangler, as package diff runs it.
+// readers' demangler, as package diff and ranges run it.
 func compare(t testing.TB, old, new *abi.ABI, sup *abidiff.Suppressions) abidiff.Report {
 	t.Helper()
-	r, err := abidiff.Compare(context.Background(), old, new, sup.WithDemangler(abiread.ShortName))
+	r, err := abidiff.Compare(context.Background(), old, new, sup, abiread.Demangler{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -401,8 +401,8 @@ func required(p *syntax.Regexp, depth int) string {
 
 // symbolNames are the names of syms the name properties match: for C the
 // function's name is the symbol's name; for C++ it is the qualified name,
-// without parameters (lib::take), as libabigail has it, when s has a
-// demangler (WithDemangler); the full demangled name and the mangled one
+// without parameters (lib::take), as libabigail has it, when the
+// comparison has a Demangler; the full demangled name and the mangled one
 // match too.
 func (s *Suppressions) symbolNames(syms []abi.Symbol) []string {
 	var names []string
@@ -419,10 +419,10 @@ func (s *Suppressions) symbolNames(syms []abi.Symbol) []string {
 }
 
 // shortName is the qualified name of a mangled symbol without its
-// parameters, from s's demangler; false without one.
+// parameters, from the comparison's Demangler; false without one.
 func (s *Suppressions) shortName(name string) (string, bool) {
-	if s == nil || s.demangle == nil {
+	if s == nil || s.names == nil {
 		return "", false
 	}
-	return s.demangle(name)
+	return s.names.Demangle(name, false)
 }

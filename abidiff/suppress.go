@@ -33,9 +33,8 @@ type Suppressions struct {
 	public [2]map[string]bool
 	// known are the inputs' own types, to tell a class from a namespace.
 	known [2]map[string]*abi.Type
-	// demangle names a C++ symbol without its parameters
-	// (WithDemangler).
-	demangle func(mangled string) (string, bool)
+	// names demangles C++ symbols: the comparison's Demangler.
+	names Demangler
 }
 
 // Section names of libabigail's format, and the kinds of abifloor's rules.
@@ -149,19 +148,12 @@ func (s *Suppressions) WithFiles(old, new string) *Suppressions {
 	return &c
 }
 
-// WithDemangler returns s knowing how to name a mangled C++ symbol without
-// its parameters (lib::take for _ZN3lib4takeEi), which libabigail's name
-// properties match and which tells a member function's class for
-// --headers-dir. Without one a C++ symbol is matched by its mangled and
-// its full demangled name only, and no member function counts as private:
-// the comparison may report more, never hide a change. The demangler is
-// the readers' (abiread.ShortName), so that this package needs none. s
-// itself is not changed.
-func (s *Suppressions) WithDemangler(f func(mangled string) (string, bool)) *Suppressions {
-	if s == nil {
-		return nil
+// withNames returns s naming C++ symbols with names (nil: none).
+func (s *Suppressions) withNames(names Demangler) *Suppressions {
+	if s == nil || names == nil {
+		return s
 	}
 	c := *s
-	c.demangle = f
+	c.names = names
 	return &c
 }

@@ -150,6 +150,8 @@ type comparer struct {
 	ctx   context.Context
 	polls int
 	err   error
+	// names demangles C++ symbols (Compare); nil: none.
+	names Demangler
 }
 
 func newComparer(ctx context.Context, oa, na *abi.ABI) *comparer {

@@ -177,7 +177,7 @@ func TestTypedefChainStack(t *testing.T) {
 // compare is Compare under a context that never ends.
 func compare(t testing.TB, old, new *abi.ABI, sup *Suppressions) Report {
 	t.Helper()
-	r, err := Compare(context.Background(), old, new, sup)
+	r, err := Compare(context.Background(), old, new, sup, abiread.Demangler{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -190,7 +190,7 @@ func Run(ctx context.Context, old, new string, opt Options) (*Result, error) {
 		}
 		sup = sup.WithPublicTypes(pub[0], pub[1], abis[0], abis[1])
 	}
-	r, err := abidiff.Compare(ctx, abis[0], abis[1], sup.WithDemangler(abiread.ShortName))
+	r, err := abidiff.Compare(ctx, abis[0], abis[1], sup, abiread.Demangler{})
 	if err != nil {
 		return nil, &IncompleteError{Err: err}
 	}

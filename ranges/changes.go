@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/abidiff"
 )
 
@@ -13,7 +14,7 @@ import (
 // changed ("size", "hObjectNew.offset") and old → new.
 func changesBetween(old, new *abi.ABI) []Change {
 	// A context that never ends: Compare's only error is its end.
-	r, _ := abidiff.Compare(context.Background(), old, new, nil)
+	r, _ := abidiff.Compare(context.Background(), old, new, nil, abiread.Demangler{})
 	out := []Change{}
 	for _, tc := range r.Types {
 		for _, c := range tc.Changes {

@@ -237,7 +237,7 @@ func FuzzLoadDWARF(f *testing.F) {
 			return
 		}
 		a := &abi.ABI{Schema: abi.Schema, Types: map[string]*abi.Type{}, Symbols: []abi.Symbol{}}
-		addTypesFrom("fuzz", a, ef, int64(len(data)), 1<<20, nil, ef.Type == elf.ET_REL)
+		addTypesFrom(context.Background(), "fuzz", a, ef, int64(len(data)), 1<<20, nil, ef.Type == elf.ET_REL)
 	})
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/abidiff"
 	"github.com/abifloor/abifloor/internal/fixture"
 )
@@ -278,7 +279,7 @@ func TestClassKey(t *testing.T) {
 // compare is abidiff.Compare under a context that never ends.
 func compare(t testing.TB, old, new *abi.ABI, sup *abidiff.Suppressions) abidiff.Report {
 	t.Helper()
-	r, err := abidiff.Compare(context.Background(), old, new, sup)
+	r, err := abidiff.Compare(context.Background(), old, new, sup, abiread.Demangler{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package abiread
 
 import (
+	"context"
 	"debug/dwarf"
 	"encoding/binary"
 	"fmt"
@@ -66,12 +67,16 @@ func newIndex() *index {
 // scan indexes d. It reads top-level entries only and skips their children
 // (using DW_AT_sibling when the compiler wrote it), so the cost is a small
 // part of the DWARF; member lists are read later, only for reachable types.
-func scan(d *dwarf.Data, wantNames bool, names *nameBudget) (*index, error) {
+func scan(ctx context.Context, d *dwarf.Data, wantNames bool, names *nameBudget) (*index, error) {
 	ix := newIndex()
 	ix.budget = names
 	seenName := map[string]bool{}
 	r := &forward{r: d.Reader()}
 	for {
+		// One check per unit, as fastScan.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		cu, err := r.Next()
 		if err != nil {
 			return nil, err
@@ -350,14 +355,14 @@ func newBuilder(src dieSource, ix *index, a *abi.ABI, limit int) *builder {
 // when it meets DWARF it does not decode; d is used for relocatable objects.
 // rel says the symbols are an object file's, whose addresses are
 // section-relative and so match no DWARF address.
-func typesOf(a *abi.ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSize int, names *nameBudget, rel bool) error {
+func typesOf(ctx context.Context, a *abi.ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, infoSize int, names *nameBudget, rel bool) error {
 	var ix *index
 	var src dieSource
 	var err error
 	if s != nil {
 		s.names = names
 		var units []scannedUnit
-		ix, units, err = fastScan(s, false)
+		ix, units, err = fastScan(ctx, s, false)
 		if err == nil {
 			bs := &byteSource{s: s, units: units}
 			if s.alt != nil {
@@ -374,7 +379,7 @@ func typesOf(a *abi.ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, inf
 		}
 	}
 	if src == nil {
-		if ix, err = scan(d, false, names); err != nil {
+		if ix, err = scan(ctx, d, false, names); err != nil {
 			return err
 		}
 		src = dwarfSource{r: d.Reader(), units: ix.units, cur: new(uint64), names: names}
@@ -384,6 +389,13 @@ func typesOf(a *abi.ABI, d *dwarf.Data, s *sections, order binary.ByteOrder, inf
 	b := newBuilder(src, ix, a, min(1<<22, 1024+infoSize/4))
 	b.bigEndian = order == binary.BigEndian
 	for i := range a.Symbols {
+		// The types of a few symbols cost about what one unit's
+		// scan does: check the context as often.
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
 		s := &a.Symbols[i]
 		addr := symbolAddr(*s, a.SymbolTable, rel)
 		switch s.Kind {

@@ -2,6 +2,7 @@ package abiread
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"fmt"
 	"path/filepath"
@@ -71,7 +72,7 @@ func altLink(f *elfx.File) (path string, id []byte, ok bool) {
 // one and no alternate found it returns an error naming what was tried,
 // which the caller reports as a note: the types that live there are
 // unknown.
-func attachAlt(f *elfx.File, path string, secs *sections, dirs []string, maxDebug int64) error {
+func attachAlt(ctx context.Context, f *elfx.File, path string, secs *sections, dirs []string, maxDebug int64) error {
 	link, id, ok := altLink(f)
 	if !ok || secs == nil {
 		return nil
@@ -106,7 +107,7 @@ func attachAlt(f *elfx.File, path string, secs *sections, dirs []string, maxDebu
 			continue
 		}
 		as.base = altBase
-		aix, units, err := fastScan(as, false)
+		aix, units, err := fastScan(ctx, as, false)
 		if err != nil {
 			continue
 		}

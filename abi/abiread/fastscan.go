@@ -2,6 +2,7 @@ package abiread
 
 import (
 	"bytes"
+	"context"
 	"debug/dwarf"
 	"encoding/binary"
 	"errors"
@@ -13,7 +14,7 @@ import (
 // libc's DWARF was in building Entries nobody looked at. Anything it does
 // not expect (a unit type, a form, a string form that needs a base) makes
 // it return errSlowPath, and the caller falls back to scan.
-func fastScan(s *sections, wantNames bool) (*index, []scannedUnit, error) {
+func fastScan(ctx context.Context, s *sections, wantNames bool) (*index, []scannedUnit, error) {
 	if s.names == nil {
 		s.names = newNameBudget(s.dwarfBytes(), 0)
 	}
@@ -29,6 +30,11 @@ func fastScan(s *sections, wantNames bool) (*index, []scannedUnit, error) {
 	}
 	info := s.info
 	for off := uint64(0); off < uint64(len(info)); {
+		// One check per unit: a large library stops soon after
+		// its reader is told to.
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		u, err := readUnitHeader(info, off, s.order)
 		if err != nil {
 			return nil, nil, err

@@ -1,6 +1,7 @@
 package abiread
 
 import (
+	"context"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -86,11 +87,11 @@ func TestFastScanMatchesScan(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, names := range []bool{false, true} {
-			fast, _, err := fastScan(s, names)
+			fast, _, err := fastScan(context.Background(), s, names)
 			if err != nil {
 				t.Fatalf("%s: fastScan: %v", p, err)
 			}
-			slow, err := scan(d, names, nil)
+			slow, err := scan(context.Background(), d, names, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +146,7 @@ func TestAbbrevGapBomb(t *testing.T) {
 		info = append(info, 8, 0)
 	}
 	abbrev = append(abbrev, make([]byte, code-len(abbrev))...)
-	_, units, err := fastScan(&sections{info: info, abbrev: abbrev, order: binary.LittleEndian}, false)
+	_, units, err := fastScan(context.Background(), &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}, false)
 	laid := 0
 	for _, u := range units {
 		laid += len(u.tab)
@@ -256,7 +257,7 @@ func TestNamedChainStack(t *testing.T) {
 	defer debug.SetMaxStack(debug.SetMaxStack(64 << 20))
 	a := &abi.ABI{Types: map[string]*abi.Type{}, Symbols: []abi.Symbol{{Name: "f", Kind: abi.SymFunc}}}
 	s := &sections{info: info, abbrev: abbrev, order: binary.LittleEndian}
-	if err := typesOf(a, nil, s, binary.LittleEndian, 1<<24, newNameBudget(s.dwarfBytes(), 0), false); err != nil {
+	if err := typesOf(context.Background(), a, nil, s, binary.LittleEndian, 1<<24, newNameBudget(s.dwarfBytes(), 0), false); err != nil {
 		t.Fatal(err)
 	}
 	if a.Symbols[0].Type == nil || len(a.Types) > maxNamed+1 {

@@ -1,6 +1,7 @@
 package abiread
 
 import (
+	"context"
 	"encoding/binary"
 	"os"
 	"os/exec"
@@ -75,7 +76,7 @@ func FuzzTypesOf(f *testing.F) {
 		if s == nil {
 			return
 		}
-		ix, _, err := fastScan(s, true)
+		ix, _, err := fastScan(context.Background(), s, true)
 		if err != nil {
 			return
 		}
@@ -86,7 +87,7 @@ func FuzzTypesOf(f *testing.F) {
 		for n := range ix.vars {
 			a.Symbols = append(a.Symbols, abi.Symbol{Name: n, Kind: abi.SymObject})
 		}
-		if err := typesOf(a, nil, s, binary.LittleEndian, len(data), newNameBudget(s.dwarfBytes(), int64(len(data))), false); err != nil {
+		if err := typesOf(context.Background(), a, nil, s, binary.LittleEndian, len(data), newNameBudget(s.dwarfBytes(), int64(len(data))), false); err != nil {
 			return
 		}
 		_ = a.Canonical()

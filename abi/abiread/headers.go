@@ -303,7 +303,7 @@ func CompileHeaders(ctx context.Context, opt HeaderOptions) (*HeaderResult, erro
 			return nil, err
 		}
 	}
-	if err := fromObject(obj, opt, res); err != nil {
+	if err := fromObject(ctx, obj, opt, res); err != nil {
 		return nil, err
 	}
 	if !opt.Absent && !res.Absent.Empty() {
@@ -369,7 +369,7 @@ func readDeps(dep, tu string) []string {
 }
 
 // fromObject reads the compiled translation unit.
-func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
+func fromObject(ctx context.Context, obj string, opt HeaderOptions, res *HeaderResult) error {
 	in, err := input.Open(obj, nil, make([]byte, 64))
 	if err != nil {
 		return err
@@ -388,7 +388,7 @@ func fromObject(obj string, opt HeaderOptions, res *HeaderResult) error {
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", obj, err)
 	}
-	ix, err := scan(d, true, nil) // the compiler's DWARF: names unbounded
+	ix, err := scan(ctx, d, true, nil) // the compiler's DWARF: names unbounded
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", obj, err)
 	}

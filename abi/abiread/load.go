@@ -118,7 +118,7 @@ func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, hea
 			a.DebugFile = dbgPath
 			name, ef, real = dbgPath, dbg.File, dbg.in.Size
 		}
-		return a, addTypesFrom(name, a, ef, real, opt.maxDebugSize(), opt.debugDirs(), rel)
+		return a, addTypesFrom(ctx, name, a, ef, real, opt.maxDebugSize(), opt.debugDirs(), rel)
 	}
 	if size > maxJSON {
 		return nil, fmt.Errorf("%s: neither an ELF file nor ABI JSON of at most %d bytes", name, maxJSON)
@@ -195,7 +195,7 @@ func fromELF(name string, b []byte) (*abi.ABI, error) {
 	if err != nil || !hasDWARF(ef) {
 		return a, err
 	}
-	return a, addTypesFrom(name, a, ef, int64(len(b)), 0, nil, ef.Type == elf.ET_REL)
+	return a, addTypesFrom(context.Background(), name, a, ef, int64(len(b)), 0, nil, ef.Type == elf.ET_REL)
 }
 
 // addTypesFrom reads the DWARF of ef into a, decompressing at most
@@ -203,7 +203,7 @@ func fromELF(name string, b []byte) (*abi.ABI, error) {
 // under dirs; name is used in errors. The names it takes are bounded by
 // real, the bytes on disk ef was read from (nameBudget). object says a's
 // symbols are an object file's (typesOf).
-func addTypesFrom(name string, a *abi.ABI, ef *elfx.File, real, maxDebug int64, dirs []string, object bool) error {
+func addTypesFrom(ctx context.Context, name string, a *abi.ABI, ef *elfx.File, real, maxDebug int64, dirs []string, object bool) error {
 	d, secs, rel, err := loadDWARF(ef, maxDebug)
 	if err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
@@ -221,10 +221,10 @@ func addTypesFrom(name string, a *abi.ABI, ef *elfx.File, real, maxDebug int64, 
 	if err := checkAbbrevs(abbrevs); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
-	if err := attachAlt(ef, name, secs, dirs, maxDebug); err != nil {
+	if err := attachAlt(ctx, ef, name, secs, dirs, maxDebug); err != nil {
 		a.Notes = append(a.Notes, fmt.Sprintf("%s: %v: the types it holds are unknown", name, err))
 	}
-	if err := typesOf(a, d, secs, ef.ByteOrder(), infoSize, newNameBudget(dwarfBytes, real), object); err != nil {
+	if err := typesOf(ctx, a, d, secs, ef.ByteOrder(), infoSize, newNameBudget(dwarfBytes, real), object); err != nil {
 		return fmt.Errorf("%s: DWARF: %w", name, err)
 	}
 	a.DebugInfo = abi.DebugDWARF
@@ -304,11 +304,18 @@ func Demangle(name string) string {
 	return d
 }
 
-// ShortName is the qualified name of a mangled C++ symbol without its
-// parameters (_ZN3lib4takeEi: lib::take), as libabigail matches a
-// suppression's name; false for a name that does not demangle.
-// abidiff.Suppressions.WithDemangler takes it.
-func ShortName(mangled string) (string, bool) {
+// Demangler is the readers' C++ demangler, for abidiff.Compare: with
+// params it is Demangle; without, the qualified name alone
+// (_ZN3lib4takeEi: lib::take), as libabigail matches a suppression's name.
+type Demangler struct{}
+
+// Demangle returns the C++ name of mangled, with or without its
+// parameters; ok is false for a name that does not demangle.
+func (Demangler) Demangle(mangled string, params bool) (string, bool) {
+	if params {
+		d := Demangle(mangled)
+		return d, d != ""
+	}
 	d, err := demangle.ToString(mangled, demangle.NoParams, demangle.NoClones)
 	return d, err == nil
 }

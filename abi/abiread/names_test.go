@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -149,7 +150,7 @@ func TestNamesBudgetReal(t *testing.T) {
 			continue
 		}
 		names := newNameBudget(secs.dwarfBytes(), int64(len(b)))
-		if err := typesOf(a, d, secs, ef.ByteOrder(), len(secs.info), names, false); err != nil {
+		if err := typesOf(context.Background(), a, d, secs, ef.ByteOrder(), len(secs.info), names, false); err != nil {
 			t.Errorf("%s: %v", p, err)
 			continue
 		}

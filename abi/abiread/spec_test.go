@@ -1,6 +1,7 @@
 package abiread
 
 import (
+	"context"
 	"debug/dwarf"
 	"encoding/binary"
 	"testing"
@@ -99,7 +100,7 @@ func typesOfF(t *testing.T, info, abbrev []byte, fast bool) *abi.ABI {
 		s = nil
 	}
 	a := &abi.ABI{Types: map[string]*abi.Type{}, Symbols: []abi.Symbol{{Name: "f", Kind: abi.SymFunc}}}
-	if err := typesOf(a, d, s, binary.LittleEndian, len(info), newNameBudget(int64(len(info)), 0), false); err != nil {
+	if err := typesOf(context.Background(), a, d, s, binary.LittleEndian, len(info), newNameBudget(int64(len(info)), 0), false); err != nil {
 		t.Fatal(err)
 	}
 	return a
