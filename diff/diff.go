@@ -88,7 +88,7 @@ func (r *Result) Write(w io.Writer, f report.Format, version string, p report.Pa
 	}
 	switch f {
 	case report.JSON:
-		return report.WriteJSON(w, &r.Report)
+		return report.WriteJSON(w, r)
 	case report.SARIF:
 		return r.Report.WriteSARIF(w, version, r.New)
 	case report.JUnit:

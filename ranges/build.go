@@ -473,7 +473,7 @@ func SortInputs(ins []Input) {
 
 // NewTable builds the table of results, leaving out the failed ones
 // (marked failed), with the options o recorded.
-func NewTable(o Options, rs []Result) (*Table, error) {
+func NewTable(o Options, rs []Result) (*table.Table, error) {
 	var vs []Version
 	var failed []string
 	for _, r := range rs {

@@ -375,7 +375,10 @@ func fromObject(ctx context.Context, obj string, opt HeaderOptions, res *HeaderR
 		return err
 	}
 	defer in.Close()
-	xf, err := elfx.FromInput(in)
+	if !elfx.IsELF(in.Head) {
+		return fmt.Errorf("%s: %w", obj, elfx.ErrNotELF)
+	}
+	xf, err := elfx.NewFileHead(in.FD, in.Size, in.Head)
 	if err != nil {
 		return fmt.Errorf("%s: %w", obj, err)
 	}

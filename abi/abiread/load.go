@@ -188,16 +188,6 @@ func readELF(name string, r io.ReaderAt, size, real, maxDebug int64) (*abi.ABI, 
 	return a, xf, nil
 }
 
-// fromELF reads an ABI from an ELF image in memory, with only the debug
-// info it contains. It is the entry point the fuzzer drives.
-func fromELF(name string, b []byte) (*abi.ABI, error) {
-	a, ef, err := readELF(name, bytes.NewReader(b), int64(len(b)), int64(len(b)), 0)
-	if err != nil || !hasDWARF(ef) {
-		return a, err
-	}
-	return a, addTypesFrom(context.Background(), name, a, ef, int64(len(b)), 0, nil, ef.Type == elf.ET_REL)
-}
-
 // addTypesFrom reads the DWARF of ef into a, decompressing at most
 // maxDebug bytes (0: the default), and looks for a dwz alternate file
 // under dirs; name is used in errors. The names it takes are bounded by

@@ -96,10 +96,6 @@ func (b *nameBudget) failed() error {
 	return b.err
 }
 
-// used is how many bytes the names took, for the tests that hold real
-// files to the ratio.
-func (b *nameBudget) used() int64 { return b.limit - b.left }
-
 // dwarfBytes is the size a nameBudget of s is proportional to.
 func (s *sections) dwarfBytes() int64 {
 	return int64(len(s.info) + len(s.str) + len(s.lineStr) + len(s.strOffsets))
