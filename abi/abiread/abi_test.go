@@ -53,6 +53,10 @@ func read(t testing.TB, path string, dirs ...string) *abi.ABI {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What a reader writes is a valid model, whatever the input.
+	if err := a.Validate(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 	return a
 }
 
@@ -237,6 +241,9 @@ func TestHeaders(t *testing.T) {
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if err := a.Validate(); err != nil {
+				t.Error(err)
 			}
 			if want := []string{"NVOS_OTHER", "NVOS_PARAMS", "enum mode", "struct list"}; !slices.Equal(a.Roots, want) {
 				t.Errorf("roots = %v, want %v", a.Roots, want)

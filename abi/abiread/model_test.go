@@ -48,6 +48,9 @@ func FuzzFromELF(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if err := a.Validate(); err != nil {
+			t.Fatal(err)
+		}
 		a.TypeFingerprints()
 		a.Fingerprint()
 		var buf bytes.Buffer
