@@ -3,9 +3,11 @@
 package deptest
 
 import (
-	"os/exec"
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/run"
 )
 
 // module is this module's path: its packages are not third-party.
@@ -28,11 +30,11 @@ func StdOnly(t *testing.T, pkg string) {
 
 func check(t *testing.T, pkg string, stdOnly bool, forbidden []string) {
 	t.Helper()
-	gobin, err := exec.LookPath("go")
+	gobin, err := run.LookPath("go")
 	if err != nil {
 		t.Skip("no go command on PATH")
 	}
-	out, err := exec.Command(gobin, "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", pkg).CombinedOutput()
+	out, err := run.Output(context.Background(), gobin, "list", "-deps", "-f", "{{.ImportPath}} {{.Standard}}", pkg)
 	if err != nil {
 		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
 	}
