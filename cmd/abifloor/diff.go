@@ -6,9 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/abifloor/abifloor/abi/abiread"
-	"github.com/abifloor/abifloor/diff"
-
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/diff"
 	"github.com/abifloor/abifloor/report"
 )
 
