@@ -43,6 +43,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // Format is the kind of artefact a file is.
@@ -184,10 +186,10 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultMaxMember = 512 << 20
-	DefaultDepth     = 2
-	DefaultRatio     = 200
-	DefaultMinExpand = 256 << 20
+	DefaultMaxMember = limits.MaxMember
+	DefaultDepth     = limits.Depth
+	DefaultRatio     = limits.ExpandRatio
+	DefaultMinExpand = limits.RunExpand
 )
 
 // What a reader holds of one member (a floor's tables, an ABI's member
@@ -198,17 +200,17 @@ const (
 // symbol name was 240 MiB. The decompression allowance (Ratio) is larger:
 // it bounds what is streamed past, not what is held.
 const (
-	HoldRatio = 32
-	HoldSlack = 4 << 20
+	HoldRatio = limits.HoldRatio
+	HoldSlack = limits.HoldSlack
 )
 
 // HoldLimit is what a reader may hold of a member of an artefact of size
 // bytes on disk.
-func HoldLimit(size int64) int64 { return HoldRatio*max(size, 0) + HoldSlack }
+func HoldLimit(size int64) int64 { return limits.For(size).Hold }
 
 // HoldWhy says where HoldLimit(size) comes from, for errors.
 func HoldWhy(size int64) string {
-	return fmt.Sprintf("%d times the artefact's %d bytes, plus %d MiB", HoldRatio, size, HoldSlack>>20)
+	return limits.For(size).HoldWhy()
 }
 
 func (o *Options) fill() {
