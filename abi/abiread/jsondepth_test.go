@@ -48,7 +48,7 @@ func TestJSONNesting(t *testing.T) {
 // FuzzParseJSON: any ABI JSON is read or refused with an error naming the
 // file, and what is read nests within the bound, spells and writes back.
 func FuzzParseJSON(f *testing.F) {
-	if golden, err := os.ReadFile("../cmd/abifloor/testdata/golden/abi_dump_json.golden"); err == nil {
+	if golden, err := os.ReadFile("../../cmd/abifloor/testdata/golden/abi_dump_json.golden"); err == nil {
 		f.Add(strings.ReplaceAll(string(golden), "FUNC_SIZE", "16"))
 	}
 	f.Add(string(pointerChain(40)))
