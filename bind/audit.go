@@ -191,7 +191,7 @@ type Warning struct {
 // when strict, one with a Warning.
 func (r *Result) Fails(strict bool) bool {
 	for _, fr := range r.Files {
-		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 || fr.PLTNone > 0 {
+		if fr.DiesAtStart || len(fr.DlopenMissing) > 0 || fr.PLTNone > 0 || len(fr.RelrIgnored) > 0 {
 			return true
 		}
 	}
@@ -309,6 +309,11 @@ type FileReport struct {
 	// symbol: fatal under lazy binding, a crash at the first call under
 	// BIND_NOW.
 	PLTNone int `json:"plt_none,omitempty"`
+	// RelrIgnored are the objects of the load (the file itself, or a
+	// library) with DT_RELR relocations that the root's loader ignores
+	// (its libc.so.6 has no GLIBC_ABI_DT_RELR: glibc before 2.36): they
+	// load with their packed pointers unrelocated, a crash at the first use.
+	RelrIgnored []string `json:"relr_ignored,omitempty"`
 	// Skipped are library candidates the search passed over, with why
 	// ("/x/libfoo.so: wrong architecture aarch64"): what lies behind a
 	// "not found" that is not simply absent.
@@ -730,6 +735,55 @@ func (a *Auditor) analyzeWith(ctx context.Context, rep *FileReport, o *object, f
 	if len(a.dlopen) > 0 {
 		a.checkDlopen(rep, root, sc)
 	}
+	rep.RelrIgnored = a.relrIgnored(rep.Path, root, sc)
+}
+
+// relrIgnored lists the objects of the load with DT_RELR relocations
+// when the libc.so.6 of the load (or, for a library that loads none, the
+// one its host would) lacks GLIBC_ABI_DT_RELR: a loader before glibc 2.36
+// skips the tag and leaves every packed pointer unrelocated, a crash at
+// the first use, not a refusal.
+func (a *Auditor) relrIgnored(p string, root *loaded, sc *scope) []string {
+	var relr []string
+	for i, l := range sc.list {
+		if l.obj.Relr {
+			name := l.name
+			if i == 0 {
+				name = p
+			}
+			relr = append(relr, name)
+		}
+	}
+	if len(relr) == 0 {
+		return nil
+	}
+	var libc *object
+	if l := sc.byName["libc.so.6"]; l != nil {
+		libc = l.obj
+	} else if _, o, err := a.find("libc.so.6", root, root.obj); err == nil {
+		libc = o
+	}
+	// glibc defines the marker from 2.36 on; a libc that is not glibc
+	// (no version definitions) is not judged.
+	if libc == nil || libc.verdefs == nil || libc.verdefs["GLIBC_ABI_DT_RELR"] || !hasGlibcVersion(libc.verdefs) {
+		return nil
+	}
+	return relr
+}
+
+// hasGlibcVersion reports whether defs hold a GLIBC_ version: a glibc.
+func hasGlibcVersion(defs map[string]bool) bool {
+	for d := range defs {
+		if strings.HasPrefix(d, "GLIBC_2.") {
+			return true
+		}
+	}
+	return false
+}
+
+// RelrWarning says what r's ignored DT_RELR relocations do.
+func (r FileReport) RelrWarning() string {
+	return fmt.Sprintf("crashes at the first use of a relocated pointer: %s has DT_RELR relocations, which this root's loader (glibc before 2.36) ignores", r.RelrIgnored[0])
 }
 
 // origin is $ORIGIN of a file named p on this machine: its real

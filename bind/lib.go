@@ -28,6 +28,7 @@ type object struct {
 	NoDef   bool // DF_1_NODEFLIB: skip ld.so.cache and the default directories
 	BindNow bool
 	Relro   bool // PT_GNU_RELRO present
+	Relr    bool // DT_RELR relocations: applied by glibc 2.36's loader and later only
 	Go      bool // built by the Go linker
 	// GoBindNow: BindNow, and the Go linker asked for it (goLinkerBindNow).
 	GoBindNow bool
@@ -149,7 +150,7 @@ func parseObjectHead(r io.ReaderAt, size int64, head []byte, hold int64, why str
 	if d == nil {
 		return o, nil // static, or a separate debug file: nothing to bind
 	}
-	o.Soname, o.Needed, o.BindNow = d.Soname, d.Needed, d.BindNow
+	o.Soname, o.Needed, o.BindNow, o.Relr = d.Soname, d.Needed, d.BindNow, d.HasRelr
 	o.HasRun = d.Has(elf.DT_RUNPATH)
 	o.NoDef = d.Flags1&elf.DF_1_NODEFLIB != 0
 	if o.HasRun {

@@ -31,7 +31,7 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 		warned[l.Path] = true
 	}
 	for _, fr := range res.Files {
-		if opt.Quiet && fr.Error == nil && !fr.DiesAtStart && len(fr.DlopenMissing) == 0 && fr.PLTNone == 0 && fr.HostSymbols == 0 && !warned[fr.Path] {
+		if opt.Quiet && fr.Error == nil && !fr.DiesAtStart && len(fr.DlopenMissing) == 0 && fr.PLTNone == 0 && len(fr.RelrIgnored) == 0 && fr.HostSymbols == 0 && !warned[fr.Path] {
 			continue
 		}
 		name := p.Bold(report.Clean(fr.Path))
@@ -54,6 +54,8 @@ func (res *Result) WriteText(w io.Writer, opt TextOptions) {
 			verdict = p.Red("dies at start: " + report.Clean(fr.Reason))
 		case fr.PLTNone > 0:
 			verdict = p.Red(fr.PLTNoneWarning())
+		case len(fr.RelrIgnored) > 0:
+			verdict = p.Red(report.Clean(fr.RelrWarning()))
 		case fr.HostSymbols > 0:
 			verdict = p.Yellow(report.Clean(fr.Reason))
 		}
@@ -213,6 +215,9 @@ func (res *Result) WriteGitHub(w io.Writer, strict bool) {
 		case fr.DiesAtStart:
 			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "dies at start", Message: fr.Message})
 		}
+		if len(fr.RelrIgnored) > 0 && !fr.DiesAtStart {
+			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "DT_RELR ignored by the loader", Message: fr.RelrWarning()})
+		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
 			report.WriteAnnotation(w, report.Annotation{Level: "error", File: fr.Path, Title: "PLT relocations of type NONE", Message: fr.PLTNoneWarning()})
 		}
@@ -245,6 +250,9 @@ func (res *Result) WriteSARIF(w io.Writer, version string, strict bool) error {
 				msg = fr.Reason
 			}
 			rs = append(rs, report.SARIFResult{RuleID: "bind/dies-at-start", Message: msg, URI: fr.Path})
+		}
+		if len(fr.RelrIgnored) > 0 && !fr.DiesAtStart {
+			rs = append(rs, report.SARIFResult{RuleID: "bind/relr-ignored", Message: fr.RelrWarning(), URI: fr.Path})
 		}
 		if fr.PLTNone > 0 && !fr.DiesAtStart {
 			rs = append(rs, report.SARIFResult{RuleID: "bind/plt-none", Message: fr.PLTNoneWarning(), URI: fr.Path})
@@ -291,6 +299,8 @@ func (res *Result) WriteJUnit(w io.Writer, strict bool) error {
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dies-at-start", Message: msg})
 		case fr.PLTNone > 0:
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/plt-none", Message: fr.PLTNoneWarning()})
+		case len(fr.RelrIgnored) > 0:
+			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/relr-ignored", Message: fr.RelrWarning()})
 		}
 		for _, u := range fr.DlopenMissing {
 			c.Failures = append(c.Failures, report.JUnitFinding{Type: "bind/dlopen-missing", Message: "would fail at first call to " + symName(u) + ": no --dlopen library defines it"})

@@ -123,6 +123,9 @@ func Check(ctx context.Context, paths []string, rq Requirements, opt Options) (*
 	opt.Limits, opt.sources = rq.effective()
 	opt.Targets, opt.EachTarget, opt.Claims, opt.Sites = dedupTargets(rq.Targets), false, true, true
 	res := Scan(ctx, paths, opt)
+	if opt.Strict {
+		res.Violations, res.Advisories = append(res.Violations, res.Advisories...), nil
+	}
 	c := &CheckResult{Result: res, Empty: res.Stats.ELF == 0 && res.Stats.Errors == 0 && !res.Incomplete, Requirements: rq}
 	if len(rq.Limits) == 0 && len(rq.Targets) == 0 && len(res.Claims) == 0 && !res.Incomplete && res.Stats.ELF > 0 {
 		return c, ErrNothing

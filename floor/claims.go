@@ -49,6 +49,7 @@ type claims struct {
 	control string // .deb control file or rpm Requires
 	pkgJSON []byte // npm package.json
 	libc    []libcClaim
+	rt      []rtClaim        // the GCC runtimes' (runtime.go)
 	targets []targets.Target // wheel tags
 	npm     *npmClaim
 }
@@ -176,6 +177,7 @@ func (c *claims) resolve(artefactPath string, user []targets.Target) {
 			c.libc = []libcClaim{{version: top, source: fmt.Sprintf("Requires: libc.so.6(GLIBC_%s)", top)}}
 		}
 	}
+	c.rt = runtimeClaims(c.control)
 	c.targets = nil
 	if m := wheelRE.FindStringSubmatch(path.Base(artefactPath)); m != nil {
 		for _, tag := range strings.Split(m[1], ".") {
@@ -231,6 +233,7 @@ func (c *claims) violations(rep FileReport) []Violation {
 			out = append(out, v)
 		}
 	}
+	out = append(out, c.runtimeViolations(rep)...)
 	if c.npm != nil {
 		if cpu, ok := npmCPU[rep.Arch]; ok && len(c.npm.CPU) > 0 && !allows(c.npm.CPU, cpu) {
 			out = append(out, Violation{Path: rep.Path, Symbols: []Ref{}, Rule: RuleClaim, Target: fmt.Sprintf("package.json cpu %v: the file is %s (%s)", c.npm.CPU, cpu, rep.Arch)})
@@ -263,6 +266,10 @@ func (c *claims) checks(artefactPath string, members []item) []ClaimCheck {
 	for _, l := range c.libc {
 		add(l.source, func(v Violation) bool { return v.Rule == RuleClaim && v.Target == l.source },
 			func(r FileReport) bool { got, ok := c.libcFor(r.Arch); return ok && got.source == l.source })
+	}
+	for _, r := range c.rt {
+		add(r.source, func(v Violation) bool { return v.Rule == RuleClaim && v.Target == r.source },
+			func(f FileReport) bool { return f.Libc != Musl })
 	}
 	for _, t := range c.targets {
 		add("platform tag "+t.Name, func(v Violation) bool { return v.Target == t.Name || strings.Contains(v.Target, t.Name) },

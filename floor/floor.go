@@ -45,6 +45,9 @@ type FileReport struct {
 	// unwraps to an *os.PathError or an *elfx.FormatError; the JSON
 	// carries ErrorMessage.
 	Error error `json:"-"`
+	// defines are the version names a shared library defines: what a
+	// copy the tree ships provides to the files that reach it.
+	defines []string
 }
 
 // ErrorMessage is the text of Error without the path the report shows
@@ -166,6 +169,15 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 	if err != nil {
 		r.Error = fmt.Errorf("%s: %w", path, err)
 		return r, nil
+	}
+	if r.Kind == elfx.SharedLibrary {
+		// A malformed table defines nothing: no need is met by it.
+		defs, _ := f.VersionDefs()
+		for _, d := range defs {
+			if d.Flags&1 == 0 {
+				r.defines = append(r.defines, d.Name)
+			}
+		}
 	}
 	r.Floors = map[string]string{}
 	r.Needs = make([]Need, 0, len(needs))

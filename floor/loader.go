@@ -56,6 +56,16 @@ type releaseIndex struct {
 
 var releaseCache sync.Map // arch + "\x00" + release → func() *releaseIndex
 
+// symbolsCache holds each architecture's database with its symbols, read
+// once per run: fit checks a file against a dozen releases before 2.34,
+// and reading the database for each cost more than the checks.
+var symbolsCache sync.Map // arch → func() (*glibc.Arch, error)
+
+func archSymbols(arch string) (*glibc.Arch, error) {
+	f, _ := symbolsCache.LoadOrStore(arch, sync.OnceValues(func() (*glibc.Arch, error) { return glibc.LoadArch(arch, true) }))
+	return f.(func() (*glibc.Arch, error))()
+}
+
 // archInfo is what the database's header says of an architecture: its
 // loader and the sonames of glibc's libraries. Reading it skips the
 // symbols, so every file can be held to it at no cost worth measuring.
@@ -102,7 +112,7 @@ func indexRelease(arch, release string) *releaseIndex {
 	key := arch + "\x00" + release
 	f, _ := releaseCache.LoadOrStore(key, sync.OnceValue(func() *releaseIndex {
 		ri := &releaseIndex{libc: map[string]map[string]bool{}, movedTo: map[string]string{}, since: map[string]string{}}
-		a, err := glibc.LoadArch(arch, true)
+		a, err := archSymbols(arch)
 		if err != nil {
 			ri.err = err
 			return ri
@@ -192,13 +202,14 @@ func (lc loaderCheck) interpViolation(f *elfx.File, r *FileReport, ai *archInfo)
 }
 
 // needsSymbols reports whether the check of f reads its symbols: before
-// glibc 2.34 for the merge, and for a program linked with -z now whose
-// needs are all the base system's.
+// glibc 2.34 for the merge, and for a program whose needs are all the
+// base system's and which has an unversioned reference (bound at start
+// with -z now, at the first call without).
 func (lc loaderCheck) needsSymbols(f *elfx.File, r *FileReport) bool {
 	if symver.Compare(lc.release, "2.34") < 0 {
 		return true
 	}
-	if f.Dynamic == nil || !f.Dynamic.BindNow || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) {
+	if f.Dynamic == nil || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) {
 		return false
 	}
 	ai := archOf(glibcArch(r.Arch))
@@ -236,10 +247,7 @@ func (lc loaderCheck) check(f *elfx.File, r *FileReport, syms []elfx.Symbol, lim
 			out = append(out, lc.merged(r, syms, ri, limit)...)
 		}
 	}
-	if v := lc.bindNow(f, r, syms, ai, release); v != nil {
-		out = append(out, *v)
-	}
-	return out
+	return append(out, lc.unbound(f, r, syms, ai, release)...)
 }
 
 // merged: references bound to libc.so.6 that the release's libc.so.6
@@ -283,15 +291,18 @@ func (lc loaderCheck) merged(r *FileReport, syms []elfx.Symbol, ri *releaseIndex
 	return out
 }
 
-// bindNow: a file linked with -z now binds every symbol at start, so an
-// unversioned reference that neither the release's glibc nor any library
-// the file needs could define kills it before main (go-nvml's functions,
-// meant to come from a library dlopen()ed later). Only a file whose needs
-// are all the target's base system (glibc and the GCC runtimes, whose
-// symbols are all versioned) can be judged; a library's references are
-// its host's to provide.
-func (lc loaderCheck) bindNow(f *elfx.File, r *FileReport, syms []elfx.Symbol, ai *archInfo, release func() *releaseIndex) *Violation {
-	if f.Dynamic == nil || !f.Dynamic.BindNow || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) || !ai.base(r.Needed) {
+// unbound: an unversioned reference that neither the release's glibc
+// nor any library the program needs could define. Linked with -z now, the
+// program binds it at start and dies before main (go-nvml's functions,
+// meant to come from a library dlopen()ed later): a violation. Bound
+// lazily, at the first call, a library the program loads later may define
+// it: a warning naming them (RuleLazyUndefined). Only a program whose
+// needs are all the target's base system (glibc and the GCC runtimes,
+// whose symbols are all versioned) can be judged; a library's references
+// are its host's to provide. A lazy program's data references to such a
+// symbol (bound at start too) are bind's to find.
+func (lc loaderCheck) unbound(f *elfx.File, r *FileReport, syms []elfx.Symbol, ai *archInfo, release func() *releaseIndex) []Violation {
+	if f.Dynamic == nil || (r.Kind != elfx.Executable && r.Kind != elfx.PIEExecutable) || !ai.base(r.Needed) {
 		return nil
 	}
 	cand := map[uint32]bool{}
@@ -317,32 +328,52 @@ func (lc loaderCheck) bindNow(f *elfx.File, r *FileReport, syms []elfx.Symbol, a
 	if err != nil {
 		return nil
 	}
-	var refs []Ref
+	now := f.Dynamic.BindNow
+	var eager, lazy []Ref
 	seen := map[uint32]bool{}
 	for _, rl := range relocs {
-		if cand[rl.Sym] && !seen[rl.Sym] {
-			seen[rl.Sym] = true
-			refs = append(refs, refOf(syms[rl.Sym]))
+		if !cand[rl.Sym] || seen[rl.Sym] {
+			continue
 		}
+		switch {
+		case now:
+			eager = append(eager, refOf(syms[rl.Sym]))
+		case rl.PLT:
+			lazy = append(lazy, refOf(syms[rl.Sym]))
+		default:
+			continue // a data reference of a lazy program: bind's
+		}
+		seen[rl.Sym] = true
 	}
-	if len(refs) == 0 {
-		return nil
+	var out []Violation
+	if len(eager) > 0 {
+		slices.SortFunc(eager, compareRefs)
+		out = append(out, Violation{Path: r.Path, Rule: RuleBindNow, Target: lc.target, Allowed: lc.release, Symbols: eager})
 	}
-	slices.SortFunc(refs, compareRefs)
-	return &Violation{Path: r.Path, Rule: RuleBindNow, Target: lc.target, Symbols: refs}
+	if len(lazy) > 0 {
+		slices.SortFunc(lazy, compareRefs)
+		out = append(out, Violation{Path: r.Path, Rule: RuleLazyUndefined, Target: lc.target, Allowed: lc.release, Symbols: lazy})
+	}
+	return out
 }
 
 // gccRuntime are the GCC runtime libraries every target's base system has.
 var gccRuntime = map[string]bool{"libstdc++.so.6": true, "libgcc_s.so.1": true}
 
+// targetWords names the target of a loader's rule: its name, or the
+// glibc release a --max names.
+func (v Violation) targetWords() string {
+	if v.Target == "" || v.Target == "--max" {
+		return "glibc " + v.Allowed
+	}
+	return v.Target
+}
+
 // loaderCause is Cause for the loader's rules, in the loader's words: the
 // first symbol, as the loader names the first it meets (the report lists
 // them all, and causes group files).
 func (v Violation) loaderCause() string {
-	target := v.Target
-	if target == "" || target == "--max" {
-		target = "glibc " + v.Allowed
-	}
+	target := v.targetWords()
 	first := ""
 	if len(v.Symbols) > 0 {
 		first = v.Symbols[0].Name

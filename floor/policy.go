@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
@@ -72,6 +71,8 @@ func (v Violation) Cause() string {
 		return fmt.Sprintf("%s has no rules for %s", v.Target, v.Required)
 	case RuleUndefined, RuleInterpreter, RuleBindNow:
 		return v.loaderCause()
+	case RuleNotInBase, RuleLazyUndefined:
+		return v.baseCause()
 	case RuleClaim:
 		if v.Namespace == "" {
 			return v.Target // an npm package's cpu or libc (claims.go)
@@ -137,20 +138,59 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 		viol = append(viol, *lv)
 	}
 	var idx *symIndex
-	symbols := func() *symIndex {
-		if idx == nil {
-			syms, err := f.Symbols()
+	var raw []elfx.Symbol
+	read := false
+	rawSymbols := func() []elfx.Symbol {
+		if !read {
+			read = true
+			var err error
+			raw, err = f.Symbols()
 			if err != nil && r.Error == nil {
 				r.Error = fmt.Errorf("%s: reading symbols: %w", r.Path, err)
 			}
-			idx = indexSymbols(syms)
+		}
+		return raw
+	}
+	symbols := func() *symIndex {
+		if idx == nil {
+			idx = indexSymbols(rawSymbols())
 		}
 		return idx
+	}
+	// The loader's checks of each target's glibc release: what fit and
+	// a policy hold a file to beside the version numbers (a distro
+	// target of check is folded into the limits, and Analyze checks it).
+	// From glibc 2.34 on, whether the symbols are needed does not depend
+	// on the release: asked once, not once per target.
+	asked, later := false, false
+	loader := func(t targets.Target, release string) []Violation {
+		if r.Libc == Musl || !symver.Valid(release) {
+			return nil
+		}
+		lc := loaderCheck{release: release, target: t.Name}
+		need := symver.Compare(release, "2.34") < 0
+		if !need {
+			if !asked {
+				asked, later = true, lc.needsSymbols(f, r)
+			}
+			need = later
+		}
+		var syms []elfx.Symbol
+		if need {
+			syms = rawSymbols()
+		}
+		return lc.check(f, r, syms, release)
 	}
 	for _, t := range ts {
 		if !t.IsPolicy() {
 			if each {
-				viol = append(viol, limitViolations(t, r, symbols)...)
+				lv := limitViolations(t, r, symbols)
+				viol = append(viol, lv...)
+				// A release the file's versions already rule out needs
+				// no loader to say so again (most of fit's releases).
+				if t.Kind == targets.Distro && len(lv) == 0 {
+					viol = append(viol, loader(t, t.Limits["GLIBC"])...)
+				}
 			}
 			continue
 		}
@@ -158,8 +198,12 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 			viol = append(viol, Violation{Path: r.Path, Rule: RuleArch, Target: t.Name, Required: r.Arch, Symbols: []Ref{}})
 			continue
 		}
-		viol = append(viol, versionViolations(t, r, symbols)...)
+		vv := versionViolations(t, r, symbols)
+		viol = append(viol, vv...)
 		viol = append(viol, libraryViolations(t, r, symbols)...)
+		if t.Kind == targets.Manylinux && (!each || len(vv) == 0) {
+			viol = append(viol, loader(t, t.LimitsFor(r.Arch)["GLIBC"])...)
+		}
 	}
 	return viol
 }
@@ -330,64 +374,18 @@ func isLoader(lib string) bool {
 }
 
 // dropShipped removes lib_whitelist violations for libraries the scanned
-// tree itself ships (by soname or file name) where the loader finds them:
-// in a directory of the needing file's DT_RUNPATH, or, when it has none,
-// of its DT_RPATH or that of a file of the tree that needs it ($ORIGIN
-// expanded, bind.SearchDirs). They are bundled, as auditwheel repair would
+// tree itself ships (by soname or file name) where the loader finds them
+// (shippedIndex.find). They are bundled, as auditwheel repair would
 // bundle them. A library that lies in the tree but on no such path does
 // not load (ldd says "not found"), so it is no excuse.
-func dropShipped(files []FileReport, viol []Violation) []Violation {
-	shipped := map[string][]string{} // name → the directories it lies in
-	where := map[string][]string{}   // name → the paths that ship it
-	needers := map[string][]*FileReport{}
-	byPath := map[string]*FileReport{}
-	for i := range files {
-		f := &files[i]
-		if f.Error != nil {
-			continue
-		}
-		byPath[f.Path] = f
-		dir := path.Dir(f.Path)
-		shipped[path.Base(f.Path)] = append(shipped[path.Base(f.Path)], dir)
-		where[path.Base(f.Path)] = append(where[path.Base(f.Path)], f.Path)
-		if f.Soname != "" && f.Soname != path.Base(f.Path) {
-			shipped[f.Soname] = append(shipped[f.Soname], dir)
-			where[f.Soname] = append(where[f.Soname], f.Path)
-		}
-		for _, n := range f.Needed {
-			needers[n] = append(needers[n], f)
-		}
-	}
-	reachable := func(p, lib string) bool {
-		f := byPath[p]
-		if f == nil || len(shipped[lib]) == 0 {
-			return false
-		}
-		dirs, run := bind.SearchDirs(path.Dir(f.Path), f.Rpath, f.Runpath)
-		if !run {
-			for _, name := range []string{path.Base(f.Path), f.Soname} {
-				for _, g := range needers[name] {
-					if g.Runpath == "" && g != f {
-						d, _ := bind.SearchDirs(path.Dir(g.Path), g.Rpath, "")
-						dirs = append(dirs, d...)
-					}
-				}
-			}
-		}
-		for _, d := range dirs {
-			if slices.Contains(shipped[lib], path.Clean(d)) {
-				return true
-			}
-		}
-		return false
-	}
+func dropShipped(sh *shippedIndex, viol []Violation) []Violation {
 	out := viol[:0]
 	for _, v := range viol {
 		if v.Rule == RuleLibWhitelist {
-			if reachable(v.Path, v.Library) {
+			if sh.find(v.Path, v.Library) != nil {
 				continue
 			}
-			v.Shipped = where[v.Library]
+			v.Shipped = sh.where[v.Library]
 		}
 		out = append(out, v)
 	}

@@ -65,7 +65,7 @@ func TestDropShipped(t *testing.T) {
 		{Path: "w/m.so", Rule: RuleLibWhitelist, Library: "libssl.so.3"},
 		{Path: "w/m.so", Namespace: "GLIBC", Required: "2.34", Allowed: "2.28"},
 	}
-	got := dropShipped(files, viol)
+	got := dropShipped(newShippedIndex(files), viol)
 	var kept []string
 	for _, v := range got {
 		kept = append(kept, v.Library+v.Namespace)
@@ -98,7 +98,7 @@ func TestDropShippedReach(t *testing.T) {
 		for i := range c.files {
 			c.files[i].Floors = map[string]string{}
 		}
-		got := dropShipped(c.files, []Violation{{Path: needer, Rule: RuleLibWhitelist, Library: "libyaml.so.0"}})
+		got := dropShipped(newShippedIndex(c.files), []Violation{{Path: needer, Rule: RuleLibWhitelist, Library: "libyaml.so.0"}})
 		if len(got) != c.kept {
 			t.Errorf("%s: kept %v, want %d", c.name, got, c.kept)
 		}

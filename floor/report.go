@@ -3,6 +3,7 @@ package floor
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -211,6 +212,7 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions) {
 	for _, v := range res.Violations {
 		bad[v.Path] = true
 	}
+	writeAdvisories(w, res.Advisories, p, opt.Verbose)
 	for _, warn := range warnings {
 		fmt.Fprintf(w, "%s: %s\n", p.Yellow("warning"), warn)
 	}
@@ -408,6 +410,13 @@ func (res *CheckResult) WriteSARIF(w io.Writer, version string) error {
 			rs = append(rs, report.SARIFResult{RuleID: "floor/unreadable", Message: f.ErrorMessage(), URI: f.Path})
 		}
 	}
+	for _, v := range res.Advisories {
+		msg := v.Cause()
+		if len(v.Symbols) > 0 {
+			msg += "; needs " + refList(v.Symbols, 20)
+		}
+		rs = append(rs, report.SARIFResult{RuleID: report.CheckRuleID(v.Rule), Level: "warning", Message: msg, URI: v.Path})
+	}
 	for _, warn := range warnings {
 		rs = append(rs, report.SARIFResult{RuleID: "floor/limit-unused", Message: warn})
 	}
@@ -447,6 +456,22 @@ func (res *CheckResult) WriteJUnit(w io.Writer) error {
 			}
 		}
 		cases[i].Failures = append(cases[i].Failures, f)
+	}
+	// A warning fails no case: JUnit has no level, so it goes in the
+	// file's case as a finding of its own rule only under --strict
+	// (where it is a violation); here it is the case's output.
+	for _, v := range res.Advisories {
+		i, ok := index[v.Path]
+		if !ok {
+			i = len(cases)
+			index[v.Path] = i
+			cases = append(cases, report.JUnitCase{Name: v.Path, ClassName: class})
+		}
+		msg := "warning " + report.CheckRuleID(v.Rule) + ": " + v.Cause()
+		if len(v.Symbols) > 0 {
+			msg += "; needs " + refList(v.Symbols, 20)
+		}
+		cases[i].Output = append(cases[i].Output, msg)
 	}
 	if empty {
 		cases = append(cases, report.JUnitCase{Name: "(no ELF file)", ClassName: class, Failures: []report.JUnitFinding{{Type: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"}}})
@@ -555,6 +580,32 @@ func (res *Result) writeGitHub(w io.Writer, warnings []string, empty bool, level
 		report.WriteAnnotation(w, report.Annotation{Level: "error", File: firstUnreadable, Title: fmt.Sprintf("%s could not be read", report.Plural(len(unreadable), "file")),
 			Message: strings.Join(unreadable[:min(len(unreadable), 20)], "\n")})
 	}
+	// Warnings grouped by cause as violations are: a tree needs the
+	// same few system libraries in many files.
+	var causes []string
+	advised := map[string][]Violation{}
+	for _, v := range res.Advisories {
+		c := v.Cause()
+		if advised[c] == nil {
+			causes = append(causes, c)
+		}
+		advised[c] = append(advised[c], v)
+	}
+	for _, c := range causes {
+		vs := advised[c]
+		a := report.Annotation{Level: "warning", File: vs[0].Path, Title: c + " [" + report.CheckRuleID(vs[0].Rule) + "]", Message: c}
+		if len(vs) > 1 {
+			var files []string
+			for _, v := range vs {
+				files = append(files, v.Path)
+			}
+			a.Title += " (" + report.Plural(len(vs), "file") + ")"
+			a.Message = report.Plural(len(vs), "file") + ": " + symbolList(files, 10)
+		} else if len(vs[0].Symbols) > 0 {
+			a.Message = "needs " + refList(vs[0].Symbols, 20)
+		}
+		report.WriteAnnotation(w, a)
+	}
 	for _, warn := range warnings {
 		report.WriteAnnotation(w, report.Annotation{Level: "warning", Title: "limit checked nothing", Message: warn})
 	}
@@ -580,4 +631,60 @@ func (res *Result) writeGitHub(w io.Writer, warnings []string, empty bool, level
 	default:
 		report.WriteAnnotation(w, report.Annotation{Level: "notice", Title: "abifloor check", Message: "OK: " + checked + " within the limits"})
 	}
+}
+
+// groupAdvisories is how many warnings of libraries outside a target's
+// base system text output lists one by one; above it they are said once
+// per library and target, with the files that need it counted (-v lists
+// every one). A system's own /usr/bin needs hundreds of such libraries,
+// and a line per file buries the verdict.
+const groupAdvisories = 20
+
+// writeAdvisories writes the warnings of the loader's checks.
+func writeAdvisories(w io.Writer, advs []Violation, p report.Painter, verbose bool) {
+	notInBase := 0
+	for _, v := range advs {
+		if v.Rule == RuleNotInBase {
+			notInBase++
+		}
+	}
+	group := !verbose && notInBase > groupAdvisories
+	type lib struct{ name, target string }
+	count := map[lib][]string{}
+	var order []lib
+	for _, v := range advs {
+		if group && v.Rule == RuleNotInBase {
+			k := lib{v.Library, v.Target}
+			if count[k] == nil {
+				order = append(order, k)
+			}
+			count[k] = append(count[k], v.Path)
+			continue
+		}
+		fmt.Fprintf(w, "%s %s: %s\n", p.Yellow("WARN"), report.Clean(v.Path), report.Clean(v.Cause()))
+		if len(v.Symbols) > 0 {
+			fmt.Fprintf(w, "    needs %s\n", refList(v.Symbols, 8))
+		}
+	}
+	if !group {
+		return
+	}
+	slices.SortStableFunc(order, func(a, b lib) int { return len(count[b]) - len(count[a]) })
+	fmt.Fprintf(w, "%s %s outside the base system of the target (glibc and the GCC runtimes), not shipped: they must come from the system (-v lists each file)\n",
+		p.Yellow("WARN"), libraries(len(order)))
+	for i, k := range order {
+		if i == groupAdvisories {
+			fmt.Fprintf(w, "    and %d more (-v lists each file)\n", len(order)-i)
+			break
+		}
+		paths := count[k]
+		fmt.Fprintf(w, "    %s (%s): needed by %s, e.g. %s\n", report.Clean(k.name), report.Clean(k.target), report.Plural(len(paths), "file"), report.Clean(paths[0]))
+	}
+}
+
+func libraries(n int) string {
+	if n == 1 {
+		return "1 library"
+	}
+	return fmt.Sprintf("%d libraries", n)
 }

@@ -61,6 +61,11 @@ type Result struct {
 	// Floors is the tree-wide floor: the highest of every file's.
 	Floors     map[string]string `json:"floors"`
 	Violations []Violation       `json:"violations,omitempty"`
+	// Advisories are what the loader's checks of a target cannot decide
+	// from the tree and the target's base system (RuleNotInBase,
+	// RuleLazyUndefined): warnings that do not fail a check, violations
+	// under Options.Strict.
+	Advisories []Violation `json:"advisories,omitempty"`
 	// Claims are the claims of the artefacts read, each with whether it
 	// held (checked only when claims are, see Options.Claims).
 	Claims []ClaimCheck `json:"claims,omitempty"`
@@ -188,7 +193,12 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		}
 		res.Stats.ELF += elf
 	}
-	res.Violations = dropShipped(res.Files, res.Violations)
+	sh := newShippedIndex(res.Files)
+	res.Violations = dropMetByShipped(sh, dropShipped(sh, res.Violations))
+	res.Violations, res.Advisories = splitAdvisories(res.Violations)
+	if !opt.EachTarget {
+		res.Advisories = append(res.Advisories, notInBase(sh, res.Files, opt.Targets)...)
+	}
 	res.Stats.Files += ws.Files.Load()
 	res.Stats.Symlinks = ws.Symlinks.Load()
 	res.Stats.Special = ws.Special.Load()

@@ -309,7 +309,7 @@ func shown(root, p string) string {
 // are found while it is open: the claim's violation is added after the
 // walk.
 func (c *claims) broken(artefactPath string, user []targets.Target, rep FileReport) bool {
-	if c.control == "" || rep.Floors["GLIBC"] == "" {
+	if c.control == "" || (rep.Floors["GLIBC"] == "" && rep.Floors["GLIBCXX"] == "" && rep.Floors["CXXABI"] == "" && rep.Floors["GCC"] == "") {
 		return false
 	}
 	early := *c

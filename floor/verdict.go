@@ -247,6 +247,9 @@ func (c *CheckResult) Summary() report.MarkdownSummary {
 		}
 	}
 	s.Rows = rows
+	for _, v := range c.Advisories {
+		s.Notes = append(s.Notes, "warning: "+v.Path+": "+violationText(v))
+	}
 	for _, w := range c.Warnings {
 		s.Notes = append(s.Notes, "warning: "+w)
 	}

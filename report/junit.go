@@ -19,6 +19,9 @@ type JUnitCase struct {
 	Failures  []JUnitFinding
 	// Error is why the file could not be checked ("" when it was).
 	Error string
+	// Output are lines for the case's system-out: warnings, which fail
+	// nothing (JUnit has no level between a pass and a failure).
+	Output []string
 }
 
 // JUnitFinding is one failure of a case.
@@ -61,6 +64,7 @@ type junitCase struct {
 	Time      string         `xml:"time,attr"`
 	Error     *junitProblem  `xml:"error,omitempty"`
 	Failures  []junitProblem `xml:"failure"`
+	SystemOut string         `xml:"system-out,omitempty"`
 }
 
 type junitProblem struct {
@@ -87,6 +91,9 @@ func WriteJUnit(w io.Writer, suite string, cases []JUnitCase) error {
 		}
 		if len(jc.Failures) > 0 {
 			s.Failures++
+		}
+		if len(c.Output) > 0 {
+			jc.SystemOut = CleanLines(strings.Join(c.Output, "\n"))
 		}
 		s.Tests++
 		s.Cases = append(s.Cases, jc)

@@ -39,6 +39,12 @@ var CheckRules = []SARIFRule{
 	{ID: "floor/bind-now-undefined", Name: "BoundAtStartUndefined", Short: "Linked with -z now, the program binds at start a symbol no library of the target's base system defines.",
 		Full: "With BIND_NOW every symbol is bound before main: a function meant to come from a library the program dlopen()s later (the go-nvml pattern) kills it at start.",
 		Help: "Link lazily (-z lazy), or resolve those functions with dlsym.", Level: "error"},
+	{ID: "floor/not-in-base", Name: "LibraryNotInBase", Short: "A needed library is neither of the target's base system (glibc, the GCC runtimes) nor shipped where the loader finds it.",
+		Full: "The target table knows glibc's libraries and the GCC runtimes of each target; any other library must come from the system, and whether the target has it, at a version that defines what the file needs, is not known. A warning; an error with --strict.",
+		Help: "Ship the library beside the file on a RUNPATH ($ORIGIN/../lib), link it statically, or make sure the package depends on it.", Level: "warning"},
+	{ID: "floor/lazy-undefined", Name: "LazilyBoundUndefined", Short: "A lazily bound symbol no library of the target's base system defines.",
+		Full: "The program starts, and binds the symbol at its first call: a library it loads later (dlopen) must define it by then, or that call dies. Linked with -z now (or run with LD_BIND_NOW=1) it dies at start. A warning; an error with --strict.",
+		Help: "Check the symbols against the library meant to define them (abifloor bind --dlopen LIB), and keep the program linked lazily.", Level: "warning"},
 	{ID: "floor/unreadable", Name: "UnreadableFile", Short: "The file could not be read.",
 		Full: "The file is not a well-formed ELF file or archive, or could not be opened: it was not checked.",
 		Help: "Fix or exclude the file (--exclude PATTERN); a gate that could not read a file does not pass.", Level: "error"},
@@ -67,6 +73,10 @@ func CheckRuleID(rule string) string {
 		return "floor/undefined-symbol"
 	case "bind_now_undefined":
 		return "floor/bind-now-undefined"
+	case "not_in_base":
+		return "floor/not-in-base"
+	case "lazy_undefined":
+		return "floor/lazy-undefined"
 	}
 	return "floor/limit"
 }
@@ -88,6 +98,9 @@ var BindRules = []SARIFRule{
 	{ID: "bind/plt-none", Name: "PLTRelocationNone", Short: "PLT relocations of type NONE: calls through them crash.",
 		Full: "The linker left PLT relocations of type NONE for symbols it was told to ignore (--unresolved-symbols=ignore-all or ignore-in-object-files): under lazy binding the loader refuses them at start, under BIND_NOW a call through them jumps to nothing.",
 		Help: "Link the library that defines the symbols, or export them (-rdynamic) so the loader binds them from a library loaded later.", Level: "error"},
+	{ID: "bind/relr-ignored", Name: "RelrIgnored", Short: "DT_RELR relocations the root's loader ignores: the first use of a packed pointer crashes.",
+		Full: "glibc's loader applies DT_RELR relocations (-z pack-relative-relocs) from 2.36 on; an older one skips the tag and maps the object with those pointers unrelocated. A file that needs libc.so.6 carries the GLIBC_ABI_DT_RELR marker and is refused instead; one linked without libc is not.",
+		Help: "Link with -z nopack-relative-relocs for a glibc older than 2.36.", Level: "error"},
 	{ID: "bind/unreadable", Name: "UnreadableFile", Short: "The file, a library or the loader cache could not be read.",
 		Full: "The audit could not read what it needs, so it cannot say whether the program loads.",
 		Help: "Fix or exclude the file.", Level: "error"},

@@ -200,6 +200,9 @@ func TestActionRendered(t *testing.T) {
 	sh("gcc", "-shared", "-fPIC", "-o", filepath.Join(tree("undefined"), name("res", ".so")), "res.c")
 	sh("gcc", "-o", filepath.Join(tree("interp"), name("interp", "")), "app.c", "-Wl,--dynamic-linker=/run/host/usr/lib64/ld-linux-x86-64.so.2")
 	sh("gcc", "-o", filepath.Join(tree("bindnow"), name("now", "")), "nvml.c", "-rdynamic", "-Wl,--unresolved-symbols=ignore-in-object-files", "-Wl,-z,now")
+	// What the loader decides outside the target's base system: warnings.
+	sh("gcc", "-o", filepath.Join(tree("lazy"), name("lazy", "")), "nvml.c", "-rdynamic", "-Wl,--unresolved-symbols=ignore-in-object-files", "-Wl,-z,lazy")
+	sh("gcc", "-o", filepath.Join(tree("notinbase"), name("sys", "")), "app.c", "-Wl,--no-as-needed", "stub/libfoo.so.1")
 
 	cases := []struct {
 		kind, target, max, args string
@@ -222,6 +225,8 @@ func TestActionRendered(t *testing.T) {
 		{kind: "undefined", target: "debian-11", code: 1, rows: 1, says: []string{"undefined symbol: __res_search (in libresolv.so.2 before glibc 2.34: add -lresolv) on debian-11"}},
 		{kind: "interp", target: "debian-12", code: 1, rows: 1, says: []string{"interpreter /run/host/usr/lib64/ld-linux-x86-64.so.2: not on debian-12"}},
 		{kind: "bindnow", target: "debian-12", code: 1, rows: 1, says: []string{"undefined symbol: nvmlInit_v2: linked with -z now"}},
+		{kind: "lazy", target: "debian-12", code: 0, rows: 1, says: []string{"OK", "warning: ", "lazily bound symbol: nvmlInit_v2: no library of debian-12's base system defines it"}},
+		{kind: "notinbase", target: "debian-12", code: 0, rows: 1, says: []string{"OK", "warning: ", "which must come from the system: not in debian-12's base (glibc and the GCC runtimes) and not shipped"}},
 		{kind: "limit", target: "ubuntu-2204", code: 2, rows: -1, says: []string{"ERROR", "the check could not start: unknown target", "did you mean ubuntu-22.04"}},
 	}
 	// Every rule of check's is met by some case (all but floor/incomplete,

@@ -39,7 +39,7 @@ func (sf *scanFlags) add(fs *flag.FlagSet, formats string) {
 	fs.IntVar(&sf.jobs, "j", 0, "files read in parallel (default 2×CPUs)")
 	fs.BoolVar(&sf.quiet, "q", false, "print failures only (violations, unreadable files, warnings)")
 	fs.BoolVar(&sf.demangle, "demangle", false, "write C++ symbol names demangled (with --why and in violations)")
-	fs.BoolVar(&sf.strict, "strict", false, "a malformed artefact met inside a directory is an error (by default a warning)")
+	fs.BoolVar(&sf.strict, "strict", false, "a malformed artefact met inside a directory, and (check) what a target's loader may refuse (a library outside its base system, a lazily bound symbol no base library defines), is an error (by default a warning)")
 	fs.Var(&sf.debugDirs, "debug-dir", "a directory of separate debug files (DIR/.build-id/xx/rest.debug, or named by .gnu_debuglink), searched before /usr/lib/debug for the source lines of call sites (repeatable)")
 	fs.BoolVar(&sf.noArt, "no-artefacts", false, "do not open artefacts (wheels, tarballs, packages, jars) met inside directories; those named are still read")
 }
