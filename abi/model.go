@@ -88,16 +88,15 @@ type Symbol struct {
 	// when debug info describes the symbol.
 	Type *Type `json:"type,omitempty"`
 
-	addr uint64 // st_value, to match DWARF by address when names differ
-	// place is where the symbol is defined, for telling aliases: its
-	// st_value, in an object file with its section index above bit 48.
-	place uint64
+	// Place is where the symbol was defined when it was read from ELF:
+	// its st_value, for a symbol of .symtab with its section index above
+	// bit 48; 0 when it came from JSON. Two symbols of one kind at one
+	// nonzero place are aliases. It is not part of the JSON form.
+	Place uint64 `json:"-"`
 }
 
-// Place is where the symbol was defined when it was read from ELF (its
-// address; in an object file its section and offset), 0 when it came from
-// JSON: two symbols of one kind at one nonzero place are aliases.
-func (s Symbol) Place() uint64 { return s.place }
+// PlaceSection is the shift of the section index in Symbol.Place.
+const PlaceSection = 48
 
 // SymbolKind is what a symbol names (its ELF symbol type).
 type SymbolKind string
@@ -282,7 +281,7 @@ func (a *ABI) encodeCanonical(w io.Writer) {
 	c.Constants = slices.Clone(a.Constants)
 	c.Roots = slices.Clone(a.Roots)
 	c.Versions = slices.Clone(a.Versions)
-	c.sortInPlace()
+	c.Sort()
 	if c.Types == nil {
 		c.Types = map[string]*Type{}
 	}
@@ -292,9 +291,9 @@ func (a *ABI) encodeCanonical(w io.Writer) {
 	encode(w, (*plainABI)(&c))
 }
 
-// sortInPlace puts symbols, constants and roots in their canonical order, in
-// place.
-func (a *ABI) sortInPlace() {
+// Sort puts symbols, constants, roots and versions in their canonical
+// order, in place: readers call it on an ABI they have just built.
+func (a *ABI) Sort() {
 	sort.Slice(a.Symbols, func(i, j int) bool {
 		x, y := a.Symbols[i], a.Symbols[j]
 		if x.Name != y.Name {

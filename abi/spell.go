@@ -11,11 +11,12 @@ import (
 // than spellNodes nodes, or a declarator past spellLen bytes, which only a
 // hostile input makes) is cut short with "...".
 func Spell(t *Type) string {
-	return declare(t, "")
+	return Declare(t, "")
 }
 
-// declare writes t around the declarator inner (a name), within the limits.
-func declare(t *Type, inner string) string {
+// Declare spells a declaration of inner (a name) with type t, as C writes
+// it (int (*f)(void), char name[8]), within Spell's limits.
+func Declare(t *Type, inner string) string {
 	sp := speller{}
 	return strings.TrimSpace(sp.declare(t, inner))
 }

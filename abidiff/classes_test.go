@@ -405,13 +405,13 @@ func TestLibabigailClasses(t *testing.T) {
 				}
 				sup = sup.WithFiles(o0, o1)
 			}
-			r := abidiff.Compare(load(t, o0), load(t, o1), sup)
+			r := compare(t, load(t, o0), load(t, o1), sup)
 			if got := r.ExitWith(abidiff.ExitRules{Harmless: c.harmless}); got != c.want {
 				t.Errorf("exit %d, want %d\n%s", got, c.want, textOf(r))
 			}
 			// Every file diffed with itself is no change.
 			for _, o := range []string{o0, o1} {
-				if self := abidiff.Compare(load(t, o), load(t, o), nil); self.Exit(false) != 0 {
+				if self := compare(t, load(t, o), load(t, o), nil); self.Exit(false) != 0 {
 					t.Errorf("%s against itself: exit %d\n%s", filepath.Base(o), self.Exit(false), textOf(self))
 				}
 			}

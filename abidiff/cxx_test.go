@@ -89,7 +89,7 @@ func TestCxxModel(t *testing.T) {
 func TestCxxRules(t *testing.T) {
 	old := load(t, buildCxx(t, "cxx_v1"))
 	new := load(t, buildCxx(t, "cxx_v2"))
-	r := abidiff.Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 	types := map[string]abidiff.TypeChange{}
 	for _, tc := range r.Types {
 		types[tc.Name] = tc
@@ -167,7 +167,7 @@ name_regexp = ^lib::take\\(lib::v1::S\\*\\)$`,
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := abidiff.Compare(old, new, sup)
+		r := compare(t, old, new, sup)
 		if len(r.Symbols.Removed()) != 0 || r.Filtered.Symbols == 0 {
 			t.Errorf("%q: removed %q, filtered %+v", spec, r.Symbols.Removed(), r.Filtered)
 		}

@@ -13,6 +13,7 @@
 package abidiff
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -311,16 +312,41 @@ func noDebugNote(noOld, noNew bool) string {
 	return "no debug info in the new file: types not compared"
 }
 
+// Demangler names mangled C++ symbols, in reports (a virtual function's
+// name) and for suppressions (libabigail's name properties match the
+// qualified name without parameters; a member function of a private
+// class is private). abiread.Demangler is the readers'; this package
+// needs none of its own.
+type Demangler interface {
+	// Demangle returns the C++ name of a mangled name, with its
+	// parameters when params is set (foo::bar(int), or foo::bar); ok is
+	// false for a name that is not mangled or does not demangle.
+	Demangle(mangled string, params bool) (name string, ok bool)
+}
+
 // Compare diffs old against new, leaving out what sup suppresses (sup may
-// be nil).
-func Compare(old, new *abi.ABI, sup *Suppressions) Report {
+// be nil). names demangles C++ symbols; with nil, a virtual function is
+// named by its linkage name, a C++ symbol is matched by its mangled and
+// its full demangled name only, and no member function counts as private
+// (the report may then say more, never less). It checks ctx between
+// symbols and between types, and returns its error, and no report, once
+// it is done: a comparison cut short decides nothing.
+func Compare(ctx context.Context, old, new *abi.ABI, sup *Suppressions, names Demangler) (Report, error) {
+	if err := ctx.Err(); err != nil {
+		return Report{}, err
+	}
+	sup = sup.withNames(names)
 	r := Report{
 		Types: []TypeChange{},
 	}
 	incompatible := false
 	r.Notes = append(append(r.Notes, old.Notes...), new.Notes...)
-	cmp := newComparer(old, new)
+	cmp := newComparer(ctx, old, new)
+	cmp.names = names
 	compareSymbols(&r, cmp, sup, &incompatible)
+	if cmp.err != nil {
+		return Report{}, cmp.err
+	}
 	if noOld, noNew := old.DebugInfo == abi.DebugNone, new.DebugInfo == abi.DebugNone; noOld || noNew {
 		r.Notes = append(r.Notes, noDebugNote(noOld, noNew))
 	} else {
@@ -335,6 +361,9 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 			own = map[string]TypeChange{}
 		}
 		tcs := compareTypes(cmp, sup, &r.Filtered, own)
+		if cmp.err != nil {
+			return Report{}, cmp.err
+		}
 		if own != nil {
 			tcs = hideUnreached(cmp, sup, tcs, own, pubOld, pubNew, &r.Filtered)
 		}
@@ -380,7 +409,7 @@ func Compare(old, new *abi.ABI, sup *Suppressions) Report {
 			r.differs = true
 		}
 	}
-	return r
+	return r, nil
 }
 
 // compareFile compares what describes the file as a whole.
@@ -431,6 +460,9 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 		return false
 	}
 	for _, s := range old.Symbols {
+		if cmp.stopped() {
+			return
+		}
 		n, ok := newBy[s.ID()]
 		if !ok {
 			if !hidden(s, SymbolRemoved) {
@@ -451,7 +483,7 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 	// matches them all (addedGroup).
 	groups := map[uint64][]abi.Symbol{}
 	for _, s := range new.Symbols {
-		if p := s.Place(); p != 0 {
+		if p := s.Place; p != 0 {
 			if _, ok := oldBy[s.ID()]; !ok {
 				groups[p] = append(groups[p], s)
 			}
@@ -459,12 +491,12 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 	}
 	addedHidden := func(s abi.Symbol) bool {
 		var group []abi.Symbol
-		for _, o := range groups[s.Place()] {
+		for _, o := range groups[s.Place] {
 			if o.Kind == s.Kind {
 				group = append(group, o)
 			}
 		}
-		if s.Place() == 0 || len(group) < 2 {
+		if s.Place == 0 || len(group) < 2 {
 			return hidden(s, SymbolAdded)
 		}
 		if sup.addedGroup(group, sc) {
@@ -474,6 +506,9 @@ func compareSymbols(r *Report, cmp *comparer, sup *Suppressions, incompatible *b
 		return false
 	}
 	for _, s := range new.Symbols {
+		if cmp.stopped() {
+			return
+		}
 		if _, ok := oldBy[s.ID()]; !ok && !addedHidden(s) {
 			add(s.Version, Change{Kind: SymbolAdded, Symbol: s.String(), Compatible: true})
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/abidiff"
 	"github.com/abifloor/abifloor/internal/elfgen"
 	"github.com/abifloor/abifloor/internal/fixture"
@@ -37,7 +38,7 @@ func buildLib(t testing.TB, cc, name string) string {
 
 func load(t testing.TB, path string) *abi.ABI {
 	t.Helper()
-	a, err := abi.Load(context.Background(), path, abi.Options{NoDefaultDebugDir: true})
+	a, err := abiread.Load(context.Background(), path, abiread.Options{NoDefaultDebugDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestFixtureChanges(t *testing.T) {
 			if old.DebugInfo != abi.DebugDWARF {
 				t.Fatalf("debug_info = %q, want dwarf", old.DebugInfo)
 			}
-			r := abidiff.Compare(old, new, nil)
+			r := compare(t, old, new, nil)
 			wantRemoved := []string{"removed_fn@@LIBT_1.0"}
 			wantAdded := []string{"added_fn@@LIBT_2.0", "bumped@@LIBT_2.0"}
 			wantChanged := []string{"bumped@@LIBT_1.0 -> bumped@@LIBT_2.0", "version LIBT_2.0 added"}
@@ -111,7 +112,7 @@ func TestFixtureChanges(t *testing.T) {
 func TestSameAndJSON(t *testing.T) {
 	lib := buildLib(t, "gcc", "v1")
 	a := load(t, lib)
-	if r := abidiff.Compare(a, load(t, lib), nil); r.Changed() || !r.Compatible {
+	if r := compare(t, a, load(t, lib), nil); r.Changed() || !r.Compatible {
 		t.Fatalf("self diff: %+v", r)
 	}
 	js := filepath.Join(t.TempDir(), "v1.json")
@@ -122,7 +123,7 @@ func TestSameAndJSON(t *testing.T) {
 	if b.Fingerprint() != a.Fingerprint() {
 		t.Errorf("JSON round trip changed the fingerprint: %s -> %s", a.Fingerprint(), b.Fingerprint())
 	}
-	if r := abidiff.Compare(a, b, nil); r.Changed() {
+	if r := compare(t, a, b, nil); r.Changed() {
 		t.Errorf("ELF vs its JSON: %+v", r)
 	}
 }
@@ -138,7 +139,7 @@ func TestCompatibleAddition(t *testing.T) {
 		{Name: "g", Version: "V_2", Default: true, Kind: "func", Binding: "global"},
 		{Name: "h", Version: "V_PRIVATE", Default: true, Kind: "func", Binding: "global"},
 	}}
-	r := abidiff.Compare(a, b, nil)
+	r := compare(t, a, b, nil)
 	if !r.Compatible || !r.Changed() {
 		t.Fatalf("want a compatible change: %+v", r)
 	}
@@ -147,12 +148,12 @@ func TestCompatibleAddition(t *testing.T) {
 	}
 	// Removing it again is incompatible, but removing only the private
 	// symbol is not.
-	if r := abidiff.Compare(b, a, nil); r.Compatible {
+	if r := compare(t, b, a, nil); r.Compatible {
 		t.Errorf("removal classed compatible")
 	}
 	c := *b
 	c.Symbols = b.Symbols[:2]
-	if r := abidiff.Compare(b, &c, nil); !r.Compatible || !slices.Equal(r.Private.Removed(), []string{"h@@V_PRIVATE"}) {
+	if r := compare(t, b, &c, nil); !r.Compatible || !slices.Equal(r.Private.Removed(), []string{"h@@V_PRIVATE"}) {
 		t.Errorf("private removal: %+v", r)
 	}
 }
@@ -174,7 +175,7 @@ func TestSuppressions(t *testing.T) {
 		}
 	}
 	sup, _ := abidiff.ParseSuppressions("sup", strings.NewReader(tests[0].rules))
-	r := abidiff.Compare(load(t, buildLib(t, "gcc", "v1")), load(t, buildLib(t, "gcc", "v2")), sup)
+	r := compare(t, load(t, buildLib(t, "gcc", "v1")), load(t, buildLib(t, "gcc", "v2")), sup)
 	if len(r.Symbols.Removed()) != 0 {
 		t.Errorf("removed_fn not suppressed: %v", r.Symbols.Removed())
 	}
@@ -199,7 +200,7 @@ func TestPrivateTypes(t *testing.T) {
 					Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Ref: "int"}, Params: []*abi.Type{{Kind: abi.Pointer, Size: 8, Elem: &abi.Type{Ref: "struct priv"}}}}},
 			}}
 	}
-	r := abidiff.Compare(mk(8), mk(16), nil)
+	r := compare(t, mk(8), mk(16), nil)
 	if !r.Compatible || len(r.Types) != 0 || len(r.PrivateTypes) != 1 || r.PrivateTypes[0].Name != "struct priv" {
 		t.Errorf("report: %+v", r)
 	}
@@ -219,7 +220,7 @@ func TestChangeData(t *testing.T) {
 	}
 	old := mk("signed", abi.Member{Name: "x", Type: &abi.Type{Ref: "wchar"}})
 	new := mk("unsigned", abi.Member{Name: "x", Type: &abi.Type{Ref: "wchar"}}, abi.Member{Name: "y", Offset: 2, Type: &abi.Type{Ref: "wchar"}})
-	r := abidiff.Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 	want := []abidiff.Change{
 		{Kind: abidiff.MemberAdded, Type: "struct s", Path: "(anonymous 1).y", New: "wchar", At: "2", Compatible: true},
 		{Kind: abidiff.Encoding, Type: "wchar", Old: "signed", New: "unsigned"},
@@ -298,7 +299,7 @@ func TestTypedefBomb(t *testing.T) {
 	} {
 		new := write("new.json", tt.param)
 		var r abidiff.Report
-		if alloc := elfgen.Allocated(func() { r = abidiff.Compare(old, new, nil) }); alloc > 256<<20 {
+		if alloc := elfgen.Allocated(func() { r = compare(t, old, new, nil) }); alloc > 256<<20 {
 			t.Errorf("allocated %d MB", alloc>>20)
 		}
 		if len(r.Symbols.Changes) != 1 || r.Symbols.Changes[0].Note != tt.note || r.Symbols.Changes[0].Compatible != (tt.note != "") {
@@ -315,7 +316,7 @@ func TestTypedefBomb(t *testing.T) {
 func TestImpact(t *testing.T) {
 	old := load(t, buildLib(t, "gcc", "v1"))
 	new := load(t, buildLib(t, "gcc", "v2"))
-	r := abidiff.Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 	want := map[string][]string{
 		"struct point": {"use_all@@LIBT_1.0", "parameter 1", "struct point"},
 		"PARAMS":       {"use_all@@LIBT_1.0", "parameter 10", "PARAMS"},
@@ -359,7 +360,7 @@ func TestImpactPaths(t *testing.T) {
 			abi.Symbol{Name: "hidden", Version: "V_PRIVATE", Default: true, Kind: abi.SymFunc, Binding: abi.BindGlobal, Type: &abi.Type{Kind: abi.Func, Elem: ptr("struct inner")}})
 		return a
 	}
-	r := abidiff.Compare(mk(4), mk(8), nil)
+	r := compare(t, mk(4), mk(8), nil)
 	if len(r.Types) != 1 || r.Types[0].Impact == nil {
 		t.Fatalf("types %+v", r.Types)
 	}
@@ -385,7 +386,7 @@ func TestImpactPaths(t *testing.T) {
 	for _, x := range []*abi.ABI{a, n} {
 		x.Symbols = x.Symbols[len(x.Symbols)-1:]
 	}
-	r = abidiff.Compare(a, n, nil)
+	r = compare(t, a, n, nil)
 	if len(r.Types) != 0 || len(r.PrivateTypes) != 1 || !r.Compatible {
 		t.Errorf("private only: types %d, private %d, compatible %v", len(r.Types), len(r.PrivateTypes), r.Compatible)
 	}
@@ -400,7 +401,7 @@ func TestUnreachedType(t *testing.T) {
 				Type: &abi.Type{Kind: abi.Func, Elem: &abi.Type{Kind: abi.Void}}}},
 			Types: map[string]*abi.Type{"struct internal": {Kind: abi.Struct, Name: "internal", Size: size}}}
 	}
-	r := abidiff.Compare(mk(8), mk(16), nil)
+	r := compare(t, mk(8), mk(16), nil)
 	if len(r.Types) != 0 || len(r.PrivateTypes) != 1 || !r.Compatible || r.PrivateTypes[0].Impact != nil {
 		t.Errorf("types %v, apart %v, compatible %v", r.Types, r.PrivateTypes, r.Compatible)
 	}
@@ -433,7 +434,7 @@ func TestEmptyVersionNode(t *testing.T) {
 		{"empty node removed", mk([]string{"V_1", "V_2"}, f), old, abidiff.ExitChange, "version V_2 removed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := abidiff.Compare(tc.old, tc.new, nil)
+			r := compare(t, tc.old, tc.new, nil)
 			if got := r.Exit(false); got != tc.exit {
 				t.Errorf("exit %d, want %d", got, tc.exit)
 			}
@@ -449,4 +450,15 @@ func TestEmptyVersionNode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compare is abidiff.Compare under a context that never ends, with the
+// readers' demangler, as package diff and ranges run it.
+func compare(t testing.TB, old, new *abi.ABI, sup *abidiff.Suppressions) abidiff.Report {
+	t.Helper()
+	r, err := abidiff.Compare(context.Background(), old, new, sup, abiread.Demangler{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

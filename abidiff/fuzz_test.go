@@ -10,11 +10,12 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/report"
 )
 
 // FuzzCompareJSON drives the path an ABI JSON file from another CI job
-// takes: abi.Load (which validates it), Compare, and both renderings. Any
+// takes: abiread.Load (which validates it), Compare, and both renderings. Any
 // input must end in an error or a report, never a panic or a hang.
 func FuzzCompareJSON(f *testing.F) {
 	golden, _ := os.ReadFile("../cmd/abifloor/testdata/golden/abi_dump_json.golden")
@@ -34,7 +35,7 @@ func FuzzCompareJSON(f *testing.F) {
 			if err := os.WriteFile(p, b, 0o600); err != nil {
 				t.Fatal(err)
 			}
-			a, err := abi.Load(context.Background(), p, abi.Options{NoDefaultDebugDir: true})
+			a, err := abiread.Load(context.Background(), p, abiread.Options{NoDefaultDebugDir: true})
 			if err != nil {
 				return nil
 			}
@@ -44,7 +45,7 @@ func FuzzCompareJSON(f *testing.F) {
 		if oa == nil || na == nil {
 			return
 		}
-		r := Compare(oa, na, nil)
+		r := compare(t, oa, na, nil)
 		if err := r.WriteText(io.Discard, report.Painter{}); err != nil {
 			t.Fatal(err)
 		}

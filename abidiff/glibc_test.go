@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/abidiff"
 )
 
@@ -47,15 +48,15 @@ func TestGlibc231to236(t *testing.T) {
 	if _, err := os.Stat(hostLibc); err != nil {
 		t.Skipf("%s: %v", hostLibc, err)
 	}
-	old, err := abi.Load(context.Background(), oldPath, abi.Options{DebugDirs: []string{filepath.Join(dir, "usr/lib/debug")}})
+	old, err := abiread.Load(context.Background(), oldPath, abiread.Options{DebugDirs: []string{filepath.Join(dir, "usr/lib/debug")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	new, err := abi.Load(context.Background(), hostLibc, abi.Options{})
+	new, err := abiread.Load(context.Background(), hostLibc, abiread.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := abidiff.Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 
 	oldSet, newSet := dynsyms(t, oldPath), dynsyms(t, hostLibc)
 	wantRemoved, wantAdded := minus(oldSet, newSet), minus(newSet, oldSet)

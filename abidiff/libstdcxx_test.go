@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/abidiff"
 )
 
@@ -27,18 +28,18 @@ func libstdcxx(t testing.TB) string {
 func TestLibstdcxx11to12(t *testing.T) {
 	dir := libstdcxx(t)
 	oldPath, newPath := filepath.Join(dir, "libstdc++.so.6.0.29"), filepath.Join(dir, "libstdc++.so.6.0.30")
-	old, err := abi.Load(context.Background(), oldPath, abi.Options{NoDefaultDebugDir: true})
+	old, err := abiread.Load(context.Background(), oldPath, abiread.Options{NoDefaultDebugDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	new, err := abi.Load(context.Background(), newPath, abi.Options{NoDefaultDebugDir: true})
+	new, err := abiread.Load(context.Background(), newPath, abiread.Options{NoDefaultDebugDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if old.DebugInfo != abi.DebugDWARF || new.DebugInfo != abi.DebugDWARF {
 		t.Fatalf("debug info %s, %s", old.DebugInfo, new.DebugInfo)
 	}
-	r := abidiff.Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 	oldSet, newSet := dynsyms(t, oldPath), dynsyms(t, newPath)
 	wantRemoved, wantAdded := minus(oldSet, newSet), minus(newSet, oldSet)
 	if got := ids(r.Symbols.Removed()); !slices.Equal(got, wantRemoved) {

@@ -60,7 +60,7 @@ func (s *Suppressions) symbol(sym abi.Symbol, c Kind, sc scope) bool {
 		return true
 	}
 	x := s.matcher(&sc)
-	names := symbolNames([]abi.Symbol{sym})
+	names := s.symbolNames([]abi.Symbol{sym})
 	keys := append(names[:len(names):len(names)], sym.String())
 	for _, i := range x.cands(&x.sym, keys) {
 		r := x.sym.rules[i]
@@ -81,14 +81,14 @@ func (s *Suppressions) addedGroup(group []abi.Symbol, sc scope) bool {
 		return false
 	}
 	x := s.matcher(&sc)
-	groupNames := symbolNames(group)
+	groupNames := s.symbolNames(group)
 	keys := slices.Clone(groupNames)
 	own := make([][]string, len(group))
 	for j, sym := range group {
 		keys = append(keys, sym.String())
 		own[j] = groupNames
 		if sym.Demangled == "" {
-			own[j] = symbolNames(group[j : j+1])
+			own[j] = s.symbolNames(group[j : j+1])
 		}
 	}
 	for _, i := range x.cands(&x.sym, keys) {

@@ -1,6 +1,7 @@
 package abidiff
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -80,7 +81,7 @@ func TestSuppressionLongName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Compare(old, new, sup)
+	r := compare(t, old, new, sup)
 	if len(r.Symbols.Changes) != 1 || r.Symbols.Changes[0].Symbol != long || r.Filtered.Symbols != 1 {
 		t.Errorf("want the long name reported and ab hidden, got %d changes, %d filtered", len(r.Symbols.Changes), r.Filtered.Symbols)
 	}
@@ -114,7 +115,7 @@ func TestSuppressionManyRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		old, new := removedABIs(names)
-		cmp := newComparer(old, new)
+		cmp := newComparer(context.Background(), old, new)
 		var r Report
 		incompatible := false
 		compareSymbols(&r, cmp, sup, &incompatible)
@@ -147,7 +148,7 @@ func TestSuppressionWorkBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, new := removedABIs(names)
-	r := Compare(old, new, sup)
+	r := compare(t, old, new, sup)
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "suppressions: matching stopped after") {
 		t.Errorf("no note of the bound: %q", r.Notes)
 	}
@@ -209,7 +210,7 @@ func TestDeepChainsLinear(t *testing.T) {
 	old, new := mk("int"), mk("long")
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	r := Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 	runtime.ReadMemStats(&after)
 	if len(r.Symbols.Changes) != 52 {
 		t.Errorf("%d changes, want 52", len(r.Symbols.Changes))

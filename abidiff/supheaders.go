@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
-	"github.com/ianlancetaylor/demangle"
 )
 
 // WithPublicTypes returns s (nil is none) knowing the struct, union and
@@ -53,8 +52,8 @@ func (s *Suppressions) privateMember(sym abi.Symbol) bool {
 	if s == nil || sym.Demangled == "" || s.public[0] == nil && s.public[1] == nil {
 		return false
 	}
-	d, err := demangle.ToString(sym.Name, demangle.NoParams, demangle.NoClones)
-	if err != nil {
+	d, ok := s.shortName(sym.Name)
+	if !ok {
 		return false
 	}
 	i := strings.LastIndex(d, "::")

@@ -8,7 +8,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/abifloor/abifloor/abi"
-	"github.com/ianlancetaylor/demangle"
 )
 
 // A suppression file is untrusted input (docs/security.md), and Go's
@@ -402,15 +401,16 @@ func required(p *syntax.Regexp, depth int) string {
 
 // symbolNames are the names of syms the name properties match: for C the
 // function's name is the symbol's name; for C++ it is the qualified name,
-// without parameters (lib::take), as libabigail has it; the full
-// demangled name and the mangled one match too.
-func symbolNames(syms []abi.Symbol) []string {
+// without parameters (lib::take), as libabigail has it, when the
+// comparison has a Demangler; the full demangled name and the mangled one
+// match too.
+func (s *Suppressions) symbolNames(syms []abi.Symbol) []string {
 	var names []string
 	for _, sym := range syms {
 		names = append(names, sym.Name)
 		if sym.Demangled != "" {
 			names = append(names, sym.Demangled)
-			if d, ok := shortDemangled(sym.Name); ok {
+			if d, ok := s.shortName(sym.Name); ok {
 				names = append(names, d)
 			}
 		}
@@ -418,7 +418,11 @@ func symbolNames(syms []abi.Symbol) []string {
 	return names
 }
 
-func shortDemangled(name string) (string, bool) {
-	d, err := demangle.ToString(name, demangle.NoParams, demangle.NoClones)
-	return d, err == nil
+// shortName is the qualified name of a mangled symbol without its
+// parameters, from the comparison's Demangler; false without one.
+func (s *Suppressions) shortName(name string) (string, bool) {
+	if s == nil || s.names == nil {
+		return "", false
+	}
+	return s.names.Demangle(name, false)
 }

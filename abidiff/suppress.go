@@ -33,6 +33,8 @@ type Suppressions struct {
 	public [2]map[string]bool
 	// known are the inputs' own types, to tell a class from a namespace.
 	known [2]map[string]*abi.Type
+	// names demangles C++ symbols: the comparison's Demangler.
+	names Demangler
 }
 
 // Section names of libabigail's format, and the kinds of abifloor's rules.
@@ -143,5 +145,15 @@ func (s *Suppressions) WithFiles(old, new string) *Suppressions {
 	}
 	c := *s
 	c.files = []string{old, new}
+	return &c
+}
+
+// withNames returns s naming C++ symbols with names (nil: none).
+func (s *Suppressions) withNames(names Demangler) *Suppressions {
+	if s == nil || names == nil {
+		return s
+	}
+	c := *s
+	c.names = names
 	return &c
 }

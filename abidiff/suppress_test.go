@@ -77,7 +77,7 @@ func reported(r abidiff.Report) []string {
 // format hides what it names and nothing else.
 func TestLibabigailSuppressions(t *testing.T) {
 	old, new := suppressABIs()
-	all := reported(abidiff.Compare(old, new, nil))
+	all := reported(compare(t, old, new, nil))
 	wantAll := []string{"+new_fn@@V_2", "+new_var@@V_2", "-gone_fn@@V_1", "-gone_var@@V_1", "type enum color", "type struct appended", "type struct inserted",
 		"~counter@@V_1", "~ret@@V_1"}
 	if !slices.Equal(all, wantAll) {
@@ -156,7 +156,7 @@ func TestLibabigailSuppressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := abidiff.Compare(old, new, sup.WithFiles("/tmp/old.so", "/tmp/new.so"))
+			r := compare(t, old, new, sup.WithFiles("/tmp/old.so", "/tmp/new.so"))
 			var want []string
 			for _, s := range all {
 				if !slices.Contains(tt.hidden, s) {
@@ -208,7 +208,7 @@ func TestJoinSuppressions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := abidiff.Compare(old, new, abidiff.JoinSuppressions(nil, a, b))
+	r := compare(t, old, new, abidiff.JoinSuppressions(nil, a, b))
 	if r.Filtered != (abidiff.Filtered{Symbols: 1, Types: 1}) {
 		t.Errorf("filtered %+v", r.Filtered)
 	}
@@ -247,6 +247,6 @@ func FuzzParseSuppressions(f *testing.F) {
 			}
 			return
 		}
-		abidiff.Compare(old, new, sup.WithFiles("old.so", "new.so"))
+		compare(t, old, new, sup.WithFiles("old.so", "new.so"))
 	})
 }

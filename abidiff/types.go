@@ -56,6 +56,9 @@ func compareTypes(cmp *comparer, sup *Suppressions, filtered *Filtered, own map[
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(old.Types)) {
+		if cmp.stopped() {
+			return nil
+		}
 		n, ok := new.Types[key]
 		if !ok {
 			continue
@@ -661,14 +664,14 @@ func (c *changes) virtuals(path string, o, n *abi.Type) {
 		slot, found := ns[ok[i]]
 		switch {
 		case !found:
-			c.add(Change{Kind: VirtualRemoved, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot)})
+			c.add(Change{Kind: VirtualRemoved, Path: path, Member: c.symbolName(v.Name), Old: itoa(v.Slot)})
 		case slot != v.Slot:
-			c.add(Change{Kind: VirtualSlot, Path: path, Member: symbolName(v.Name), Old: itoa(v.Slot), New: itoa(slot)})
+			c.add(Change{Kind: VirtualSlot, Path: path, Member: c.symbolName(v.Name), Old: itoa(v.Slot), New: itoa(slot)})
 		}
 	}
 	for i, v := range n.Virtuals {
 		if !seen[nk[i]] {
-			c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(v.Name), New: itoa(v.Slot)})
+			c.add(Change{Kind: VirtualAdded, Path: path, Member: c.symbolName(v.Name), New: itoa(v.Slot)})
 		}
 	}
 }
@@ -683,14 +686,14 @@ func (c *changes) becameVirtual(path string, o, n *abi.Type) {
 	for _, m := range o.Methods {
 		for _, v := range n.Virtuals {
 			if v.Name == m {
-				c.add(Change{Kind: VirtualAdded, Path: path, Member: symbolName(m), New: itoa(v.Slot), Note: "now declared virtual"})
+				c.add(Change{Kind: VirtualAdded, Path: path, Member: c.symbolName(m), New: itoa(v.Slot), Note: "now declared virtual"})
 			}
 		}
 	}
 	for _, m := range n.Methods {
 		for _, v := range o.Virtuals {
 			if v.Name == m {
-				c.add(Change{Kind: VirtualRemoved, Path: path, Member: symbolName(m), Old: itoa(v.Slot), Note: "no longer virtual"})
+				c.add(Change{Kind: VirtualRemoved, Path: path, Member: c.symbolName(m), Old: itoa(v.Slot), Note: "no longer virtual"})
 			}
 		}
 	}
@@ -718,10 +721,12 @@ func (c *changes) statics(path string, o, n *abi.Type) {
 }
 
 // symbolName writes a linkage name demangled ("foo::bar()") when it is
-// mangled, as it is otherwise.
-func symbolName(name string) string {
-	if d := abi.Demangle(name); d != "" {
-		return d
+// mangled and the comparison has a Demangler, as it is otherwise.
+func (c *changes) symbolName(name string) string {
+	if c.cmp.names != nil {
+		if d, ok := c.cmp.names.Demangle(name, true); ok {
+			return d
+		}
 	}
 	return name
 }

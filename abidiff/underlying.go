@@ -1,6 +1,7 @@
 package abidiff
 
 import (
+	"context"
 	"sort"
 	"strings"
 
@@ -144,10 +145,31 @@ type comparer struct {
 	// once (matchFor is the Suppressions it was built from).
 	match    *matcher
 	matchFor *Suppressions
+	// ctx is checked every stopEvery symbols or types (stopped); err is
+	// its error once it is done.
+	ctx   context.Context
+	polls int
+	err   error
+	// names demangles C++ symbols (Compare); nil: none.
+	names Demangler
 }
 
-func newComparer(oa, na *abi.ABI) *comparer {
-	return &comparer{oa: oa, na: na, ox: newExpander(oa), nx: newExpander(na)}
+func newComparer(ctx context.Context, oa, na *abi.ABI) *comparer {
+	return &comparer{oa: oa, na: na, ox: newExpander(oa), nx: newExpander(na), ctx: ctx}
+}
+
+// stopEvery is how many symbols or types are compared between two checks
+// of the context: a check is cheap next to one comparison, but not free.
+const stopEvery = 64
+
+// stopped reports whether the comparison's context is done, checking it
+// every stopEvery calls; a comparison that stopped returns no report.
+func (c *comparer) stopped() bool {
+	if c.err == nil && c.polls%stopEvery == 0 {
+		c.err = c.ctx.Err()
+	}
+	c.polls++
+	return c.err != nil
 }
 
 const sameLayoutNote = "names only, same layout"
@@ -198,7 +220,7 @@ func (c *comparer) namesOnly(o, n *abi.Type) (note string, compatible bool) {
 // enumToIntegerParams reports whether the function types o and n differ
 // only in enums that became integers of their size (and typedef names).
 func (c *comparer) enumToIntegerParams(o, n *abi.Type) bool {
-	o, n = resolve(c.oa, o), resolve(c.na, n)
+	o, n = c.oa.Resolve(o), c.na.Resolve(n)
 	if o == nil || n == nil || o.Kind != abi.Func || n.Kind != abi.Func || len(o.Params) != len(n.Params) || o.Variadic != n.Variadic {
 		return false
 	}
@@ -314,7 +336,7 @@ func (c *comparer) layoutEq(o, n *abi.Type, memo map[[2]*abi.Type]bool, seen map
 		}
 		seen[refs] = true
 	}
-	same := c.layoutNodes(resolve(c.oa, o), resolve(c.na, n), o, n, memo, seen, depth)
+	same := c.layoutNodes(c.oa.Resolve(o), c.na.Resolve(n), o, n, memo, seen, depth)
 	memo[pair] = same
 	return same
 }
@@ -406,7 +428,7 @@ func (c *comparer) flatten(a *abi.ABI, x *expander, d *abi.Type, base int64, out
 	}
 	for _, b := range d.Bases {
 		// A base is laid out like a member without a name.
-		r := resolve(a, x.under(b.Type))
+		r := a.Resolve(x.under(b.Type))
 		if r == nil || r.Incomplete || b.Virtual {
 			return out, false
 		}
@@ -428,7 +450,7 @@ func (c *comparer) flatten(a *abi.ABI, x *expander, d *abi.Type, base int64, out
 		if u == nil {
 			return out, false
 		}
-		r := resolve(a, u)
+		r := a.Resolve(u)
 		if r == nil {
 			return out, false
 		}
@@ -458,7 +480,7 @@ func (c *comparer) sizeOf(a *abi.ABI, x *expander, u *abi.Type) int64 {
 		if u == nil {
 			return -1
 		}
-		u = resolve(a, x.under(u))
+		u = a.Resolve(x.under(u))
 		if u == nil {
 			return -1
 		}
@@ -477,15 +499,6 @@ func (c *comparer) sizeOf(a *abi.ABI, x *expander, u *abi.Type) int64 {
 		return u.Size
 	}
 	return -1
-}
-
-// resolve follows a reference to the named type's definition; nil (a
-// typedef of nothing, as a stranger's JSON may write) stays nil.
-func resolve(a *abi.ABI, t *abi.Type) *abi.Type {
-	if t == nil || t.Ref == "" {
-		return t
-	}
-	return a.Types[t.Ref]
 }
 
 // baseSpellings are the other spellings of C's base types that compilers

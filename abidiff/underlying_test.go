@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 )
 
 func TestSameUnderlying(t *testing.T) {
@@ -38,7 +39,7 @@ func TestSameUnderlying(t *testing.T) {
 		{&abi.Type{Kind: abi.Const, Elem: ref("int")}, ref("int"), false},
 	}
 	for _, tt := range tests {
-		if got := newComparer(a, a).sameUnderlying(tt.o, tt.n); got != tt.same {
+		if got := newComparer(context.Background(), a, a).sameUnderlying(tt.o, tt.n); got != tt.same {
 			t.Errorf("%s vs %s: %v, want %v", abi.Spell(tt.o), abi.Spell(tt.n), got, tt.same)
 		}
 	}
@@ -75,7 +76,7 @@ func TestSameLayout(t *testing.T) {
 		{ref("struct list"), ref("struct list2"), true}, // recursive, ends
 		{&abi.Type{Kind: abi.Const, Elem: ref("long int")}, ref("long int"), false},
 	} {
-		if got := newComparer(a, a).sameLayout(tt.o, tt.n); got != tt.same {
+		if got := newComparer(context.Background(), a, a).sameLayout(tt.o, tt.n); got != tt.same {
 			t.Errorf("%s vs %s: %v, want %v", abi.Spell(tt.o), abi.Spell(tt.n), got, tt.same)
 		}
 	}
@@ -104,7 +105,7 @@ func TestFlattenedLayout(t *testing.T) {
 	new.Types["struct __pthread_cond_s"] = &abi.Type{Kind: abi.Struct, Name: "__pthread_cond_s", Size: 20, Members: []abi.Member{
 		{Name: "__wseq", Type: &abi.Type{Ref: "__atomic_wide_counter"}}, {Name: "__g1_start", Offset: 8, Type: &abi.Type{Ref: "__atomic_wide_counter"}},
 		{Name: "__flags", Offset: 16, Type: u32}}}
-	r := Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 	if !r.Compatible || len(r.Types) != 1 {
 		t.Fatalf("compatible %v, types %+v", r.Compatible, r.Types)
 	}
@@ -117,7 +118,7 @@ func TestFlattenedLayout(t *testing.T) {
 	moved := wide("__value64", "__value32")
 	moved.Members[1].Type = &abi.Type{Kind: abi.Struct, Size: 8, Members: []abi.Member{{Name: "__low", Type: u32}, {Name: "__high", Offset: 4, Type: &abi.Type{Ref: "int"}}}}
 	new.Types["__atomic_wide_counter"] = &abi.Type{Kind: abi.Typedef, Name: "__atomic_wide_counter", Elem: moved}
-	if r := Compare(old, new, nil); r.Compatible {
+	if r := compare(t, old, new, nil); r.Compatible {
 		t.Errorf("an unsigned half that became signed is compatible: %+v", r.Types)
 	}
 }
@@ -133,7 +134,7 @@ func TestNoTypeInformation(t *testing.T) {
 	}
 	old := &abi.ABI{DebugInfo: abi.DebugDWARF, Symbols: sym(fn(abi.Void)), Types: map[string]*abi.Type{}}
 	new := &abi.ABI{DebugInfo: abi.DebugDWARF, Symbols: sym(fn(abi.Unknown)), Types: map[string]*abi.Type{}}
-	r := Compare(old, new, nil)
+	r := compare(t, old, new, nil)
 	if r.Changed() || !r.Compatible {
 		t.Errorf("changes: %v", r.Symbols.Changed())
 	}
@@ -162,13 +163,23 @@ func TestTypedefChainStack(t *testing.T) {
 	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := abi.Load(context.Background(), p, abi.Options{NoDefaultDebugDir: true})
+	a, err := abiread.Load(context.Background(), p, abiread.Options{NoDefaultDebugDir: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
-	c := newComparer(a, a)
+	c := newComparer(context.Background(), a, a)
 	if !c.sameUnderlying(&abi.Type{Ref: "t0"}, &abi.Type{Ref: "t0"}) {
 		t.Error("a chain differs from itself")
 	}
+}
+
+// compare is Compare under a context that never ends.
+func compare(t testing.TB, old, new *abi.ABI, sup *Suppressions) Report {
+	t.Helper()
+	r, err := Compare(context.Background(), old, new, sup, abiread.Demangler{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/elfx"
 )
 
@@ -63,7 +63,7 @@ func TestExportsAgree(t *testing.T) {
 		if !slices.Equal(fromBind, exported) {
 			t.Errorf("%s: bind indexes %d definitions, elfx exports %d", p, len(fromBind), len(exported))
 		}
-		a, err := abi.Load(context.Background(), p, abi.Options{NoDefaultDebugDir: true})
+		a, err := abiread.Load(context.Background(), p, abiread.Options{NoDefaultDebugDir: true})
 		if err != nil {
 			t.Errorf("%s: abi: %v", p, err)
 			continue

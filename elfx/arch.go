@@ -2,8 +2,8 @@ package elfx
 
 import (
 	"debug/elf"
-	"runtime"
-	"strings"
+
+	"github.com/abifloor/abifloor/internal/archname"
 )
 
 // Arch names the file's architecture the way Debian and uname do
@@ -65,39 +65,13 @@ func archName(m elf.Machine, class elf.Class, data elf.Data) string {
 	return m.String()
 }
 
-// gnuTriples maps Arch names to GNU target triples as Debian names its
-// cross compilers (arm-linux-gnueabihf-gcc). 32-bit arm is taken to be
-// the hard-float ABI, the one every current distribution ships.
-var gnuTriples = map[string]string{
-	"x86_64":      "x86_64-linux-gnu",
-	"x32":         "x86_64-linux-gnux32",
-	"i386":        "i686-linux-gnu",
-	"aarch64":     "aarch64-linux-gnu",
-	"aarch64_be":  "aarch64_be-linux-gnu",
-	"arm":         "arm-linux-gnueabihf",
-	"armeb":       "armeb-linux-gnueabihf",
-	"ppc64le":     "powerpc64le-linux-gnu",
-	"ppc64":       "powerpc64-linux-gnu",
-	"ppc":         "powerpc-linux-gnu",
-	"s390x":       "s390x-linux-gnu",
-	"s390":        "s390-linux-gnu",
-	"riscv64":     "riscv64-linux-gnu",
-	"riscv32":     "riscv32-linux-gnu",
-	"mips":        "mips-linux-gnu",
-	"mipsel":      "mipsel-linux-gnu",
-	"mips64":      "mips64-linux-gnuabi64",
-	"mips64el":    "mips64el-linux-gnuabi64",
-	"loongarch64": "loongarch64-linux-gnu",
-	"sparc64":     "sparc64-linux-gnu",
-}
-
 // Triple is the GNU target triple of a machine, class and byte order: the
 // prefix of its cross compiler and binutils (x86_64-linux-gnu,
 // aarch64-linux-gnu, arm-linux-gnueabihf, i686-linux-gnu,
 // powerpc64le-linux-gnu, s390x-linux-gnu, riscv64-linux-gnu), or "" for a
 // machine without a Linux GNU toolchain name here.
 func Triple(m elf.Machine, class elf.Class, data elf.Data) string {
-	return gnuTriples[archName(m, class, data)]
+	return archname.Triple(archName(m, class, data))
 }
 
 // Multiarch is the Debian multiarch name of a machine, class and byte
@@ -111,39 +85,16 @@ func Multiarch(m elf.Machine, class elf.Class, data elf.Data) string {
 	return Triple(m, class, data)
 }
 
-// archAliases maps the other names users and tools give an architecture
-// (Go's and Debian's amd64 and arm64, i686, armhf, ppc64el, ...) to Arch's.
-var archAliases = map[string]string{
-	"amd64": "x86_64", "x86-64": "x86_64", "x64": "x86_64",
-	"arm64": "aarch64",
-	"386":   "i386", "i486": "i386", "i586": "i386", "i686": "i386", "x86": "i386", "ia32": "i386",
-	"armhf": "arm", "armel": "arm", "armv7": "arm", "armv7l": "arm", "armv7hl": "arm",
-	"ppc64el": "ppc64le", "powerpc64le": "ppc64le", "powerpc64": "ppc64", "powerpc": "ppc",
-	"loong64": "loongarch64", "mips64le": "mips64el", "mipsle": "mipsel",
-}
-
 // ParseArch reads an architecture name as a user may write it (x86_64,
 // amd64, aarch64, arm64, i686, i386, armhf, ppc64el, ...), case-insensitively,
 // and returns the name Arch uses. ok is false for a name it does not know.
-func ParseArch(s string) (arch string, ok bool) {
-	s = strings.ToLower(s)
-	if a, found := archAliases[s]; found {
-		return a, true
-	}
-	if _, found := gnuTriples[s]; found {
-		return s, true
-	}
-	return "", false
-}
+// The table is internal/archname's, which packages that only name
+// architectures use without this reader.
+func ParseArch(s string) (arch string, ok bool) { return archname.Parse(s) }
 
 // ArchTriple is Triple for an architecture named as Arch names it, or ""
 // when it has no Linux GNU toolchain name here.
-func ArchTriple(arch string) string { return gnuTriples[arch] }
+func ArchTriple(arch string) string { return archname.Triple(arch) }
 
 // HostArch is the architecture of the running program, as Arch names it.
-func HostArch() string {
-	if a, ok := ParseArch(runtime.GOARCH); ok {
-		return a
-	}
-	return runtime.GOARCH
-}
+func HostArch() string { return archname.Host() }

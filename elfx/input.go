@@ -4,19 +4,7 @@ import (
 	"errors"
 	"os"
 	"strings"
-
-	"github.com/abifloor/abifloor/internal/input"
 )
-
-// FromInput reads the ELF headers of a file opened with input.Open
-// (ErrNotELF when it is not one). The File reads through the input's
-// descriptor: close the input after use.
-func FromInput(in input.File) (*File, error) {
-	if !IsELF(in.Head) {
-		return nil, ErrNotELF
-	}
-	return NewFileHead(in.FD, in.Size, in.Head)
-}
 
 // Message is the text of err for a report that already shows path beside
 // it: the path that an *os.PathError or a "path: " prefix repeats is left

@@ -240,7 +240,7 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 	if in.Links > 1 {
 		it.link = hardLink{in.Dev, in.Ino}
 	}
-	f, err := elfx.FromInput(in)
+	f, err := elfx.NewFileHead(in.FD, in.Size, in.Head)
 	if err != nil {
 		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true

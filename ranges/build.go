@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/internal/run"
 	"github.com/abifloor/abifloor/ranges/table"
@@ -170,7 +171,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		return r
 	}
 	if in.File != "" {
-		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
+		r.ABI, r.Err = abiread.Load(ctx, in.File, abiread.Options{})
 		return r
 	}
 	if err := b.Options.Check(); err != nil {
@@ -332,11 +333,11 @@ func (b *Builder) includes() []string {
 	return b.Options.Includes
 }
 
-// compilerID is the path and --version output of the compiler abi.Headers
+// compilerID is the path and --version output of the compiler abiread.Headers
 // runs: a new compiler may lay types out differently, so it is part of
 // every key.
 func compilerID(ctx context.Context, o Options) string {
-	cc, err := abi.HeaderOptions{CC: o.CC, Arch: o.Arch}.Compiler()
+	cc, err := abiread.HeaderOptions{CC: o.CC, Arch: o.Arch}.Compiler()
 	if err != nil {
 		return err.Error() // extract fails with the same error
 	}
@@ -407,7 +408,7 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 	// Root: the compiler may read this tree and its system headers, and
 	// its diagnostics are shown only from there (a header is a
 	// stranger's; abi's confinement).
-	opt := abi.HeaderOptions{Headers: o.Headers, Types: o.Types, Opaque: o.Opaque, Consts: o.Consts, CC: o.CC, Arch: o.Arch, Absent: !o.Strict, Root: root}
+	opt := abiread.HeaderOptions{Headers: o.Headers, Types: o.Types, Opaque: o.Opaque, Consts: o.Consts, CC: o.CC, Arch: o.Arch, Absent: !o.Strict, Root: root}
 	for _, inc := range b.includes() {
 		opt.Includes = append(opt.Includes, filepath.Join(root, inc))
 	}
@@ -415,7 +416,7 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		opt.Flags = append(opt.Flags, "-D"+d)
 	}
 	b.compiled.Store(true)
-	r, err := abi.CompileHeaders(ctx, opt)
+	r, err := abiread.CompileHeaders(ctx, opt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
@@ -455,7 +456,7 @@ deps:
 }
 
 // VersionError is a version whose headers could not be read; Err is
-// abi's error (*abi.MissingError, *abi.ConflictError, ...).
+// abi's error (*abiread.MissingError, *abiread.ConflictError, ...).
 type VersionError struct {
 	Version string
 	Msg     string
@@ -472,7 +473,7 @@ func SortInputs(ins []Input) {
 
 // NewTable builds the table of results, leaving out the failed ones
 // (marked failed), with the options o recorded.
-func NewTable(o Options, rs []Result) (*Table, error) {
+func NewTable(o Options, rs []Result) (*table.Table, error) {
 	var vs []Version
 	var failed []string
 	for _, r := range rs {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/ranges/table"
 )
 
 // step is one commit of a test repository: files to write (an empty
@@ -107,7 +108,7 @@ func testOptions() Options {
 	return Options{Includes: []string{"inc"}, Headers: []string{"a.h"}, Types: []string{"S", "struct t"}}
 }
 
-func summary(tab *Table) []string {
+func summary(tab *table.Table) []string {
 	var got []string
 	for _, r := range tab.Ranges {
 		s := strings.Join(r.Versions, ",")

@@ -1,17 +1,22 @@
 package ranges
 
 import (
+	"context"
+
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/ranges/table"
 )
 
 // changesBetween is the one place ranges turns an abidiff report into the
 // changes a range records: each abidiff.Change as the type (or "symbol",
 // "constant", "version"), a dotted path ending in the attribute that
 // changed ("size", "hObjectNew.offset") and old → new.
-func changesBetween(old, new *abi.ABI) []Change {
-	r := abidiff.Compare(old, new, nil)
-	out := []Change{}
+func changesBetween(old, new *abi.ABI) []table.Change {
+	// A context that never ends: Compare's only error is its end.
+	r, _ := abidiff.Compare(context.Background(), old, new, nil, abiread.Demangler{})
+	out := []table.Change{}
 	for _, tc := range r.Types {
 		for _, c := range tc.Changes {
 			out = append(out, fromDiff(c))
@@ -30,7 +35,7 @@ func changesBetween(old, new *abi.ABI) []Change {
 // appeared or disappeared: a type absent at one version and present at the
 // next is a change like any other (issue "trust", item 6), even when
 // abidiff, comparing layouts, has nothing to say about it.
-func rootChanges(old, new *abi.ABI, have []Change) []Change {
+func rootChanges(old, new *abi.ABI, have []table.Change) []table.Change {
 	removed := map[string]bool{}
 	for _, c := range have {
 		if c.Kind == string(abidiff.TypeRemoved) {
@@ -45,15 +50,15 @@ func rootChanges(old, new *abi.ABI, have []Change) []Change {
 		return m
 	}
 	o, n := in(old.Roots), in(new.Roots)
-	var out []Change
+	var out []table.Change
 	for _, r := range old.Roots {
 		if !n[r] && !removed[r] {
-			out = append(out, Change{Kind: string(abidiff.TypeRemoved), Type: r, Compatible: false, Text: r + ": removed"})
+			out = append(out, table.Change{Kind: string(abidiff.TypeRemoved), Type: r, Compatible: false, Text: r + ": removed"})
 		}
 	}
 	for _, r := range new.Roots {
 		if !o[r] {
-			out = append(out, Change{Kind: "type-added", Type: r, Compatible: true, Text: r + ": added"})
+			out = append(out, table.Change{Kind: "type-added", Type: r, Compatible: true, Text: r + ": added"})
 		}
 	}
 	return out
@@ -80,8 +85,8 @@ var attributes = map[abidiff.Kind]string{
 	abidiff.SymbolVersion:   "default_version",
 }
 
-func fromDiff(c abidiff.Change) Change {
-	out := Change{Kind: string(c.Kind), Type: c.Type, Path: c.Path, Old: c.Old, New: c.New, Note: c.Note, Compatible: c.Compatible, Text: c.String()}
+func fromDiff(c abidiff.Change) table.Change {
+	out := table.Change{Kind: string(c.Kind), Type: c.Type, Path: c.Path, Old: c.Old, New: c.New, Note: c.Note, Compatible: c.Compatible, Text: c.String()}
 	switch {
 	case c.Symbol != "":
 		out.Type, out.Path = "symbol", c.Symbol

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // Write writes t in format: text, json, go (package goPkg) or html (a
 // page titled title).
-func Write(w io.Writer, t *Table, format report.Format, goPkg, title string) error {
+func Write(w io.Writer, t *table.Table, format report.Format, goPkg, title string) error {
 	switch format {
 	case report.JSON:
 		return t.WriteJSON(w)
@@ -68,7 +69,7 @@ func UserCache(getenv func(string) string) (c *cache.Cache, warning string, err 
 // tree. A data file never chooses the program to run: the compiler and
 // target are always given's, and note says when they differ from what
 // t recorded.
-func AddOptions(t *Table, path string, in Input, given Options, set bool) (opt Options, note string, err error) {
+func AddOptions(t *table.Table, path string, in Input, given Options, set bool) (opt Options, note string, err error) {
 	switch {
 	case set:
 		opt = given

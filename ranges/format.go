@@ -10,13 +10,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/report"
 )
 
 // WriteText writes one line per range: index, first, last, the number of
 // observed versions, a short fingerprint, the range it equals and what
 // changed from the range before.
-func WriteText(w io.Writer, t *Table) error {
+func WriteText(w io.Writer, t *table.Table) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "range\tfirst\tlast\tversions\tfingerprint\tchanges")
 	for i, r := range t.Ranges {
@@ -52,7 +53,7 @@ func WriteText(w io.Writer, t *Table) error {
 // a data file (versions, types, fingerprints, changes) is written as a
 // quoted Go string, never as an identifier or a comment, so no byte a
 // table holds can change what the file means or stop it compiling.
-func WriteGo(w io.Writer, t *Table, pkg string) error {
+func WriteGo(w io.Writer, t *table.Table, pkg string) error {
 	if !token.IsIdentifier(pkg) || token.IsKeyword(pkg) {
 		return fmt.Errorf("package name %q is not a Go identifier", pkg)
 	}
@@ -225,7 +226,7 @@ func compareDigits(a, b string) int {
 // equals; a click or hover on a band shows its versions and changes. When
 // its script has run, the page sets data-rendered on <body> to the number
 // of bands drawn.
-func WriteHTML(w io.Writer, t *Table, title string) error {
+func WriteHTML(w io.Writer, t *table.Table, title string) error {
 	type hr struct {
 		First, Last string
 		Versions    []string

@@ -9,9 +9,10 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/ranges/table"
 )
 
-func sampleTable(t testing.TB) *Table {
+func sampleTable(t testing.TB) *table.Table {
 	t.Helper()
 	i := &abi.Type{Ref: "int"}
 	l := &abi.Type{Ref: "long"}

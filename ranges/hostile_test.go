@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/internal/run"
 )
 
@@ -260,12 +260,12 @@ func TestComputedDevices(t *testing.T) {
 			}
 		}
 		r := (&Builder{Options: opt}).Build(context.Background(), []Input{{Version: "1.0", Dir: d}})[0]
-		var oe *abi.OutsideError
+		var oe *abiread.OutsideError
 		var te *TreeError
 		if !(errors.As(r.Err, &oe) || errors.As(r.Err, &te)) || !strings.Contains(r.Err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, r.Err, c.want)
 		}
-		if errors.Is(r.Err, abi.ErrCompilerTimeout) || errors.Is(r.Err, abi.ErrCompilerMemory) {
+		if errors.Is(r.Err, abiread.ErrCompilerTimeout) || errors.Is(r.Err, abiread.ErrCompilerMemory) {
 			t.Errorf("%s: stopped by a limit, not refused: %v", c.name, r.Err)
 		}
 	}
@@ -302,7 +302,7 @@ func TestUnconfinedFallback(t *testing.T) {
 	if !strings.Contains(res[0].Note, "the compiler ran unconfined") || res[1].Note != "" {
 		t.Errorf("notes %q, %q: want one, on the first version", res[0].Note, res[1].Note)
 	}
-	var oe *abi.OutsideError
+	var oe *abiread.OutsideError
 	if !errors.As(res[1].Err, &oe) || oe.Denied || leaks(res[1].Err.Error()) {
 		t.Errorf("computed include, unconfined: %v, want the check after the compile to refuse it", res[1].Err)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/ranges/table"
 )
 
 // chromium runs headless Chromium on a local page with everything that
@@ -52,7 +53,7 @@ func TestHTMLInChromium(t *testing.T) {
 	if artifacts == "" {
 		artifacts = t.TempDir()
 	}
-	for name, tab := range map[string]*Table{"small": sampleTable(t), "big": big} {
+	for name, tab := range map[string]*table.Table{"small": sampleTable(t), "big": big} {
 		dir := t.TempDir()
 		page := filepath.Join(dir, name+".html")
 		f, err := os.Create(page)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -204,7 +205,7 @@ func TestNvproxyAgainstGVisor(t *testing.T) {
 }
 
 // firstChanges names a few changes on the way from range a to range b.
-func firstChanges(t *Table, a, b int) string {
+func firstChanges(t *table.Table, a, b int) string {
 	var cs []string
 	for i := a + 1; i <= b && i < len(t.Ranges); i++ {
 		for _, c := range t.Ranges[i].Changes {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/ranges/table"
 )
 
 // goModule returns the directory of a Go module version, downloaded with
@@ -34,7 +35,7 @@ func goModule(t *testing.T, path, version string) string {
 	return m.Dir
 }
 
-func buildModules(t *testing.T, path string, versions []string, opt Options) *Table {
+func buildModules(t *testing.T, path string, versions []string, opt Options) *table.Table {
 	t.Helper()
 	needTools(t, "cc")
 	var ins []Input
@@ -55,7 +56,7 @@ func buildModules(t *testing.T, path string, versions []string, opt Options) *Ta
 }
 
 // changedTypes lists the types a range's changes name.
-func changedTypes(r Range) []string {
+func changedTypes(r table.Range) []string {
 	var ts []string
 	for _, c := range r.Changes {
 		if !slices.Contains(ts, c.Type) {

@@ -8,19 +8,6 @@ import (
 	"github.com/abifloor/abifloor/ranges/table"
 )
 
-// The table, its ranges, changes and lookup answers are package table's:
-// a program that only reads tables imports that package alone.
-type (
-	Table     = table.Table
-	Range     = table.Range
-	Change    = table.Change
-	Answer    = table.Answer
-	Neighbour = table.Neighbour
-)
-
-// MaxTableSize bounds the JSON a table is read from.
-const MaxTableSize = table.MaxSize
-
 // Version is one observed version and its ABI. Fingerprint may be left
 // empty when ABI is set; ABI may be nil when Fingerprint is set (then the
 // table has no changes for that range).
@@ -33,7 +20,7 @@ type Version struct {
 // New builds the table of the versions, in any order, with the changes
 // between neighbouring ranges whose ABIs are known, and keeps one ABI per
 // fingerprint in the table.
-func New(types []string, vs []Version) (*Table, error) {
+func New(types []string, vs []Version) (*table.Table, error) {
 	abis, tv, err := split(vs)
 	if err != nil {
 		return nil, err
@@ -52,7 +39,7 @@ func New(types []string, vs []Version) (*Table, error) {
 // when its ABI differs, and recomputes the marks and changes that depend
 // on it. The ABIs stored in t are read (and their fingerprints checked)
 // to compute the new changes.
-func Add(t *Table, v Version) error {
+func Add(t *table.Table, v Version) error {
 	abis, err := ABIs(t)
 	if err != nil {
 		return err
@@ -72,7 +59,7 @@ func Add(t *Table, v Version) error {
 
 // ABIs decodes the ABIs stored in t, checking each against its
 // fingerprint.
-func ABIs(t *Table) (map[string]*abi.ABI, error) {
+func ABIs(t *table.Table) (map[string]*abi.ABI, error) {
 	out := map[string]*abi.ABI{}
 	for fp, raw := range t.ABIs {
 		var a abi.ABI
@@ -89,7 +76,7 @@ func ABIs(t *Table) (map[string]*abi.ABI, error) {
 
 // ReadJSON parses and checks a table (table.ReadJSON), and the ABIs it
 // stores. name is used in errors.
-func ReadJSON(name string, b []byte) (*Table, error) {
+func ReadJSON(name string, b []byte) (*table.Table, error) {
 	t, err := table.ReadJSON(name, b)
 	if err != nil {
 		return nil, err
@@ -120,7 +107,7 @@ func split(vs []Version) (map[string]*abi.ABI, []table.Version, error) {
 }
 
 func differ(abis map[string]*abi.ABI) table.Differ {
-	return func(o, n string) []Change {
+	return func(o, n string) []table.Change {
 		if a, b := abis[o], abis[n]; a != nil && b != nil {
 			return changesBetween(a, b)
 		}
@@ -129,7 +116,7 @@ func differ(abis map[string]*abi.ABI) table.Differ {
 }
 
 // storeABIs keeps in t the ABI of each fingerprint it has a range of.
-func storeABIs(t *Table, abis map[string]*abi.ABI) error {
+func storeABIs(t *table.Table, abis map[string]*abi.ABI) error {
 	t.ABIs = nil
 	for _, r := range t.Ranges {
 		a := abis[r.Fingerprint]

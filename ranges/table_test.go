@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/ranges/table"
 )
 
 // vs makes versions from "name=fingerprint" pairs.
@@ -25,22 +26,22 @@ func TestNew(t *testing.T) {
 	tests := []struct {
 		name string
 		in   []Version
-		want []Range
+		want []table.Range
 	}{
-		{"empty", nil, []Range{}},
-		{"one", vs("1.0=a"), []Range{{First: "1.0", Last: "1.0", Versions: []string{"1.0"}, Fingerprint: "a"}}},
-		{"stretch and change, unordered input", vs("535.113.01=a", "535.104.05=a", "550.54.14=b", "535.288.01=a"), []Range{
+		{"empty", nil, []table.Range{}},
+		{"one", vs("1.0=a"), []table.Range{{First: "1.0", Last: "1.0", Versions: []string{"1.0"}, Fingerprint: "a"}}},
+		{"stretch and change, unordered input", vs("535.113.01=a", "535.104.05=a", "550.54.14=b", "535.288.01=a"), []table.Range{
 			{First: "535.104.05", Last: "535.288.01", Versions: []string{"535.104.05", "535.113.01", "535.288.01"}, Fingerprint: "a"},
 			{First: "550.54.14", Last: "550.54.14", Versions: []string{"550.54.14"}, Fingerprint: "b"},
 		}},
-		{"revert", vs("1=a", "2=a", "3=b", "4=a", "5=c", "6=b"), []Range{
+		{"revert", vs("1=a", "2=a", "3=b", "4=a", "5=c", "6=b"), []table.Range{
 			{First: "1", Last: "2", Versions: []string{"1", "2"}, Fingerprint: "a"},
 			{First: "3", Last: "3", Versions: []string{"3"}, Fingerprint: "b"},
 			{First: "4", Last: "4", Versions: []string{"4"}, Fingerprint: "a", SameAs: sameAs(0)},
 			{First: "5", Last: "5", Versions: []string{"5"}, Fingerprint: "c"},
 			{First: "6", Last: "6", Versions: []string{"6"}, Fingerprint: "b", SameAs: sameAs(1)},
 		}},
-		{"pre-release and v prefix", vs("v1.0.0=a", "v1.0.0-rc1=a", "v1.0.1=b", "v1.0.10=a", "v1.0.2=a"), []Range{
+		{"pre-release and v prefix", vs("v1.0.0=a", "v1.0.0-rc1=a", "v1.0.1=b", "v1.0.10=a", "v1.0.2=a"), []table.Range{
 			{First: "v1.0.0-rc1", Last: "v1.0.0", Versions: []string{"v1.0.0-rc1", "v1.0.0"}, Fingerprint: "a"},
 			{First: "v1.0.1", Last: "v1.0.1", Versions: []string{"v1.0.1"}, Fingerprint: "b"},
 			{First: "v1.0.2", Last: "v1.0.10", Versions: []string{"v1.0.2", "v1.0.10"}, Fingerprint: "a", SameAs: sameAs(0)},
@@ -53,7 +54,7 @@ func TestNew(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range tt.want {
-				tt.want[i].Changes = []Change{}
+				tt.want[i].Changes = []table.Change{}
 			}
 			got, _ := json.Marshal(tab.Ranges)
 			want, _ := json.Marshal(tt.want)
@@ -176,7 +177,7 @@ func TestFailed(t *testing.T) {
 	}
 	// A table made by hand has no index yet; MarkFailed still sees its
 	// versions.
-	byHand := &Table{Ranges: []Range{{First: "1", Last: "2", Versions: []string{"1", "2"}, Fingerprint: "a"}}}
+	byHand := &table.Table{Ranges: []table.Range{{First: "1", Last: "2", Versions: []string{"1", "2"}, Fingerprint: "a"}}}
 	if err := byHand.MarkFailed("2.0"); err == nil || !strings.Contains(err.Error(), "failed and in the table (as 2)") {
 		t.Errorf("MarkFailed of an observed version of a table made by hand: %v", err)
 	}
@@ -251,7 +252,7 @@ func TestChanges(t *testing.T) {
 	if len(tab.Ranges[0].Changes) != 0 {
 		t.Errorf("first range has changes: %+v", tab.Ranges[0].Changes)
 	}
-	has := func(r int, want Change) {
+	has := func(r int, want table.Change) {
 		t.Helper()
 		for _, c := range tab.Ranges[r].Changes {
 			c.Text, c.Kind, c.Note = "", "", ""
@@ -261,11 +262,11 @@ func TestChanges(t *testing.T) {
 		}
 		t.Errorf("range %d: no change %+v in %+v", r, want, tab.Ranges[r].Changes)
 	}
-	has(1, Change{Type: "struct s", Path: "size", Old: "8", New: "16"})
-	has(1, Change{Type: "struct s", Path: "y.offset", Old: "4", New: "8"})
-	has(1, Change{Type: "struct s", Path: "y.type", Old: "int", New: "long"})
-	has(2, Change{Type: "struct s", Path: "z", New: "int at offset 12", Compatible: true})
-	has(3, Change{Type: "struct s", Path: "z"})
+	has(1, table.Change{Type: "struct s", Path: "size", Old: "8", New: "16"})
+	has(1, table.Change{Type: "struct s", Path: "y.offset", Old: "4", New: "8"})
+	has(1, table.Change{Type: "struct s", Path: "y.type", Old: "int", New: "long"})
+	has(2, table.Change{Type: "struct s", Path: "z", New: "int at offset 12", Compatible: true})
+	has(3, table.Change{Type: "struct s", Path: "z"})
 }
 
 func TestReadJSON(t *testing.T) {
@@ -339,21 +340,21 @@ func FuzzReadJSON(f *testing.F) {
 
 // index, before and after are the range indexes of an answer, -1 for
 // none, as the tests were written.
-func index(a Answer) int {
+func index(a table.Answer) int {
 	if a.Range == nil {
 		return -1
 	}
 	return a.Index
 }
 
-func before(a Answer) int {
+func before(a table.Answer) int {
 	if a.Before == nil {
 		return -1
 	}
 	return a.Before.Index
 }
 
-func after(a Answer) int {
+func after(a table.Answer) int {
 	if a.After == nil {
 		return -1
 	}

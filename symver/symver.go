@@ -161,14 +161,6 @@ func cmpInt(a, b int) int {
 	return 0
 }
 
-// Max returns the higher of two versions; an empty string is no version.
-func Max(a, b string) string {
-	if a == "" || (b != "" && Compare(b, a) > 0) {
-		return b
-	}
-	return a
-}
-
 // Sort sorts versions in ascending order, stably, so versions that compare
 // equal (2.2 and 2.2.0) keep their order.
 func Sort(vs []string) {

@@ -104,16 +104,7 @@ func TestValid(t *testing.T) {
 	}
 }
 
-func TestMaxSort(t *testing.T) {
-	if got := Max("2.17", "2.4"); got != "2.17" {
-		t.Errorf("Max = %q", got)
-	}
-	if got := Max("", "2.4"); got != "2.4" {
-		t.Errorf("Max empty = %q", got)
-	}
-	if got := Max("2.4", ""); got != "2.4" {
-		t.Errorf("Max empty = %q", got)
-	}
+func TestSort(t *testing.T) {
 	vs := []string{"535.113.01", "v1.0.0", "1.0.0-rc1", "2.10", "2.2.5", "535.104.05", "2.2"}
 	Sort(vs)
 	want := []string{"1.0.0-rc1", "v1.0.0", "2.2", "2.2.5", "2.10", "535.104.05", "535.113.01"}

@@ -25,7 +25,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/archname"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -125,11 +125,12 @@ func (t Target) IsPolicy() bool { return t.Kind == Manylinux || t.Kind == Muslli
 
 // PolicyArch maps an architecture name (elfx's, or a user's: amd64,
 // arm64, x86-64, i386, i686, armhf, ppc64el) to auditwheel's (x86_64,
-// aarch64, i686, armv7l). The one vocabulary is elfx's (elfx.ParseArch
-// reads every alias to elfx.Arch's name); auditwheel's names differ from
-// it only for 32-bit x86 and arm, mapped here.
+// aarch64, i686, armv7l). The one vocabulary is internal/archname's
+// (elfx.ParseArch is it: every alias read to elfx.Arch's name), a table
+// that keeps this package off the ELF reader; auditwheel's names differ
+// from it only for 32-bit x86 and arm, mapped here.
 func PolicyArch(arch string) string {
-	a, ok := elfx.ParseArch(arch)
+	a, ok := archname.Parse(arch)
 	if !ok {
 		return strings.ToLower(arch)
 	}

@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abimember"
+	"github.com/abifloor/abifloor/abi/abiread"
+	"github.com/abifloor/abifloor/abi/abitext"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -62,7 +65,7 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	)
 	loaded := make(chan struct{})
 	go func() {
-		a, name, err = abi.LoadArg(ctx, pos[0], abi.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
+		a, name, err = abimember.LoadArg(ctx, pos[0], abiread.Options{DebugDirs: dirs, MaxDebugSize: int64(maxDebug)}, showArtefacts(show))
 		close(loaded)
 	}()
 	select {
@@ -92,7 +95,7 @@ func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
 	if f == report.JSON {
 		err = report.WriteJSON(env.stdout, a)
 	} else {
-		err = abi.WriteText(env.stdout, a)
+		err = abitext.WriteText(env.stdout, a)
 	}
 	if err != nil {
 		fmt.Fprintln(env.stderr, "abifloor abi:", errText(err))
@@ -103,7 +106,7 @@ func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
 
 func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "abi headers", "-I DIR... --header FILE... --type NAME_OR_GLOB... [--const NAME...] [--cc CC] [--target-arch A] [--timeout D] [--max-memory N]")
-	var opt abi.HeaderOptions
+	var opt abiread.HeaderOptions
 	var inc, hdr, typ, cst, def multiFlag
 	fs.Var(&inc, "I", "add `DIR` to the include path; repeatable")
 	fs.Var(&hdr, "header", "include `FILE`; repeatable, in order")
@@ -112,8 +115,8 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.Var(&def, "D", "define a macro (`NAME[=VALUE]`) for the compiler; repeatable")
 	fs.StringVar(&opt.CC, "cc", "", "C compiler (default cc, or ARCH-linux-gnu-gcc with --target-arch)")
 	fs.StringVar(&opt.Arch, "target-arch", "", "target `ARCH` (aarch64, ...) for a cross compiler")
-	fs.DurationVar(&opt.Timeout, "timeout", abi.DefaultCompileTimeout, "kill the compiler and all it started after `DURATION`")
-	maxMem := sizeFlag(abi.DefaultCompileMemory)
+	fs.DurationVar(&opt.Timeout, "timeout", abiread.DefaultCompileTimeout, "kill the compiler and all it started after `DURATION`")
+	maxMem := sizeFlag(abiread.DefaultCompileMemory)
 	fs.Var(&maxMem, "max-memory", "address space the compiler may use, `N` bytes (512M, 2G)")
 	format := fs.String("format", "text", "output `format`: text or json")
 	pos, err := parseFlags(fs, args)
@@ -137,15 +140,15 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	for _, d := range def {
 		opt.Flags = append(opt.Flags, "-D"+d)
 	}
-	a, err := abi.Headers(ctx, opt)
+	a, err := abiread.Headers(ctx, opt)
 	if err != nil {
 		msg := err.Error()
 		switch {
-		case errors.Is(err, abi.ErrNoCompiler):
+		case errors.Is(err, abiread.ErrNoCompiler):
 			msg += " (install it or name one with --cc)"
-		case errors.Is(err, abi.ErrCompilerTimeout):
+		case errors.Is(err, abiread.ErrCompilerTimeout):
 			msg += "\n(raise --timeout)"
-		case errors.Is(err, abi.ErrCompilerMemory):
+		case errors.Is(err, abiread.ErrCompilerMemory):
 			msg += "\n(raise --max-memory)"
 		}
 		// The compiler quotes the headers.

@@ -4,14 +4,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/report"
 )
 
 // cleanLines is report.Clean on each line of a message that lists names
-// one a line (abi.ErrManyELF, a compiler's messages).
+// one a line (abimember.ErrManyELF, a compiler's messages).
 func cleanLines(msg string) string { return report.CleanLines(msg) }
 
 // errText is err's message for stderr, cleaned line by line: library
@@ -22,7 +22,7 @@ func errText(err error) string { return report.CleanLines(err.Error()) }
 // about: libraries name no flags.
 func limitHint(err error) string {
 	switch {
-	case errors.Is(err, abi.ErrDebugTooLarge):
+	case errors.Is(err, abiread.ErrDebugTooLarge):
 		return " (--max-debug-size)"
 	case errors.Is(err, bind.ErrImageMemory):
 		return " (raise --max-memory)"

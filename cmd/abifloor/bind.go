@@ -9,7 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/limits"
@@ -77,7 +77,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	if *dm {
 		opt.Demangle = func(s string) string {
-			if d := abi.Demangle(s); d != "" {
+			if d := abiread.Demangle(s); d != "" {
 				return d
 			}
 			return s

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/targets"
@@ -91,7 +91,7 @@ func scanOptions(env *cmdEnv, sf scanFlags) (floor.Options, func()) {
 
 func demangleResult(res *floor.Result, sf scanFlags) {
 	if sf.demangle {
-		res.Demangle(abi.Demangle)
+		res.Demangle(abiread.Demangle)
 	}
 }
 

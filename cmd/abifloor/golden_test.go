@@ -52,7 +52,7 @@ func TestGolden(t *testing.T) {
 		}
 		return p
 	}
-	fix := cc("libfix.so", filepath.Join("..", "..", "abi", "testdata", "fix.c"))
+	fix := cc("libfix.so", filepath.Join("..", "..", "abi", "abiread", "testdata", "fix.c"))
 	lib := func(v string) string {
 		src := filepath.Join("..", "..", "abidiff", "testdata", v)
 		return cc("lib"+v+".so", src+".c", "-Wl,--version-script="+src+".map")

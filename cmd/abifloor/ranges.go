@@ -228,7 +228,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 
 // writeTable writes t in format f to path (stdout when empty), atomically
 // for a file.
-func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, title string) int {
+func writeTable(env *cmdEnv, t *table.Table, f report.Format, path, goPkg, title string) int {
 	write := func(w io.Writer) error { return ranges.Write(w, t, f, goPkg, title) }
 	var err error
 	if path == "" {
@@ -245,7 +245,7 @@ func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, titl
 	return exitOK
 }
 
-func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
+func readTable(env *cmdEnv, cmd, path string) (*table.Table, bool) {
 	t, err := table.Read(path)
 	if err == nil {
 		_, err = ranges.ABIs(t)

@@ -15,6 +15,6 @@ cc() {
 	gcc -shared -fPIC -g -O0 -ffile-prefix-map="$(cd ../../../.. && pwd)"=. \
 		-Wl,--build-id=none -Wl,-z,noseparate-code -o "$out" "$@"
 }
-cc libfix.so ../../../../abi/testdata/fix.c
+cc libfix.so ../../../../abi/abiread/testdata/fix.c
 cc libv1.so ../../../../abidiff/testdata/v1.c -Wl,--version-script=../../../../abidiff/testdata/v1.map
 cc libv2.so ../../../../abidiff/testdata/v2.c -Wl,--version-script=../../../../abidiff/testdata/v2.map
