@@ -139,14 +139,6 @@ type headInflater struct {
 	clh  huffman
 }
 
-// inflateHead returns the first n bytes the raw DEFLATE stream z inflates
-// to (all of them when there are fewer). A stream that z holds only the
-// start of, too little for n bytes, is io.ErrUnexpectedEOF.
-func inflateHead(z []byte, n int) ([]byte, error) {
-	var hi headInflater
-	return hi.head(z, n)
-}
-
 // refill loads bytes into b until it holds at least 57 bits or in is
 // used up. Eight bytes at a time where in has them: the bits loaded
 // past n are the stream's own, so loading them again later is harmless.

@@ -229,3 +229,11 @@ func stdlibHead(z []byte) ([]byte, error) {
 	n, err := io.ReadFull(r, out)
 	return out[:n], err
 }
+
+// inflateHead returns the first n bytes the raw DEFLATE stream z inflates
+// to (all of them when there are fewer). A stream that z holds only the
+// start of, too little for n bytes, is io.ErrUnexpectedEOF.
+func inflateHead(z []byte, n int) ([]byte, error) {
+	var hi headInflater
+	return hi.head(z, n)
+}

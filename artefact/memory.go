@@ -116,14 +116,6 @@ func (p *memPool) leaveAlone() {
 	<-p.token
 }
 
-// decoderMemory is the decoder memory reserved now, and the most
-// reserved at once (tests).
-func (b *Budget) decoderMemory() (used, peak int64) {
-	b.mem.mu.Lock()
-	defer b.mem.mu.Unlock()
-	return b.mem.used, b.mem.peak
-}
-
 // SetDecoderMemory sets the run's decoder memory (DefaultDecoderMemory
 // when n <= 0). Call it before the budget is used.
 func (b *Budget) SetDecoderMemory(n int64) { b.mem = newMemPool(n) }

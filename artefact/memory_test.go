@@ -230,3 +230,11 @@ func FuzzZipDirSize(f *testing.F) {
 		}
 	})
 }
+
+// decoderMemory is the decoder memory reserved now, and the most
+// reserved at once (tests).
+func (b *Budget) decoderMemory() (used, peak int64) {
+	b.mem.mu.Lock()
+	defer b.mem.mu.Unlock()
+	return b.mem.used, b.mem.peak
+}

@@ -444,13 +444,6 @@ const maxXZDict = limits.XZDict
 // 8 MiB, --ultra -22 128 MiB; --long=28 and beyond is refused.
 const maxZstdWindow = limits.ZstdWindow
 
-// xzDictOK reads the LZMA2 dictionary size from the first block header of
-// an xz stream (after the 12-byte stream header) and refuses a huge one.
-func xzDictOK(h []byte) error {
-	_, err := xzDict(h)
-	return err
-}
-
 // xzDict is the LZMA2 dictionary size of the first block of an xz stream
 // starting with h, 0 when h does not tell; a huge one is refused.
 func xzDict(h []byte) (uint64, error) {

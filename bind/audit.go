@@ -154,13 +154,6 @@ var multiarchDirs = []string{
 // CacheError is the error reading the image's ld.so.cache, if any.
 func (a *Auditor) CacheError() error { a.cache(); return a.cacheErr }
 
-// Parsed is the number of distinct files parsed so far.
-func (a *Auditor) Parsed() int {
-	a.objs.mu.Lock()
-	defer a.objs.mu.Unlock()
-	return a.objs.parsed
-}
-
 // Result is a whole audit. Field names are part of the JSON contract
 // (docs/bind-json.md).
 type Result struct {

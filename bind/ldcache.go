@@ -41,27 +41,6 @@ type ldCache struct {
 	n      int
 }
 
-// Len is the number of entries.
-func (c *ldCache) Len() int {
-	if c == nil {
-		return 0
-	}
-	return c.n
-}
-
-// Entries returns every entry (for tests), grouped by name in no
-// particular order of names.
-func (c *ldCache) Entries() []cacheEntry {
-	var out []cacheEntry
-	if c == nil {
-		return nil
-	}
-	for _, es := range c.byName {
-		out = append(out, es...)
-	}
-	return out
-}
-
 // Lookup returns the path the loader would take for name, for a file of
 // the given machine and class ("" when the cache has none). Entries for a
 // glibc-hwcaps subdirectory are taken only when no baseline entry exists:

@@ -103,16 +103,6 @@ type reference struct {
 
 type fileKey struct{ dev, ino uint64 }
 
-// openObject opens and parses path. The file must be regular.
-func openObject(path string) (*object, error) {
-	in, err := hostFS{}.open(path, nil, make([]byte, headSize))
-	if err != nil {
-		return nil, err
-	}
-	defer in.close()
-	return parseInput(in)
-}
-
 // parseInput parses an open file, which is known by its identity from
 // then on.
 func parseInput(in openFile) (*object, error) {
@@ -125,11 +115,6 @@ func parseInput(in openFile) (*object, error) {
 	}
 	o.key = in.key
 	return o, nil
-}
-
-// parseObject reads everything the audit needs from an ELF image.
-func parseObject(r io.ReaderAt, size int64) (*object, error) {
-	return parseObjectHead(r, size, nil, 0, "")
 }
 
 // parseObjectHead is parseObject of a file whose first bytes are head
@@ -350,24 +335,6 @@ func (o *object) eachName(fn func(string)) {
 	}
 	for name := range o.defHead {
 		fn(name)
-	}
-}
-
-// eachDef calls fn with every definition a lookup finds, by name and
-// version.
-func (o *object) eachDef(fn func(name, version string)) {
-	if o.gnu != nil {
-		o.gnu.Each(func(s elfx.Symbol) {
-			if s.Exported() {
-				fn(s.Name, s.Version)
-			}
-		})
-		return
-	}
-	for name, h := range o.defHead {
-		for i := h; i >= 0; i = o.defs[i].next {
-			fn(name, o.defs[i].version)
-		}
 	}
 }
 

@@ -98,12 +98,6 @@ type CheckResult struct {
 	Requirements Requirements `json:"-"`
 }
 
-// Passed reports whether the check passed: complete, something checked,
-// nothing unreadable, no violation.
-func (c *CheckResult) Passed() bool {
-	return !c.Incomplete && !c.Empty && c.Stats.Errors == 0 && len(c.Violations) == 0
-}
-
 // ErrNothing is Check's error when Requirements hold nothing to check
 // against and no path is an artefact that claims anything.
 var ErrNothing = errors.New("nothing to check against: no limit, no target, and no artefact that claims where it runs")

@@ -106,3 +106,9 @@ func TestBlacklistWeak(t *testing.T) {
 		}
 	}
 }
+
+// Passed reports whether the check passed: complete, something checked,
+// nothing unreadable, no violation.
+func (c *CheckResult) Passed() bool {
+	return !c.Incomplete && !c.Empty && c.Stats.Errors == 0 && len(c.Violations) == 0
+}

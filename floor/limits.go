@@ -39,14 +39,6 @@ func CanonicalNamespace(ns string) string {
 	return ns
 }
 
-// Tighten lowers l[ns] to ver when ver is lower (or l has no limit for ns):
-// a binary must load on every target named, so the lowest limit wins.
-func (l Limits) Tighten(ns, ver string) {
-	if cur, ok := l[ns]; !ok || symver.Compare(ver, cur) < 0 {
-		l[ns] = ver
-	}
-}
-
 // ParseLimit parses a --max argument, NS=VER (GLIBC=2.35), with the
 // namespace canonicalised (glibc=2.28 is GLIBC 2.28) and a leading "v"
 // of the version dropped.

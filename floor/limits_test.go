@@ -1,6 +1,10 @@
 package floor
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/abifloor/abifloor/symver"
+)
 
 func TestLimits(t *testing.T) {
 	l := Limits{}
@@ -23,5 +27,13 @@ func TestLimits(t *testing.T) {
 		if _, _, err := ParseLimit(bad); err == nil {
 			t.Errorf("ParseLimit(%q) accepted", bad)
 		}
+	}
+}
+
+// Tighten lowers l[ns] to ver when ver is lower (or l has no limit for ns):
+// a binary must load on every target named, so the lowest limit wins.
+func (l Limits) Tighten(ns, ver string) {
+	if cur, ok := l[ns]; !ok || symver.Compare(ver, cur) < 0 {
+		l[ns] = ver
 	}
 }

@@ -110,19 +110,6 @@ type DB struct {
 	names []string
 }
 
-// Load returns the whole embedded database, a new copy on each call.
-func Load() (*DB, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(embedded))
-	if err != nil {
-		return nil, fmt.Errorf("glibc: embedded database: %w", err)
-	}
-	db, err := Parse(zr)
-	if err != nil {
-		return nil, fmt.Errorf("glibc: embedded database: %w", err)
-	}
-	return db, nil
-}
-
 // LoadArch reads one architecture from the embedded database, cheaply: the
 // other architectures' lines are skipped (reading stops after the
 // architecture's part, and x86_64 comes first), and so are symbols unless

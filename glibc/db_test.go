@@ -2,6 +2,7 @@ package glibc
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"slices"
 	"strings"
@@ -233,4 +234,17 @@ func TestArchNames(t *testing.T) {
 	if _, err := db.Arch("vax"); err == nil {
 		t.Error("Arch(vax): no error")
 	}
+}
+
+// Load returns the whole embedded database, a new copy on each call.
+func Load() (*DB, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(embedded))
+	if err != nil {
+		return nil, fmt.Errorf("glibc: embedded database: %w", err)
+	}
+	db, err := Parse(zr)
+	if err != nil {
+		return nil, fmt.Errorf("glibc: embedded database: %w", err)
+	}
+	return db, nil
 }

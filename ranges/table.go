@@ -74,19 +74,6 @@ func ABIs(t *table.Table) (map[string]*abi.ABI, error) {
 	return out, nil
 }
 
-// ReadJSON parses and checks a table (table.ReadJSON), and the ABIs it
-// stores. name is used in errors.
-func ReadJSON(name string, b []byte) (*table.Table, error) {
-	t, err := table.ReadJSON(name, b)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := ABIs(t); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return t, nil
-}
-
 func split(vs []Version) (map[string]*abi.ABI, []table.Version, error) {
 	abis := map[string]*abi.ABI{}
 	tv := make([]table.Version, len(vs))

@@ -2,6 +2,7 @@ package ranges
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -359,4 +360,17 @@ func after(a table.Answer) int {
 		return -1
 	}
 	return a.After.Index
+}
+
+// ReadJSON parses and checks a table (table.ReadJSON), and the ABIs it
+// stores. name is used in errors.
+func ReadJSON(name string, b []byte) (*table.Table, error) {
+	t, err := table.ReadJSON(name, b)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ABIs(t); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return t, nil
 }

@@ -89,6 +89,10 @@ func main() {
 	if err != nil {
 		fatalf("%v", err)
 	}
+	// A database abifloor would refuse to read is not written.
+	if _, err := glibc.Parse(bytes.NewReader(text)); err != nil {
+		fatalf("the generated database does not parse: %v", err)
+	}
 	var zb bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&zb, gzip.BestCompression)
 	zw.Write(text)
