@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // A suppression file is untrusted input (docs/security.md), and Go's
@@ -17,23 +18,23 @@ const (
 	// maxRegexpBytes bounds one pattern; a longer one is an error
 	// naming the file and line. libabigail's own files and the long
 	// alternations of symbol names projects generate stay far below.
-	maxRegexpBytes = 16 << 10
+	maxRegexpBytes = limits.RegexpBytes
 	// maxRegexpInsts bounds one compiled pattern ("(?:x){1000}" is
 	// short text and a long program), and maxFileInsts all of a file's:
 	// compiled programs cost memory.
-	maxRegexpInsts = 1 << 16
-	maxFileInsts   = 1 << 20
+	maxRegexpInsts = limits.RegexpInsts
+	maxFileInsts   = limits.FileInsts
 	// maxMatchCost bounds one match: program size times the text's
 	// length (the worst case of Go's matcher). A match past it is not
 	// tried, and the rule hides nothing there: a change is reported
 	// rather than hidden by a match never made. A note says so.
-	maxMatchCost = 1 << 24
+	maxMatchCost = limits.MatchCost
 	// maxMatchWork bounds a comparison's matching, in the same unit
 	// plus a fixed charge per rule tried: past it no rule hides any
 	// further change, and a note says so. The indexes below keep
 	// ordinary files far below it (a rule is tried only on a name that
 	// holds its literal text).
-	maxMatchWork = 1 << 28
+	maxMatchWork = limits.MatchWork
 	// ruleCharge is what trying one rule on one change costs besides
 	// its regexps, and matchCharge what one match costs besides its
 	// steps (a few hundred nanoseconds: the unit is near a nanosecond).

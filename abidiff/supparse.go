@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // properties are those read in each section; anything else is an error.
@@ -33,14 +35,14 @@ var typeProperties = []string{"label", "drop", "drop_artifact", "name", "name_re
 	"has_data_member", "has_data_member_regexp", "source_location_not_in", "source_location_not_regexp"}
 
 // maxRules bounds what one file may declare.
-const maxRules = 1 << 16
+const maxRules = limits.SuppressionRules
 
 // ParseSuppressions reads rules from r, in either format; name is used in
 // errors.
 func ParseSuppressions(name string, r io.Reader) (*Suppressions, error) {
 	var lines []string
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), limits.SuppressionLine)
 	ini := false
 	decided := false
 	for sc.Scan() {

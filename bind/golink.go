@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // maxBuildInfo bounds the .go.buildinfo section read: its header, the Go
 // version and the module list, a few KiB in practice.
-const maxBuildInfo = 1 << 20
+const maxBuildInfo = limits.BuildInfo
 
 // goLinkerBindNow reports whether the Go linker itself asked for
 // BIND_NOW in o, a Go binary that has it: with -ldflags=-bindnow, for a

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/abifloor/abifloor/internal/input"
+	"github.com/abifloor/abifloor/internal/limits"
 
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
@@ -26,7 +27,7 @@ import (
 // so an image of thousands of small distinct programs (4,000 × 64 KiB in
 // an 81 KB zstd --long layer) costs their tables, not their bytes (issue
 // 19 item 13: 424 MB before).
-const DefaultImageMemory = 256 << 20
+const DefaultImageMemory = limits.ImageMemory
 
 // Image is a container image's file system held in memory: its layers
 // applied (whiteouts and opaque directories included) as an
@@ -55,7 +56,7 @@ type Image struct {
 // maxProblems is how many unreadable members of an image are listed: a
 // layer of 100,000 members with absolute names (522 KB) made 9.5 MB of
 // warnings.
-const maxProblems = 100
+const maxProblems = limits.Unreadable
 
 // DefaultPath returns the PATH of an image whose configuration sets none
 // (Docker's default), a new slice each call.

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // objects is the run-wide cache of parsed files, safe for concurrent use.
@@ -102,7 +103,7 @@ func (a *Auditor) host(p string) (string, error) {
 
 // maxLinks is how many symbolic links one resolution follows, as Linux's
 // MAXSYMLINKS.
-const maxLinks = 40
+const maxLinks = limits.Symlinks
 
 // resolveIn resolves p (absolute, inside the image) under root, following
 // links as the image's own kernel would see them with root as "/": a link
@@ -295,17 +296,6 @@ func (a *Auditor) search(k findKey, want *object) (string, *object, error) {
 	return "", nil, nf
 }
 
-// searchPath is the search path of l's DT_NEEDED entries before the
-// cache: the RPATHs of the loader chain (unless l has a RUNPATH), then
-// LD_LIBRARY_PATH, then l's RUNPATH. It is built once per loaded object.
-// As ld.so's fillin_rpath, a directory is searched once however often it
-// is named; and a directory whose name leaves no room for a file name
-// below PATH_MAX is dropped, since open(2) refuses such a path
-// (ENAMETOOLONG). A directory that does not exist is dropped too, as it
-// can hold nothing. So an RPATH's directories cost once per object, and
-// the work of a search is bounded by the bytes of the search path.
-func (a *Auditor) searchPath(l *loaded) []*dirEntry { return a.searchList(l).dirs }
-
 // searchList is searchPath, interned.
 func (a *Auditor) searchList(l *loaded) *searchList {
 	if l.search != nil {
@@ -447,11 +437,11 @@ func (a *Auditor) intern(dirs []*dirEntry) *searchList {
 // pathMax is Linux's PATH_MAX: open(2) refuses a longer path with
 // ENAMETOOLONG, so ld.so finds nothing in a directory whose name is that
 // long, and neither does the search here.
-const pathMax = 4096
+const pathMax = limits.PathMax
 
 // maxListing is the most names a directory listing holds; a larger
 // directory is probed name by name.
-const maxListing = 1 << 16
+const maxListing = limits.Listing
 
 // dirEntry is what a search knows of one directory, learnt once per run
 // (ld.so keeps the same per directory, its r_search_path_elem status):
@@ -552,7 +542,7 @@ type NotFoundError struct {
 // rest are counted. maxMessage is the longest one message may be, about
 // a PATH_MAX path and its reason.
 const (
-	maxSkipped = 8
+	maxSkipped = limits.Candidates
 	maxMessage = pathMax + 256
 )
 
@@ -779,7 +769,7 @@ func (a *Auditor) cache() *ldCache {
 		}
 		var b []byte
 		if err == nil {
-			b, err = readBounded(a.fsys, p, 64<<20)
+			b, err = readBounded(a.fsys, p, limits.LDCache)
 		}
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) {

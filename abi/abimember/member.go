@@ -14,6 +14,7 @@ import (
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abi/abiread"
 	"github.com/abifloor/abifloor/artefact"
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // An ABI is read from a file, or from an ELF member of an artefact named
@@ -63,7 +64,7 @@ func isArtefact(p string) bool { return artefact.KindOf(p) != "" }
 // MiB), where a scan's walk may decompress 200 times (it keeps members
 // sparse). Past it the member is a decompression bomb (artefact.ErrBomb);
 // extracted, it is a file of its own size.
-const memberSpillOver = 4 << 20
+const memberSpillOver = limits.SpillOver
 
 // errStopWalk ends an artefact walk once the member is read.
 var errStopWalk = errors.New("stop")

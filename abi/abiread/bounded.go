@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -14,7 +15,7 @@ import (
 // --max-debug-size). The types of glibc or libstdc++ need a few tens of
 // MB; a compressed section whose header claims gigabytes is refused before
 // anything is decompressed.
-const DefaultMaxDebugSize = 512 << 20
+const DefaultMaxDebugSize = limits.DebugSize
 
 // ErrDebugTooLarge is wrapped by errors about compressed sections that
 // would expand past the limit, or more than elfx.MaxRatio times their size.
@@ -28,8 +29,8 @@ var ErrDebugTooLarge = elfx.ErrTooLarge
 // file's size plus debugSlack, whatever --max-debug-size allows, so what
 // a file costs stays proportional to its size.
 const (
-	debugRatio = 16
-	debugSlack = 16 << 20
+	debugRatio = limits.DebugRatio
+	debugSlack = limits.DebugSlack
 )
 
 // maxDebugSize is the limit opt asks for: 0 for the default, which

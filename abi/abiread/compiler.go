@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 	"strings"
-	"time"
 
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/internal/run"
 )
 
@@ -13,8 +13,8 @@ import (
 // one that includes /dev/zero drove cc1 to 12 GB, and a compiler that hangs
 // used to hang abifloor with it.
 const (
-	DefaultCompileTimeout = 60 * time.Second
-	DefaultCompileMemory  = 2 << 30
+	DefaultCompileTimeout = limits.CompileTimeout
+	DefaultCompileMemory  = limits.CompileMemory
 )
 
 // ErrCompilerTimeout is wrapped when the compiler ran out of time;
@@ -26,7 +26,7 @@ var (
 
 // maxCompilerStderr is how much of the compiler's diagnostics is kept for
 // the error; a header can make it print without end.
-const maxCompilerStderr = 64 << 10
+const maxCompilerStderr = limits.CompilerStderr
 
 // runCompiler runs the compiler ccPath (called cc in messages) with args,
 // through run: its own process group, killed whole on timeout or

@@ -11,11 +11,12 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // maxDepth bounds the nesting of inline type nodes; deeper DWARF is
 // malformed or hostile and is cut with an Unknown node.
-const maxDepth = 256
+const maxDepth = limits.DWARFDepth
 
 // maxNamed bounds how deep named types nest while they are built: each is
 // built where it is first used, its inline nodes counted from zero, so a
@@ -386,7 +387,7 @@ func typesOf(ctx context.Context, a *abi.ABI, d *dwarf.Data, s *sections, order 
 	}
 	// Hostile DWARF can make unnamed types revisit each other until the
 	// depth limit; bound the total by the size of the input.
-	b := newBuilder(src, ix, a, min(1<<22, 1024+infoSize/4))
+	b := newBuilder(src, ix, a, min(limits.TypeNodes, 1024+infoSize/4))
 	b.bigEndian = order == binary.BigEndian
 	for i := range a.Symbols {
 		// The types of a few symbols cost about what one unit's

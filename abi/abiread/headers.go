@@ -18,6 +18,7 @@ import (
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/internal/input"
+	"github.com/abifloor/abifloor/internal/limits"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/run"
@@ -458,7 +459,7 @@ func fromObject(ctx context.Context, obj string, opt HeaderOptions, res *HeaderR
 	if err != nil {
 		return err
 	}
-	b := newBuilder(dwarfSource{r: d.Reader()}, ix, a, 1<<22)
+	b := newBuilder(dwarfSource{r: d.Reader()}, ix, a, limits.TypeNodes)
 	b.bigEndian = xf.ByteOrder() == binary.BigEndian
 	at := func(b *builder, key string) {
 		if off, ok := ix.defs[key]; ok {
@@ -483,7 +484,7 @@ func fromObject(ctx context.Context, obj string, opt HeaderOptions, res *HeaderR
 			continue
 		}
 		oa := &abi.ABI{Types: map[string]*abi.Type{}}
-		ob := newBuilder(dwarfSource{r: d.Reader()}, ix, oa, 1<<22)
+		ob := newBuilder(dwarfSource{r: d.Reader()}, ix, oa, limits.TypeNodes)
 		ob.bigEndian = b.bigEndian
 		at(ob, key)
 		t := oa.Types[key]

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/abifloor/abifloor/abi"
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // maxJSONDepth bounds how deep the inline type nodes of ABI JSON nest.
@@ -14,7 +15,7 @@ import (
 // and a pointer chain 9,000 deep in a 945 KB file cost diff 38 s and
 // 650 MB: each level's name is composed from the one below, so the work
 // grows with the square of the depth. Deeper JSON is refused.
-const maxJSONDepth = 2 * maxDepth
+const maxJSONDepth = limits.JSONDepth
 
 // checkNesting reports the first type of a nested deeper than
 // maxJSONDepth, by the symbol or type key it is under.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/internal/input"
+	"github.com/abifloor/abifloor/internal/limits"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/ianlancetaylor/demangle"
@@ -62,7 +63,7 @@ func (opt Options) debugDirs() []string {
 
 // maxJSON bounds an ABI JSON input: the largest real dumps (libstdc++ with
 // its DWARF) are tens of MB.
-const maxJSON = 1 << 30
+const maxJSON = limits.ABIJSON
 
 // Load reads the ABI of path, which holds either an ELF file or ABI JSON
 // (as abifloor abi dump --format json writes it). For an ELF file it reads

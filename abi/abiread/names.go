@@ -4,6 +4,8 @@ import (
 	"debug/dwarf"
 	"errors"
 	"fmt"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // The DWARF readers take names from string sections by offset, so
@@ -19,9 +21,9 @@ import (
 // times on disk (zlib in the file, xz -9 of the same), so 32 times the
 // bytes on disk is more than four times what the C++ library would need.
 const (
-	namesRatio = 16
-	namesReal  = 32
-	namesSlack = 256 << 10
+	namesRatio = limits.NamesRatio
+	namesReal  = limits.NamesReal
+	namesSlack = limits.NamesSlack
 )
 
 // errManyNames is wrapped by the error of a budget that ran out.

@@ -74,6 +74,96 @@ const (
 	BindMemory = 192 << 20
 )
 
+// Reading ELF files, their DWARF and ABI JSON (abi/abiread).
+const (
+	// DebugSize bounds what the compressed sections of one file (its
+	// debug info above all) may expand to, unless --max-debug-size
+	// replaces it: the types of glibc or libstdc++ need a few tens of MB.
+	// By default they may also claim, together, at most DebugRatio times
+	// the file's size (for a member, its artefact's) plus DebugSlack: a
+	// 260 KB file whose .debug_str held 250 MiB of one string cost 2.8 GB
+	// and 19 s to dump.
+	DebugSize  = 512 << 20
+	DebugRatio = 16
+	DebugSlack = 16 << 20
+	// NamesRatio, NamesReal and NamesSlack bound the bytes of the DWARF
+	// names one file's readers take and compose: NamesRatio times its
+	// info and string sections, at most NamesReal times the bytes on disk
+	// they were read from, plus NamesSlack. Real files charge 0.19 to 0.28
+	// times their DWARF (glibc's debug files), a C++ library of three
+	// units 1.66 (qualified names); DWARF shrinks 2.6 to 4.2 times on
+	// disk, so NamesReal is more than four times what that library needs.
+	NamesRatio = 16
+	NamesReal  = 32
+	NamesSlack = 256 << 10
+	// TypeNodes bounds the type nodes built from one file's DWARF (a
+	// small .debug_info gets fewer: a quarter of its bytes plus 1024).
+	TypeNodes = 1 << 22
+	// DWARFDepth bounds the nesting of inline type nodes read from DWARF;
+	// JSONDepth that of ABI JSON, which comes from elsewhere: a pointer
+	// chain 9,000 deep in a 945 KB file cost diff 38 s and 650 MB.
+	DWARFDepth = 256
+	JSONDepth  = 2 * DWARFDepth
+	// ABIJSON bounds an ABI JSON input: the largest real dumps
+	// (libstdc++ with its DWARF) are tens of MB.
+	ABIJSON = 1 << 30
+	// SpillOver is the size past which a member read whole for its ABI
+	// goes to a private temporary file, not to memory.
+	SpillOver = 4 << 20
+)
+
+// The compiler behind `abi headers`: a header is input like any other
+// (one that includes /dev/zero drove cc1 to 12 GB).
+const (
+	CompileTimeout = 60 * time.Second
+	CompileMemory  = 2 << 30
+	// CompilerStderr is how much of the compiler's diagnostics is kept.
+	CompilerStderr = 64 << 10
+)
+
+// bind: resolving a loader's search in a root or an image.
+const (
+	// Symlinks is how many symbolic links one resolution follows, as
+	// Linux's MAXSYMLINKS.
+	Symlinks = 40
+	// Listing is the most names a directory listing holds; a larger
+	// directory is probed name by name.
+	Listing = 1 << 16
+	// Candidates is how many passed-over candidates one search lists;
+	// the rest are counted.
+	Candidates = 8
+	// LDCache bounds the ld.so.cache read.
+	LDCache = 64 << 20
+	// ImageMemory is what an image holds of its ELF files (their
+	// objects, never their bytes), unless --max-memory replaces it.
+	ImageMemory = 256 << 20
+	// BuildInfo bounds the .go.buildinfo section read (a few KiB in
+	// practice).
+	BuildInfo = 1 << 20
+)
+
+// Suppression files (abidiff): Go's regexp matches in time proportional
+// to the program's size times the text's length, so these bound what one
+// file can make a comparison do.
+const (
+	// SuppressionLine bounds one line, SuppressionRules what one file
+	// may declare.
+	SuppressionLine  = 1 << 20
+	SuppressionRules = 1 << 16
+	// RegexpBytes bounds one pattern's text, RegexpInsts its compiled
+	// program ("(?:x){1000}" is short text and a long program), and
+	// FileInsts all of a file's programs together.
+	RegexpBytes = 16 << 10
+	RegexpInsts = 1 << 16
+	FileInsts   = 1 << 20
+	// MatchCost bounds one match (program size times the text's length,
+	// the worst case of Go's matcher); MatchWork a comparison's matching,
+	// in the same unit. Past either no rule hides a change, and a note
+	// says so.
+	MatchCost = 1 << 24
+	MatchWork = 1 << 28
+)
+
 // Limits are the bounds of reading one input of Size bytes on disk.
 type Limits struct {
 	Size int64
@@ -95,41 +185,4 @@ func For(size int64) Limits {
 // HoldWhy says where Hold comes from, for errors.
 func (l Limits) HoldWhy() string {
 	return fmt.Sprintf("%d times the artefact's %d bytes, plus %d MiB", HoldRatio, l.Size, HoldSlack>>20)
-}
-
-// Row is a row of docs/security.md's table: the limit (its first
-// column) and what its default column says of the value.
-type Row struct{ Limit, Default string }
-
-// Rows are the rows of docs/security.md's table whose values are set
-// here, each with the words its default column holds.
-func Rows() []Row {
-	return []Row{
-		{"what is held of an artefact's member", fmt.Sprintf("%d × the artefact's size + %s", HoldRatio, bytes(HoldSlack))},
-		{"a string read on its own: library, soname, search path, interpreter, version or section name", bytes(CString)},
-		{"expansion of one compressed section", fmt.Sprintf("%d × its stored size + %s", SectionRatio, bytes(SectionSlack))},
-		{"zstd window in an artefact", bytes(ZstdWindow)},
-		{"decoder memory, per run", bytes(DecoderMemory) + " for the whole run"},
-		{"xz dictionary in an artefact", bytes(XZDict)},
-		{"`xz` program run time, per stream", fmt.Sprintf("%d min", int(ToolTimeout/time.Minute))},
-		{"decompressed bytes, per run", fmt.Sprintf("%s for the whole run (shared by every worker and artefact), plus %d × each artefact's size", bytes(RunExpand), ExpandRatio)},
-		{"a zip inside a tar or compressed stream", "up to " + bytes(MaxMember)},
-		{"rpm header entries", fmt.Sprintf("%d × the artefact's size + %s, at most %s", HoldRatio, bytes(HoldSlack), bytes(RPMHeader))},
-		{"member name, link target, image layer name", fmt.Sprintf("%d bytes (PATH_MAX with its NUL)", PathMax-1)},
-		{"unreadable members reported per artefact", fmt.Sprintf("%d, then one line", Unreadable)},
-		{"Go heap, soft limit", fmt.Sprintf("%s (`bind`: %s), unless `GOMEMLIMIT` is set", bytes(SoftMemory), bytes(BindMemory))},
-	}
-}
-
-// bytes writes n in the largest binary unit that divides it.
-func bytes(n int64) string {
-	for _, u := range []struct {
-		shift uint
-		name  string
-	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
-		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
-			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
