@@ -675,7 +675,7 @@ func readWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
 // than the walk's allowance has left: a bomb, refused before any of it is
 // read.
 func (w *walker) claimErr(size int64) error {
-	return fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, w.allowance(), w.opt.Ratio, w.pool.grant)
+	return fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, w.allowance(), w.opt.Ratio, w.pool.grant())
 }
 
 // spill copies a member (head, read already, then the rest of its size
@@ -792,5 +792,5 @@ func (w *walker) charge(n int64) bool {
 }
 
 func (w *walker) bomb() error {
-	return fmt.Errorf("%w: more than %d bytes out of the artefact (%d times its size, and the run's shared allowance of %d bytes is spent)", ErrBomb, w.limit+w.pool.grant, w.opt.Ratio, w.pool.grant)
+	return fmt.Errorf("%w: more than %d bytes out of the artefact (%d times its size, and the run's shared allowance of %d bytes is spent)", ErrBomb, w.limit+w.pool.grant(), w.opt.Ratio, w.pool.grant())
 }

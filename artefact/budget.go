@@ -3,7 +3,8 @@ package artefact
 import (
 	"io/fs"
 	"os"
-	"sync/atomic"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // Budget is a run's shared allowance of decompressed bytes beyond what
@@ -14,9 +15,11 @@ import (
 //
 // It also holds the run's decoder memory (see memory.go), which every
 // decoder of the run reserves from before it starts.
+//
+// The allowance is a limits.Budget, as elfx.Budget's is: every allowance
+// of bytes is counted one way.
 type Budget struct {
-	grant int64
-	left  atomic.Int64
+	allow *limits.Budget
 	mem   *memPool
 }
 
@@ -25,21 +28,17 @@ func NewBudget(n int64) *Budget {
 	if n <= 0 {
 		n = DefaultMinExpand
 	}
-	b := &Budget{grant: n, mem: newMemPool(0)}
-	b.left.Store(n)
-	return b
+	return &Budget{allow: limits.NewBudget(n, "the run's shared allowance"), mem: newMemPool(0)}
 }
 
 // Left is how many bytes are left of the budget (negative once spent).
-func (b *Budget) Left() int64 { return b.left.Load() }
+func (b *Budget) Left() int64 { return b.allow.Left() }
 
 // take charges n bytes, reporting whether the budget held them.
-func (b *Budget) take(n int64) bool {
-	if b.left.Load() < 0 {
-		return false
-	}
-	return b.left.Add(-n) >= 0
-}
+func (b *Budget) take(n int64) bool { return b.allow.Spend(n) }
+
+// grant is the size of the run's allowance.
+func (b *Budget) grant() int64 { return b.allow.Max() }
 
 // dirSize is the size of the regular files under dir (an image layout's
 // size, for the bomb budget and Progress).

@@ -188,7 +188,7 @@ func retrying(ctx context.Context, opt Options, fn func(*Member) error, size int
 	if !errors.Is(err, errAlone) {
 		return err
 	}
-	w.pool.left.Add(w.pooled)
+	w.pool.allow.Refund(w.pooled)
 	skip := w.emitted
 	p := w.pool.mem
 	if err := p.enterAlone(ctx); err != nil {

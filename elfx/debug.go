@@ -42,19 +42,18 @@ const (
 )
 
 // Budget bounds what the compressed sections read through it may expand
-// to, together. It is not safe for concurrent use.
-type Budget struct {
-	max, left int64
-	why       string
-}
+// to, together: a limits.Budget, which counts every allowance of bytes
+// abifloor gives (artefact.Budget is one too), with the errors of a
+// section that does not fit.
+type Budget struct{ b *limits.Budget }
 
 // NewBudget returns a budget of max bytes of decompressed data.
-func NewBudget(max int64) *Budget { return &Budget{max: max, left: max} }
+func NewBudget(max int64) *Budget { return &Budget{limits.NewBudget(max, "")} }
 
 // Because names where the budget's limit comes from in its errors
 // ("16 times the file's size").
 func (b *Budget) Because(why string) *Budget {
-	b.why = why
+	b.b.SetWhy(why)
 	return b
 }
 
@@ -62,19 +61,19 @@ func (b *Budget) Because(why string) *Budget {
 // budget: an error wrapping ErrTooLarge when they do not fit or when they
 // claim more than MaxRatio times stored.
 func (b *Budget) Take(name string, size, stored uint64) error {
-	if size > uint64(b.left) {
+	if size > uint64(max(b.b.Left(), 0)) {
 		why := ""
-		if b.why != "" {
-			why = " (" + b.why + ")"
+		if w := b.b.Why(); w != "" {
+			why = " (" + w + ")"
 		}
 		return fmt.Errorf("section %s: %w: %d bytes uncompressed, over the limit of %d bytes%s",
-			name, ErrTooLarge, size, b.max, why)
+			name, ErrTooLarge, size, b.b.Max(), why)
 	}
 	if stored < 1<<40 && size > stored*MaxRatio+ratioSlack {
 		return fmt.Errorf("section %s: %w: %d bytes stored claim %d bytes uncompressed, more than %d times as many",
 			name, ErrTooLarge, stored, size, MaxRatio)
 	}
-	b.left -= int64(size)
+	b.b.Take(size)
 	return nil
 }
 
