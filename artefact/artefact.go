@@ -128,23 +128,27 @@ type Member struct {
 	Err error
 }
 
-// Options tune a Walk. The zero value reads ELF members.
+// Options tune a Walk. The zero value reads ELF members, within the
+// bounds internal/limits sets for an artefact of its size (limits.For):
+// a caller says what it wants read and how it holds it, not how much a
+// walk may cost.
 type Options struct {
 	// Select says, from a member's first bytes (up to HeadSize), whether
 	// its whole content is wanted. Nil selects ELF files.
 	Select func(head []byte) bool
-	// MaxMember is the largest member read in full (default
-	// DefaultMaxMember). A selected member claiming more is an error.
-	MaxMember int64
-	// Depth is how deep artefacts inside artefacts are opened (default
-	// 2: a .tar.gz inside a .zip is read, a zip inside that is an error).
-	Depth int
-	// Ratio bounds decompression: the bytes decompressed from an
-	// artefact may not exceed Ratio times its size, plus MinExpand
-	// (defaults DefaultRatio and DefaultMinExpand). Past it the stream is
-	// a bomb and its reading stops with an error.
-	Ratio     int64
-	MinExpand int64
+	// Want, when set, names members read whole too whatever their
+	// content (a package.json, a wheel's WHEEL), up to 1 MiB.
+	Want func(name string) bool
+	// Control, when set, receives what a package says of itself as it
+	// is read: a .deb's control file, an rpm's Requires (one
+	// "name version" a line).
+	Control *string
+	// Progress, when set, is called with the member about to be read,
+	// and again for every MiB of it read and once it is read, with the bytes read so far of
+	// the artefact itself (compressed, as on disk) and its size. The
+	// count is of bytes read: a zip's unwanted members are never read,
+	// so it may end below the size.
+	Progress func(member string, read, total int64)
 	// SparseOver is the size above which a selected ELF member keeps
 	// only its non-executable parts (default DefaultSparseOver; see
 	// Sparse). Negative reads every member whole.
@@ -156,32 +160,40 @@ type Options struct {
 	// member whole but only some of its bytes (abi reads a library's
 	// symbol tables and DWARF, not its code).
 	SpillOver int64
-	// Want, when set, names members read whole too whatever their
-	// content (a package.json, a wheel's WHEEL), up to 1 MiB.
-	Want func(name string) bool
-	// Control, when set, receives what a package says of itself as it
-	// is read: a .deb's control file, an rpm's Requires (one
-	// "name version" a line).
-	Control *string
-	// NoTools keeps to the Go decompressors (by default the xz program
-	// decompresses xz streams when it is on PATH: see tool.go).
-	NoTools bool
+	// Hold is set by a reader that holds what it decompresses (abi reads
+	// one member whole): the walk decompresses at most what a reader may
+	// hold of the artefact (limits.For(size).Hold: HoldRatio times its
+	// size plus HoldSlack), not what a scan, which keeps members sparse,
+	// may stream past (limits.ExpandRatio times it, and the run's
+	// shared limits.RunExpand).
+	Hold bool
 	// Budget, when set, is the run's shared decompression allowance
 	// (NewBudget): every walk given it charges what it decompresses past
-	// its own Ratio times its size to it, so MinExpand is granted once a
-	// run, not once an artefact, and the walks of parallel workers share
-	// it. Nil gives this walk an allowance of its own (MinExpand).
+	// its own allowance to it, so the shared part is granted once a run,
+	// not once an artefact, and the walks of parallel workers share it.
+	// Nil gives this walk an allowance of its own.
 	Budget *Budget
-	// DecoderMemory is the memory the decoders of a walk without a
+	// MaxMember is the largest member read in full (default
+	// DefaultMaxMember), and Depth how deep artefacts inside artefacts
+	// are opened (default DefaultDepth: a .tar.gz inside a .zip is read,
+	// a zip inside that is an error). A caller lowers them only for a
+	// limit of its own (bind --image's --max-memory).
+	MaxMember int64
+	Depth     int
+
+	// The bounds below come from internal/limits; tests set them to
+	// reach a bound with small inputs. ratio and minExpand bound
+	// decompression: the bytes decompressed from an artefact may not
+	// exceed ratio times its size, plus minExpand (see Hold). Past it
+	// the stream is a bomb and its reading stops with an error.
+	ratio, minExpand int64
+	// decoderMemory is the memory the decoders of a walk without a
 	// Budget may hold at once (default DefaultDecoderMemory); a run's
 	// Budget sets its own (Budget.SetDecoderMemory).
-	DecoderMemory int64
-	// Progress, when set, is called with the member about to be read,
-	// and again for every MiB of it read and once it is read, with the bytes read so far of
-	// the artefact itself (compressed, as on disk) and its size. The
-	// count is of bytes read: a zip's unwanted members are never read,
-	// so it may end below the size.
-	Progress func(member string, read, total int64)
+	decoderMemory int64
+	// noTools keeps to the Go decompressors (by default the xz program
+	// decompresses xz streams when it is on PATH: see tool.go).
+	noTools bool
 }
 
 // Defaults of Options.
@@ -197,7 +209,7 @@ const (
 // times it plus HoldSlack (HoldLimit). Real packages expand 1.5 to 6
 // times, the most of 19 large Debian packages 14 (libx265), and what a
 // reader holds is a part of that; a 245 KB .tar.gz held a library whose
-// symbol name was 240 MiB. The decompression allowance (Ratio) is larger:
+// symbol name was 240 MiB. The decompression allowance (ratio) is larger:
 // it bounds what is streamed past, not what is held.
 const (
 	HoldRatio = limits.HoldRatio
@@ -226,11 +238,15 @@ func (o *Options) fill() {
 	if o.SparseOver == 0 {
 		o.SparseOver = DefaultSparseOver
 	}
-	if o.Ratio <= 0 {
-		o.Ratio = DefaultRatio
+	ratio, slack := int64(DefaultRatio), int64(DefaultMinExpand)
+	if o.Hold {
+		ratio, slack = HoldRatio, HoldSlack
 	}
-	if o.MinExpand <= 0 {
-		o.MinExpand = DefaultMinExpand
+	if o.ratio <= 0 {
+		o.ratio = ratio
+	}
+	if o.minExpand <= 0 {
+		o.minExpand = slack
 	}
 }
 
@@ -299,7 +315,7 @@ type walker struct {
 	// zipSkip, and heads inflates their heads: one of each for the walk.
 	zbuf  []byte
 	heads headInflater
-	// own is what is left of the walk's own allowance (Ratio times the
+	// own is what is left of the walk's own allowance (ratio times the
 	// artefact's size); past it, bytes are charged to pool, the run's.
 	own    int64
 	limit  int64
@@ -340,15 +356,15 @@ type walker struct {
 }
 
 func newWalker(ctx context.Context, opt Options, fn func(*Member) error, size int64) *walker {
-	own := opt.Ratio * max(size, 0)
-	if size > 0 && own/size != opt.Ratio {
+	own := opt.ratio * max(size, 0)
+	if size > 0 && own/size != opt.ratio {
 		own = 1<<63 - 1 // overflow: an artefact of exabytes
 	}
 	pool := opt.Budget
 	if pool == nil {
-		pool = NewBudget(opt.MinExpand)
-		if opt.DecoderMemory > 0 {
-			pool.SetDecoderMemory(opt.DecoderMemory)
+		pool = NewBudget(opt.minExpand)
+		if opt.decoderMemory > 0 {
+			pool.SetDecoderMemory(opt.decoderMemory)
 		}
 	}
 	return &walker{ctx: ctx, opt: opt, fn: fn, own: own, limit: own, pool: pool, control: opt.Control, size: size}
@@ -675,7 +691,7 @@ func readWhole(head []byte, r io.Reader, size int64) ([]byte, error) {
 // than the walk's allowance has left: a bomb, refused before any of it is
 // read.
 func (w *walker) claimErr(size int64) error {
-	return fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, w.allowance(), w.opt.Ratio, w.pool.grant())
+	return fmt.Errorf("%w: the member claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, size, w.allowance(), w.opt.ratio, w.pool.grant())
 }
 
 // spill copies a member (head, read already, then the rest of its size
@@ -792,5 +808,5 @@ func (w *walker) charge(n int64) bool {
 }
 
 func (w *walker) bomb() error {
-	return fmt.Errorf("%w: more than %d bytes out of the artefact (%d times its size, and the run's shared allowance of %d bytes is spent)", ErrBomb, w.limit+w.pool.grant(), w.opt.Ratio, w.pool.grant())
+	return fmt.Errorf("%w: more than %d bytes out of the artefact (%d times its size, and the run's shared allowance of %d bytes is spent)", ErrBomb, w.limit+w.pool.grant(), w.opt.ratio, w.pool.grant())
 }

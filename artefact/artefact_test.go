@@ -123,7 +123,7 @@ func TestFormats(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			b := c.build(t)
 			checkTree(t, walkBytes(t, b, Options{}), "")
-			checkTree(t, walkBytes(t, b, Options{NoTools: true}), "")
+			checkTree(t, walkBytes(t, b, Options{noTools: true}), "")
 		})
 	}
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // Budget is a run's shared allowance of decompressed bytes beyond what
-// each artefact's size earns it (Options.Ratio times the size): a run
-// reading many small bombs costs their sum, not MinExpand each. It is
+// each artefact's size earns it (limits.ExpandRatio times the size): a run
+// reading many small bombs costs their sum, not limits.RunExpand each. It is
 // safe for concurrent use by the walks of parallel workers. Once spent it
 // stays spent: every later walk that needs it fails with ErrBomb.
 //

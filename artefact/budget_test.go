@@ -83,13 +83,13 @@ func TestSharedBudget(t *testing.T) {
 
 	// Without a shared budget each walk has its own allowance: the same
 	// forty cost forty allowances (the old behaviour, kept for a lone walk).
-	g := walkPath(t, filepath.Join(dir, "0.tar.bz2"), Options{MinExpand: grant})
+	g := walkPath(t, filepath.Join(dir, "0.tar.bz2"), Options{minExpand: grant})
 	if !g.bombed() {
 		t.Errorf("a lone walk: %v, want %v", g.err, ErrBomb)
 	}
 }
 
-// TestBudgetOwnShare: an artefact whose content is within Ratio times its
+// TestBudgetOwnShare: an artefact whose content is within ratio times its
 // size is read even when the run's shared allowance is spent, so one bomb
 // does not fail the ordinary packages read beside it.
 func TestBudgetOwnShare(t *testing.T) {

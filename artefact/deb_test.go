@@ -65,7 +65,7 @@ func TestWalkCancelled(t *testing.T) {
 	for _, noTools := range []bool{false, true} {
 		ctx, cancel := context.WithCancel(context.Background())
 		n := 0
-		err := WalkReaderAt(ctx, bytes.NewReader(xzd), int64(len(xzd)), Options{NoTools: noTools, Select: func([]byte) bool { return true }}, func(m *Member) error {
+		err := WalkReaderAt(ctx, bytes.NewReader(xzd), int64(len(xzd)), Options{noTools: noTools, Select: func([]byte) bool { return true }}, func(m *Member) error {
 			if n++; n == 3 {
 				cancel()
 			}
@@ -73,10 +73,10 @@ func TestWalkCancelled(t *testing.T) {
 		})
 		cancel()
 		if err == nil || ctx.Err() == nil {
-			t.Errorf("NoTools=%v: cancelled walk returned %v after %d members", noTools, err, n)
+			t.Errorf("noTools=%v: cancelled walk returned %v after %d members", noTools, err, n)
 		}
 		if n > 3 {
-			t.Errorf("NoTools=%v: %d members after cancellation", noTools, n-3)
+			t.Errorf("noTools=%v: %d members after cancellation", noTools, n-3)
 		}
 	}
 }

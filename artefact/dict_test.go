@@ -25,7 +25,7 @@ func TestXZDictionary(t *testing.T) {
 	if err := xzDictOK(huge); err == nil {
 		t.Error("a 4 GiB dictionary was accepted")
 	}
-	g := walkBytes(t, huge, Options{NoTools: true})
+	g := walkBytes(t, huge, Options{noTools: true})
 	if g.err == nil || !errors.Is(g.err, ErrFormat) {
 		t.Errorf("walk: %v", g.err)
 	}
@@ -60,7 +60,7 @@ func TestDecoderWindows(t *testing.T) {
 			t.Fatalf("%s %v: %v", c.tool, c.args, err)
 		}
 		for _, noTools := range []bool{true, false} {
-			g := walkBytes(t, z, Options{NoTools: noTools})
+			g := walkBytes(t, z, Options{noTools: noTools})
 			var merr error
 			for _, m := range g.members {
 				if m.Err != nil {
@@ -71,14 +71,14 @@ func TestDecoderWindows(t *testing.T) {
 			read := m != nil && m.Err == nil && m.Content != nil
 			if c.refused {
 				if read {
-					t.Errorf("%s %v (NoTools=%v): read, want a refusal", c.tool, c.args, noTools)
+					t.Errorf("%s %v (noTools=%v): read, want a refusal", c.tool, c.args, noTools)
 				}
-				t.Logf("%s %v (NoTools=%v): %v %v", c.tool, c.args, noTools, g.err, merr)
+				t.Logf("%s %v (noTools=%v): %v %v", c.tool, c.args, noTools, g.err, merr)
 				if err := g.err; err == nil && merr == nil {
-					t.Errorf("%s %v (NoTools=%v): refused without an error", c.tool, c.args, noTools)
+					t.Errorf("%s %v (noTools=%v): refused without an error", c.tool, c.args, noTools)
 				}
 			} else if !read {
-				t.Errorf("%s %v (NoTools=%v): %v %v", c.tool, c.args, noTools, g.err, merr)
+				t.Errorf("%s %v (noTools=%v): %v %v", c.tool, c.args, noTools, g.err, merr)
 			}
 		}
 	}

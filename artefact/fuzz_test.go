@@ -25,9 +25,9 @@ func FuzzWalk(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		// NoTools: the Go readers are what is fuzzed (the xz program is
+		// noTools: the Go readers are what is fuzzed (the xz program is
 		// its own project, and a process per input slows fuzzing).
-		opt := Options{MaxMember: 1 << 20, MinExpand: 8 << 20, Ratio: 10, NoTools: true}
+		opt := Options{MaxMember: 1 << 20, minExpand: 8 << 20, ratio: 10, noTools: true}
 		if len(b)%2 == 1 {
 			opt.SpillOver = 512 // members past it go to a temporary file
 		}

@@ -101,13 +101,13 @@ func TestHostile(t *testing.T) {
 		{name: "ELF claiming 400 MB", b: claimELF(400<<20, func(h []byte) {
 			binary.LittleEndian.PutUint16(h[54:], 0)
 		}), errs: map[string]error{"/big": ErrTruncated}, ok: []string{"/bin/prog"}},
-		{name: "gzip bomb", b: gz(zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
-		{name: "zstd bomb", b: zst(t, zeros), opt: Options{Ratio: 4, MinExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
+		{name: "gzip bomb", b: gz(zeros), opt: Options{ratio: 4, minExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
+		{name: "zstd bomb", b: zst(t, zeros), opt: Options{ratio: 4, minExpand: 1 << 20}, errs: map[string]error{"/zeros": ErrBomb}, ok: []string{"/bin/prog"}},
 		{name: "truncated", b: truncated, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
 		{name: "truncated xz", b: truncXZ, errs: map[string]error{"/a/second": ErrTruncated}, ok: []string{"/a/first"}},
 		// The Go reader yields nothing of a truncated block: the error is the
 		// artefact's.
-		{name: "truncated xz, Go reader", b: truncXZ, opt: Options{NoTools: true}, errs: map[string]error{"": ErrTruncated}},
+		{name: "truncated xz, Go reader", b: truncXZ, opt: Options{noTools: true}, errs: map[string]error{"": ErrTruncated}},
 		{name: "cpio bad magic", b: mkRPM(gz(cpioBad), nil), errs: map[string]error{"/bin/prog": ErrFormat}},
 		{name: "zips in zips", b: deep, errs: map[string]error{"/again.zip!/again.zip!/again.zip": ErrTooDeep}},
 		{name: "gzip of gzip of gzip", b: stacked, errs: map[string]error{"": ErrTooDeep}},
@@ -266,7 +266,7 @@ func TestRepeatedLayer(t *testing.T) {
 		names[i] = "l.tar"
 	}
 	man, _ := json.Marshal([]map[string]any{{"Layers": names}})
-	g := walkBytes(t, mkTar(t, []ent{{name: "l.tar", data: layer}, {name: "manifest.json", data: man}}), Options{Ratio: 10, MinExpand: 4 << 20})
+	g := walkBytes(t, mkTar(t, []ent{{name: "l.tar", data: layer}, {name: "manifest.json", data: man}}), Options{ratio: 10, minExpand: 4 << 20})
 	if !errors.Is(g.err, ErrBomb) {
 		t.Errorf("walk: %v, want %v", g.err, ErrBomb)
 		for _, n := range g.order[:min(5, len(g.order))] {

@@ -94,13 +94,13 @@ func TestDecoderMemoryNested(t *testing.T) {
 	if m := g.members["/a/prog"]; g.err != nil || m == nil || m.Err != nil {
 		t.Errorf("the outer stream's program: %v %+v", g.err, m)
 	}
-	g = walkBytes(t, outer, Options{DecoderMemory: 300 << 20})
+	g = walkBytes(t, outer, Options{decoderMemory: 300 << 20})
 	if m := g.members["/inner.tar.zst!/usr/bin/prog"]; g.err != nil || m == nil || m.Err != nil {
 		t.Errorf("with 300 MiB: %v %v", g.err, g.order)
 	}
 	// Even one stream larger than the whole budget is refused, naming
 	// the artefact.
-	g = walkBytes(t, inner, Options{DecoderMemory: 64 << 20})
+	g = walkBytes(t, inner, Options{decoderMemory: 64 << 20})
 	if !errors.Is(g.err, ErrDecoderMemory) {
 		t.Errorf("a 128 MiB window under 64 MiB: %v", g.err)
 	}

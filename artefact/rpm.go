@@ -237,7 +237,7 @@ func (w *walker) rpmHeader(r io.Reader, total int64) ([]byte, error) {
 		return nil, fmt.Errorf("%w: rpm main header claims %d bytes, more than the %d read of it (%s)", ErrFormat, total, limit, why)
 	}
 	if w.decoding > 0 && total > w.allowance() {
-		return nil, fmt.Errorf("%w: the rpm main header claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, total, w.allowance(), w.opt.Ratio, w.pool.grant())
+		return nil, fmt.Errorf("%w: the rpm main header claims %d bytes, more than the %d the artefact's allowance has left (%d times its size, and the run's shared %d bytes)", ErrBomb, total, w.allowance(), w.opt.ratio, w.pool.grant())
 	}
 	b, err := readWhole(nil, r, total)
 	if err != nil {

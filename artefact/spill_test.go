@@ -65,7 +65,7 @@ func TestSpillOver(t *testing.T) {
 
 	// 64 MiB of zeros in a few KB of gzip: 32 times that is far less.
 	bomb := gz(mkTar(t, []ent{{name: "big.so", data: append(append([]byte(nil), lib...), make([]byte, 64<<20)...)}}))
-	g := walkBytes(t, bomb, Options{SparseOver: -1, SpillOver: 1 << 20, Ratio: 32, MinExpand: 1 << 20})
+	g := walkBytes(t, bomb, Options{SparseOver: -1, SpillOver: 1 << 20, ratio: 32, minExpand: 1 << 20})
 	if m := g.members["/big.so"]; m == nil || !errors.Is(m.Err, ErrBomb) {
 		t.Errorf("a member claiming 64 MiB of a %d-byte artefact: %+v", len(bomb), m)
 	}

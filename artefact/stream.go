@@ -91,7 +91,7 @@ func (w *walker) decompressor(f Format, br *bufio.Reader) (io.Reader, func(), er
 	if err != nil {
 		return nil, nil, err
 	}
-	dr, closer, err := decompress(w.ctx, f, br, w.opt.NoTools, need, window)
+	dr, closer, err := decompress(w.ctx, f, br, w.opt.noTools, need, window)
 	if err != nil {
 		release()
 		return nil, nil, err

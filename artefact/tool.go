@@ -13,7 +13,7 @@ import (
 
 // xz streams are decompressed by the xz program when it is on PATH: it
 // runs about three times faster than the pure-Go reader, which stays the
-// fallback (and the only reader under Options.NoTools). The program reads
+// fallback (and the only reader under Options.noTools). The program reads
 // the stream on its standard input and writes to a pipe: nothing touches
 // the disk. It runs through internal/run, so it is bounded (toolTimeout),
 // ends with the walk's context, and is killed with its process group.

@@ -103,7 +103,7 @@ func TestXZFrames(t *testing.T) {
 	// refused, and says why.
 	tb := mkTar(t, []ent{{name: "usr/bin/prog", data: bin}, {name: "usr/share/text", data: text}})
 	big := cat(xzTool(t, tb[:len(tb)/2], "-0"), xzTool(t, tb[len(tb)/2:], "-9"))
-	g := walkBytes(t, big, Options{NoTools: true})
+	g := walkBytes(t, big, Options{noTools: true})
 	if m := g.members["/usr/share/text"]; m == nil || m.Err == nil || !strings.Contains(m.Err.Error(), "claims a 65536 KiB dictionary, more than the 256 KiB reserved for the stream") {
 		t.Errorf("walk of a .tar.xz whose second stream asks for 64 MiB: %+v", m)
 	}

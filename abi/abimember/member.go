@@ -83,7 +83,7 @@ func loadMember(ctx context.Context, path, member string, opt abiread.Options, p
 	)
 	// Debug sections are outside the loaded segments: members are read
 	// whole (bounded by artefact.DefaultMaxMember), never sparse.
-	aopt := artefact.Options{SparseOver: -1, SpillOver: memberSpillOver, Ratio: artefact.HoldRatio, MinExpand: artefact.HoldSlack}
+	aopt := artefact.Options{SparseOver: -1, SpillOver: memberSpillOver, Hold: true}
 	real := artefact.SizeOf(path)
 	if prog != nil {
 		aopt.Progress = func(m string, read, total int64) { prog(path, m, read, total) }
