@@ -20,6 +20,7 @@ type File struct {
 	Entry   uint64
 	// Progs are the program headers, in file order.
 	Progs []Prog
+	progs [14]Prog // storage of Progs when they are few (most files have 8 to 14)
 	// Interp is the PT_INTERP path ("" when absent).
 	Interp string
 	// Dynamic is the decoded dynamic section, or nil for a static file.
@@ -121,8 +122,8 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 // newHeader reads the ELF header of a file of size bytes, from head when
 // the caller has read the file's first bytes, else from the first chunk.
-func newHeader(r io.ReaderAt, size int64, head []byte) (*File, error) {
-	f := &File{rd: reader{r: r, size: size}}
+func newHeader(r io.ReaderAt, size int64, head []byte, s *Scratch) (*File, error) {
+	f := &File{rd: reader{r: r, size: size, scratch: s}}
 	if len(head) > 0 {
 		f.rd.chunks[0] = chunk{off: 0, b: head[:min(int64(len(head)), size)]}
 	} else {
@@ -142,7 +143,14 @@ func newHeader(r io.ReaderAt, size int64, head []byte) (*File, error) {
 // NewFileHead is NewFile for a caller that has already read the first bytes
 // of the file (to check the magic); head saves re-reading them.
 func NewFileHead(r io.ReaderAt, size int64, head []byte) (*File, error) {
-	f, err := newHeader(r, size, head)
+	return NewFileScratch(r, size, head, nil)
+}
+
+// NewFileScratch is NewFileHead reading through s's buffers (nil: its
+// own). The File must not be used once another is made with s: a scan
+// worker makes one per file and drops it before the next.
+func NewFileScratch(r io.ReaderAt, size int64, head []byte, s *Scratch) (*File, error) {
+	f, err := newHeader(r, size, head, s)
 	if err != nil {
 		return nil, err
 	}
@@ -266,8 +274,12 @@ func (f *File) readProgs() error {
 	if err != nil {
 		return formatErr(f.phoff, "program headers (%d of %d bytes) past end of file", f.phnum, f.phentsz)
 	}
-	b = append([]byte(nil), b...) // the cache may be recycled below
-	f.Progs = make([]Prog, f.phnum)
+	// b aliases the cache: it is decoded here, before any other read.
+	if f.phnum <= int64(len(f.progs)) {
+		f.Progs = f.progs[:f.phnum]
+	} else {
+		f.Progs = make([]Prog, f.phnum)
+	}
 	for i := range f.Progs {
 		e := b[int64(i)*f.phentsz:]
 		p := &f.Progs[i]
@@ -360,6 +372,10 @@ func (f *File) readSections() ([]Section, error) {
 	}
 	secs := make([]Section, f.shnum)
 	nameOff := make([]uint32, f.shnum)
+	// The table is read in one go where it fits a read window (an
+	// object file's hundreds of headers, read one by one, cost a read
+	// each as the names in between evicted them).
+	f.rd.prefetch(f.shoff, f.shoff+f.shnum*f.shentsz)
 	for i := range secs {
 		s, name, err := f.readSectionHeader(int64(i))
 		if err != nil {
@@ -373,6 +389,9 @@ func (f *File) readSections() ([]Section, error) {
 	shstrndx := f.shstrndx()
 	if shstrndx > 0 && shstrndx < int64(len(secs)) {
 		st := secs[shstrndx]
+		if st.Off <= uint64(f.rd.size) && st.Size <= uint64(f.rd.size)-st.Off {
+			f.rd.prefetch(int64(st.Off), int64(st.Off+st.Size))
+		}
 		var used nameBudget
 		for i := range secs {
 			if uint64(nameOff[i]) < st.Size {

@@ -18,6 +18,15 @@ func FromInput(in input.File) (*File, error) {
 	return NewFileHead(in.FD, in.Size, in.Head)
 }
 
+// FromInputScratch is FromInput reading through s's buffers
+// (NewFileScratch).
+func FromInputScratch(in input.File, s *Scratch) (*File, error) {
+	if !IsELF(in.Head) {
+		return nil, ErrNotELF
+	}
+	return NewFileScratch(in.FD, in.Size, in.Head, s)
+}
+
 // Message is the text of err for a report that already shows path beside
 // it: the path that an *os.PathError or a "path: " prefix repeats is left
 // out ("open: permission denied", "malformed ELF: ...").
