@@ -1,8 +1,10 @@
 package walk
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -75,11 +77,23 @@ func Process[T any](ctx context.Context, files <-chan File, workers int, newWork
 	kept := all
 	all = nil
 	mu.Unlock()
-	sort.Slice(kept, func(i, j int) bool {
-		if kept[i].Root != kept[j].Root {
-			return kept[i].Root < kept[j].Root
+	// Sort an index, not the items: a result is hundreds of bytes, and
+	// swapping them cost a scan of thousands of files more than reading
+	// their floors did.
+	order := make([]int32, len(kept))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		x, y := &kept[a], &kept[b]
+		if c := cmp.Compare(x.Root, y.Root); c != 0 {
+			return c
 		}
-		return kept[i].Path < kept[j].Path
+		return strings.Compare(x.Path, y.Path)
 	})
-	return kept
+	out := make([]Item[T], len(kept))
+	for i, j := range order {
+		out[i] = kept[j]
+	}
+	return out
 }

@@ -242,3 +242,40 @@ func TestProcessAbandonsStuckWorker(t *testing.T) {
 		t.Errorf("Process after cancel = %v, want at most [a b]: the stuck file dropped, nothing taken after the cancel", paths)
 	}
 }
+
+// TestClaim: a root directory Claim takes is sent as one File with Dir
+// set and not listed; other roots, and directories inside a tree, are
+// walked as before, and Claim is never asked about a file.
+func TestClaim(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/layout/oci-layout", "{}")
+	write(t, dir+"/layout/blobs/x", "x")
+	write(t, dir+"/tree/layout/oci-layout", "{}")
+	write(t, dir+"/file", "f")
+	var asked []string
+	claim := func(d string) bool {
+		asked = append(asked, d)
+		return filepath.Base(d) == "layout"
+	}
+	var files, dirs []string
+	for f := range Walk(context.Background(), []string{dir + "/layout", dir + "/tree", dir + "/file"}, Options{Claim: claim}, nil) {
+		switch {
+		case f.Err != nil:
+			t.Errorf("error: %v", f.Err)
+		case f.Dir:
+			dirs = append(dirs, f.Path)
+		default:
+			files = append(files, f.Path)
+		}
+	}
+	sort.Strings(files)
+	if want := []string{dir + "/file", dir + "/tree/layout/oci-layout"}; !slices.Equal(files, want) {
+		t.Errorf("files %v, want %v", files, want)
+	}
+	if want := []string{dir + "/layout"}; !slices.Equal(dirs, want) {
+		t.Errorf("claimed %v, want %v", dirs, want)
+	}
+	if want := []string{dir + "/layout", dir + "/tree"}; !slices.Equal(asked, want) {
+		t.Errorf("Claim asked about %v, want the root directories %v", asked, want)
+	}
+}
