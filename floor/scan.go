@@ -134,16 +134,18 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	}
 	fo := opt.fileOptions()
 	opt.Limits, opt.sources, opt.folded = fo.Limits, fo.Sources, true
-	paths, layouts := splitLayouts(ctx, paths, opt)
 	kept := keep
 	if opt.NoTreeArtefacts {
 		kept = elfx.IsELF
 	}
-	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096}, &ws)
+	// OCI layouts named as roots are read as one artefact each, by a
+	// worker (scanOne).
+	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096, Claim: artefact.IsLayout}, &ws)
 	items := walk.Process(ctx, files, opt.Workers, func() func(walk.File) (item, bool) {
-		head := make([]byte, 4096)
+		head := make([]byte, headSize)
+		scratch := elfx.NewScratch()
 		return func(wf walk.File) (item, bool) {
-			it, isELF := scanOne(ctx, wf, head, opt)
+			it, isELF := scanOne(ctx, wf, head, scratch, opt)
 			if isELF {
 				elfs.Add(1)
 			}
@@ -153,7 +155,6 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			return it, isELF
 		}
 	})
-	items = layouts.merge(items)
 	res := &Result{Files: make([]FileReport, 0, len(items)), Floors: map[string]string{}}
 	// A file with several names is reported under the first in output
 	// order, whichever worker happened to read it first.
@@ -188,7 +189,11 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		}
 		res.Stats.ELF += elf
 	}
-	res.Violations = dropShipped(res.Files, res.Violations)
+	if hasRule(res.Violations, RuleLibWhitelist) {
+		// Only a lib_whitelist violation can be lifted by a library the
+		// tree ships; the maps dropShipped builds cost every file.
+		res.Violations = dropShipped(res.Files, res.Violations)
+	}
 	res.Stats.Files += ws.Files.Load()
 	res.Stats.Symlinks = ws.Symlinks.Load()
 	res.Stats.Special = ws.Special.Load()
@@ -200,6 +205,21 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	return res
 }
 
+// headSize is the first read of a file named on the command line: the
+// ELF header, the program headers, PT_INTERP and, in most small files,
+// the string and version tables too.
+const headSize = 8 << 10
+
+// hasRule reports whether a violation of viol breaks rule.
+func hasRule(viol []Violation, rule string) bool {
+	for _, v := range viol {
+		if v.Rule == rule {
+			return true
+		}
+	}
+	return false
+}
+
 // fileOptions are the options of Analyze for a file of the scan, the
 // distro targets folded once.
 func (opt Options) fileOptions() FileOptions {
@@ -209,7 +229,10 @@ func (opt Options) fileOptions() FileOptions {
 // scanOne reads one file. Walk errors and read errors of files that might
 // be ELF are reported (isELF true, so they are listed); files that are not
 // ELF are dropped.
-func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, bool) {
+func scanOne(ctx context.Context, wf walk.File, buf []byte, scratch *elfx.Scratch, opt Options) (item, bool) {
+	if wf.Dir {
+		return readArtefact(ctx, wf.Path, opt) // a layout: walk.Options.Claim
+	}
 	it := item{rep: FileReport{Path: wf.Path}}
 	if wf.Err != nil {
 		it.rep.Error = wf.Err
@@ -230,7 +253,7 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 	if in.Links > 1 {
 		it.link = hardLink{in.Dev, in.Ino}
 	}
-	f, err := elfx.FromInput(in)
+	f, err := elfx.FromInputScratch(in, scratch)
 	if err != nil {
 		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
 		return it, true
