@@ -172,7 +172,7 @@ func (f *File) readDynamic() error {
 		d.BindNow = true
 	}
 	f.Dynamic = d
-	f.prefetchTables()
+	f.prefetchTables(needed, soname, rpath, runpath)
 	var used nameBudget
 	str := func(vals []uint64) ([]string, error) {
 		out := make([]string, 0, len(vals))
@@ -208,29 +208,62 @@ const (
 )
 
 // prefetchTables reads, in one read, what a floor reads next when it
-// lies close together: the dynamic string table and the version-need
-// table (GNU ld and lld put them side by side, with the version-symbol
-// table between), unless the head already holds them. The read is a
-// guess: what it does not cover is read chunk by chunk as before.
-func (f *File) prefetchTables() {
+// lies close together: the names of the dynamic section (strs, offsets
+// into the string table) and the version-need table with its names,
+// unless the head already holds them. GNU ld and lld put the table right
+// after the string table (the version-symbol table between), and the
+// names a floor needs at the string table's end, by the library names:
+// over this machine's files the read is a few hundred bytes where the
+// whole string table is kilobytes. The read is a guess: what it does not
+// cover is read chunk by chunk as before.
+func (f *File) prefetchTables(strs ...[]uint64) {
 	soff, ssize, err := f.strtab()
 	if err != nil {
 		return
 	}
-	lo, hi := soff, soff+ssize
+	lo, hi := int64(-1), int64(-1)
+	for _, vals := range strs {
+		for _, v := range vals {
+			if v < uint64(ssize) {
+				if lo < 0 || int64(v) < lo {
+					lo = int64(v)
+				}
+				hi = max(hi, int64(v))
+			}
+		}
+	}
+	if lo >= 0 {
+		// A name is rarely longer than this; a longer one costs a
+		// read.
+		lo, hi = soff+lo, min(soff+hi+256, soff+ssize)
+	}
 	if voff, ok, err := f.tableOffset(elf.DT_VERNEED); err == nil && ok {
 		// A version-need entry and its aux entries take 16 bytes
 		// each; a library is rarely needed at more than 16 versions.
+		// Its names lie by the libraries' names, or a little before
+		// (GNU ld puts a version's name before the library's at
+		// times).
 		n, _ := f.Dynamic.Tag(elf.DT_VERNEEDNUM)
 		vhi := voff + int64(min(n, 64))*16*17
-		if max(hi, vhi)-min(lo, voff) > maxWindow {
-			// A large string table (libLLVM's is megabytes): the
-			// version-need table alone, so that walking it does not
-			// evict the chunks its names are read from.
+		if lo < 0 {
 			lo, hi = voff, vhi
 		} else {
-			lo, hi = min(lo, voff), max(hi, vhi)
+			lo, hi = max(min(lo-256, voff), soff), max(hi, vhi)
 		}
+		if hi-lo > maxWindow {
+			// Far apart (libLLVM's names are megabytes from its
+			// table): the table alone, so that walking it does not
+			// evict the chunks its names are read from.
+			lo, hi = voff, vhi
+		}
+	}
+	if lo < 0 {
+		return
+	}
+	// What the head holds is not read again, but for a margin: a name
+	// that crosses the head's end is then read whole from the window.
+	if head := f.rd.chunks[0]; head.off == 0 && lo < int64(len(head.b)) && hi > int64(len(head.b)) {
+		lo = max(lo, int64(len(head.b))-256)
 	}
 	f.rd.prefetch(lo, hi)
 }
