@@ -134,7 +134,14 @@ func (f *File) readDynamic() error {
 	if err != nil {
 		return err
 	}
-	d := &Dynamic{offset: off}
+	var d *Dynamic
+	if s := f.rd.scratch; s != nil && s.shared {
+		d = &s.dyn // a File made with s is not used after the next
+		*d = Dynamic{tags: dynTags{rest: d.tags.rest[:0]}}
+	} else {
+		d = new(Dynamic)
+	}
+	d.offset = off
 	var neededBuf [32]uint64
 	needed := neededBuf[:0]
 	var soname, rpath, runpath []uint64
@@ -174,29 +181,29 @@ func (f *File) readDynamic() error {
 	f.Dynamic = d
 	f.prefetchTables(needed, soname, rpath, runpath)
 	var used nameBudget
-	str := func(vals []uint64) ([]string, error) {
-		out := make([]string, 0, len(vals))
-		for _, v := range vals {
-			s, err := f.dynString(v, &used)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, s)
+	d.Needed = make([]string, len(needed))
+	for i, v := range needed {
+		if d.Needed[i], err = f.dynString(v, &used); err != nil {
+			return err
 		}
-		return out, nil
-	}
-	if d.Needed, err = str(needed); err != nil {
-		return err
 	}
 	for _, p := range []struct {
 		vals []uint64
 		dst  *string
 	}{{soname, &d.Soname}, {rpath, &d.Rpath}, {runpath, &d.Runpath}} {
-		ss, err := str(p.vals)
-		if err != nil {
-			return err
+		// Repeated entries are joined as the loader joins search
+		// paths.
+		for i, v := range p.vals {
+			s, err := f.dynString(v, &used)
+			if err != nil {
+				return err
+			}
+			if i == 0 {
+				*p.dst = s
+			} else {
+				*p.dst += ":" + s
+			}
 		}
-		*p.dst = strings.Join(ss, ":")
 	}
 	return nil
 }

@@ -20,7 +20,6 @@ type File struct {
 	Entry   uint64
 	// Progs are the program headers, in file order.
 	Progs []Prog
-	progs [14]Prog // storage of Progs when they are few (most files have 8 to 14)
 	// Interp is the PT_INTERP path ("" when absent).
 	Interp string
 	// Dynamic is the decoded dynamic section, or nil for a static file.
@@ -123,7 +122,14 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 // newHeader reads the ELF header of a file of size bytes, from head when
 // the caller has read the file's first bytes, else from the first chunk.
 func newHeader(r io.ReaderAt, size int64, head []byte, s *Scratch) (*File, error) {
-	f := &File{rd: reader{r: r, size: size, scratch: s}}
+	var f *File
+	if s != nil && s.shared {
+		f = &s.file // a File made with s is not used after the next
+		*f = File{}
+	} else {
+		f = new(File)
+	}
+	f.rd = reader{r: r, size: size, scratch: s}
 	if len(head) > 0 {
 		f.rd.chunks[0] = chunk{off: 0, b: head[:min(int64(len(head)), size)]}
 	} else {
@@ -275,8 +281,11 @@ func (f *File) readProgs() error {
 		return formatErr(f.phoff, "program headers (%d of %d bytes) past end of file", f.phnum, f.phentsz)
 	}
 	// b aliases the cache: it is decoded here, before any other read.
-	if f.phnum <= int64(len(f.progs)) {
-		f.Progs = f.progs[:f.phnum]
+	if s := f.rd.scratch; s != nil && s.shared {
+		if int64(cap(s.progs)) < f.phnum {
+			s.progs = make([]Prog, f.phnum)
+		}
+		f.Progs = s.progs[:f.phnum]
 	} else {
 		f.Progs = make([]Prog, f.phnum)
 	}

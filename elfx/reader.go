@@ -52,11 +52,15 @@ type chunk struct {
 type Scratch struct {
 	bufs   [nChunks][]byte // storage of the chunk slots but the head
 	window []byte
-	names  map[string]string
+	names  map[string]string // nil in a reader's private Scratch: no interning
+	progs  []Prog
+	dyn    Dynamic
+	file   File
+	shared bool // made by NewScratch, not a reader's own
 }
 
 // NewScratch returns buffers for NewFileScratch.
-func NewScratch() *Scratch { return &Scratch{names: make(map[string]string, 256)} }
+func NewScratch() *Scratch { return &Scratch{names: make(map[string]string, 256), shared: true} }
 
 // Interning bounds: a name longer than maxInterned, or met once the table
 // holds maxNames, is copied as without a Scratch. Real names (sonames,
@@ -85,10 +89,10 @@ type reader struct {
 	// comes from.
 	hold, held int64
 	why        string
-	// scratch, when set, lends the chunk and window buffers and interns
-	// names; own holds the buffers allocated without one.
+	// scratch, when the caller gave one, lends the chunk and window
+	// buffers and interns names; without one, a private Scratch holds
+	// the chunk buffers, made at the first read past the head.
 	scratch *Scratch
-	own     [nChunks][]byte
 }
 
 // in reports whether [off, off+n) lies inside the file.
@@ -159,10 +163,10 @@ func (r *reader) fill(off, want int64) ([]byte, error) {
 		r.next = 1
 	}
 	c := &r.chunks[r.next]
-	buf := &r.own[r.next]
-	if r.scratch != nil {
-		buf = &r.scratch.bufs[r.next]
+	if r.scratch == nil {
+		r.scratch = &Scratch{}
 	}
+	buf := &r.scratch.bufs[r.next]
 	if cap(*buf) < chunkSize {
 		*buf = make([]byte, chunkSize)
 	}
@@ -187,11 +191,11 @@ func (r *reader) prefetch(lo, hi int64) {
 	}
 	var buf []byte
 	switch {
-	case r.scratch == nil && hi-lo > int64(nChunks-1)*chunkSize:
+	case (r.scratch == nil || !r.scratch.shared) && hi-lo > int64(nChunks-1)*chunkSize:
 		return // without a Scratch, no more than the chunks would hold
-	case r.scratch != nil:
+	case r.scratch != nil && r.scratch.shared:
 		if cap(r.scratch.window) < int(hi-lo) {
-			r.scratch.window = make([]byte, maxWindow)
+			r.scratch.window = make([]byte, max(hi-lo, 16<<10))
 		}
 		buf = r.scratch.window[:hi-lo]
 	default:
@@ -206,7 +210,7 @@ func (r *reader) prefetch(lo, hi int64) {
 // str returns b as a string: the interned copy when a Scratch holds one.
 func (r *reader) str(b []byte) string {
 	s := r.scratch
-	if s == nil || len(b) > maxInterned {
+	if s == nil || s.names == nil || len(b) > maxInterned {
 		return string(b)
 	}
 	if v, ok := s.names[string(b)]; ok {
