@@ -130,7 +130,10 @@ func Walk(ctx context.Context, roots []string, opt Options, stats *Stats) <-chan
 	if stats == nil {
 		stats = new(Stats)
 	}
-	out := make(chan File, 256)
+	// Room for every root: thousands of files named on a command line
+	// are stat'ed ahead of the readers, which then never wait for the
+	// walker, nor wake it for each file they take.
+	out := make(chan File, min(max(256, len(roots)), 1<<16))
 	w := &walker{ctx: ctx, opt: opt, out: out, stats: stats, dirs: make(chan dirJob, 1024)}
 	if opt.Follow && opt.Within == "" {
 		for _, r := range roots {
