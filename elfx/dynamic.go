@@ -135,7 +135,7 @@ func (f *File) readDynamic() error {
 		return err
 	}
 	var d *Dynamic
-	if s := f.rd.scratch; s != nil && s.shared {
+	if s := f.rd.scratch; s != nil {
 		d = &s.dyn // a File made with s is not used after the next
 		*d = Dynamic{tags: dynTags{rest: d.tags.rest[:0]}}
 	} else {

@@ -123,7 +123,7 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 // the caller has read the file's first bytes, else from the first chunk.
 func newHeader(r io.ReaderAt, size int64, head []byte, s *Scratch) (*File, error) {
 	var f *File
-	if s != nil && s.shared {
+	if s != nil {
 		f = &s.file // a File made with s is not used after the next
 		*f = File{}
 	} else {
@@ -281,7 +281,7 @@ func (f *File) readProgs() error {
 		return formatErr(f.phoff, "program headers (%d of %d bytes) past end of file", f.phnum, f.phentsz)
 	}
 	// b aliases the cache: it is decoded here, before any other read.
-	if s := f.rd.scratch; s != nil && s.shared {
+	if s := f.rd.scratch; s != nil {
 		if int64(cap(s.progs)) < f.phnum {
 			s.progs = make([]Prog, f.phnum)
 		}

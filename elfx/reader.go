@@ -52,15 +52,18 @@ type chunk struct {
 type Scratch struct {
 	bufs   [nChunks][]byte // storage of the chunk slots but the head
 	window []byte
-	names  map[string]string // nil in a reader's private Scratch: no interning
+	names  map[string]string
 	progs  []Prog
 	dyn    Dynamic
 	file   File
-	shared bool // made by NewScratch, not a reader's own
 }
 
 // NewScratch returns buffers for NewFileScratch.
-func NewScratch() *Scratch { return &Scratch{names: make(map[string]string, 256), shared: true} }
+func NewScratch() *Scratch { return &Scratch{names: make(map[string]string, 256)} }
+
+// ownChunks is how many chunk slots a reader without a Scratch rotates
+// through (its buffers are its own, made as they are first needed).
+const ownChunks = 4
 
 // Interning bounds: a name longer than maxInterned, or met once the table
 // holds maxNames, is copied as without a Scratch. Real names (sonames,
@@ -90,9 +93,10 @@ type reader struct {
 	hold, held int64
 	why        string
 	// scratch, when the caller gave one, lends the chunk and window
-	// buffers and interns names; without one, a private Scratch holds
-	// the chunk buffers, made at the first read past the head.
+	// buffers and interns names; without one, own holds the buffers of
+	// the first ownChunks slots, made at their first use.
 	scratch *Scratch
+	own     *[ownChunks][]byte
 }
 
 // in reports whether [off, off+n) lies inside the file.
@@ -149,7 +153,9 @@ func (r *reader) exact(off, n int64) ([]byte, error) {
 	if b := r.cached(off); int64(len(b)) >= n {
 		return b[:n], nil
 	}
-	if n > chunkSize {
+	if n > chunkSize || r.scratch == nil {
+		// Without a Scratch, a chunk buffer would be made for a few
+		// hundred bytes.
 		return r.fresh(off, n)
 	}
 	return r.fill(off, n)
@@ -158,15 +164,24 @@ func (r *reader) exact(off, n int64) ([]byte, error) {
 // fill reads want bytes at off into the next chunk slot.
 func (r *reader) fill(off, want int64) ([]byte, error) {
 	// Chunk 0 keeps the file head; rotate through the rest.
+	slots := len(r.chunks)
+	if r.scratch == nil {
+		slots = ownChunks
+	}
 	r.next++
-	if r.next >= len(r.chunks) {
+	if r.next >= slots {
 		r.next = 1
 	}
 	c := &r.chunks[r.next]
-	if r.scratch == nil {
-		r.scratch = &Scratch{}
+	var buf *[]byte
+	if r.scratch != nil {
+		buf = &r.scratch.bufs[r.next]
+	} else {
+		if r.own == nil {
+			r.own = new([ownChunks][]byte)
+		}
+		buf = &r.own[r.next]
 	}
-	buf := &r.scratch.bufs[r.next]
 	if cap(*buf) < chunkSize {
 		*buf = make([]byte, chunkSize)
 	}
@@ -189,18 +204,18 @@ func (r *reader) prefetch(lo, hi int64) {
 	if b := r.cached(lo); int64(len(b)) >= hi-lo {
 		return
 	}
-	var buf []byte
-	switch {
-	case (r.scratch == nil || !r.scratch.shared) && hi-lo > int64(nChunks-1)*chunkSize:
-		return // without a Scratch, no more than the chunks would hold
-	case r.scratch != nil && r.scratch.shared:
-		if cap(r.scratch.window) < int(hi-lo) {
-			r.scratch.window = make([]byte, max(hi-lo, 16<<10))
-		}
-		buf = r.scratch.window[:hi-lo]
-	default:
-		buf = make([]byte, hi-lo)
+	if hi-lo <= chunkSize {
+		// Small enough for a chunk slot: no buffer of its own.
+		r.fill(lo, hi-lo) // an error is left to the reads that follow
+		return
 	}
+	if r.scratch == nil {
+		return // a window is a Scratch's: chunk by chunk, as before
+	}
+	if cap(r.scratch.window) < int(hi-lo) {
+		r.scratch.window = make([]byte, max(hi-lo, 16<<10))
+	}
+	buf := r.scratch.window[:hi-lo]
 	r.win = chunk{}
 	if r.readFull(buf, lo) == nil {
 		r.win = chunk{off: lo, b: buf}
@@ -210,7 +225,7 @@ func (r *reader) prefetch(lo, hi int64) {
 // str returns b as a string: the interned copy when a Scratch holds one.
 func (r *reader) str(b []byte) string {
 	s := r.scratch
-	if s == nil || s.names == nil || len(b) > maxInterned {
+	if s == nil || len(b) > maxInterned {
 		return string(b)
 	}
 	if v, ok := s.names[string(b)]; ok {
