@@ -182,11 +182,14 @@ func (f *File) readDynamic() error {
 	f.prefetchTables(needed, soname, rpath, runpath)
 	var used nameBudget
 	d.Needed = make([]string, len(needed))
+	f.rd.intern = true
 	for i, v := range needed {
 		if d.Needed[i], err = f.dynString(v, &used); err != nil {
+			f.rd.intern = false
 			return err
 		}
 	}
+	f.rd.intern = false
 	for _, p := range []struct {
 		vals []uint64
 		dst  *string

@@ -396,6 +396,8 @@ func (f *File) readSections() ([]Section, error) {
 	// Names are best effort: a broken .shstrtab leaves them empty. Names
 	// that overlap past the bound of nameAmplification are an error.
 	shstrndx := f.shstrndx()
+	f.rd.intern = true
+	defer func() { f.rd.intern = false }()
 	if shstrndx > 0 && shstrndx < int64(len(secs)) {
 		st := secs[shstrndx]
 		if st.Off <= uint64(f.rd.size) && st.Size <= uint64(f.rd.size)-st.Off {

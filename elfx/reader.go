@@ -59,7 +59,7 @@ type Scratch struct {
 }
 
 // NewScratch returns buffers for NewFileScratch.
-func NewScratch() *Scratch { return &Scratch{names: make(map[string]string, 256)} }
+func NewScratch() *Scratch { return &Scratch{names: make(map[string]string, 1024)} }
 
 // ownChunks is how many chunk slots a reader without a Scratch rotates
 // through (its buffers are its own, made as they are first needed).
@@ -97,6 +97,10 @@ type reader struct {
 	// the first ownChunks slots, made at their first use.
 	scratch *Scratch
 	own     *[ownChunks][]byte
+	// intern is set while names that files share are read (libraries,
+	// versions, sections); a soname or search path is the file's own,
+	// and interning it would only fill the table.
+	intern bool
 }
 
 // in reports whether [off, off+n) lies inside the file.
@@ -222,10 +226,11 @@ func (r *reader) prefetch(lo, hi int64) {
 	}
 }
 
-// str returns b as a string: the interned copy when a Scratch holds one.
+// str returns b as a string: the interned copy when a Scratch holds one
+// and the name is of a kind many files share (r.intern).
 func (r *reader) str(b []byte) string {
 	s := r.scratch
-	if s == nil || len(b) > maxInterned {
+	if s == nil || !r.intern || len(b) > maxInterned {
 		return string(b)
 	}
 	if v, ok := s.names[string(b)]; ok {

@@ -71,6 +71,8 @@ func (f *File) VersionNeeds() ([]VerNeed, error) {
 }
 
 func (f *File) readVersionNeeds() ([]VerNeed, error) {
+	f.rd.intern = true
+	defer func() { f.rd.intern = false }()
 	off, ok, err := f.tableOffset(elf.DT_VERNEED)
 	if err != nil || !ok {
 		return nil, err
