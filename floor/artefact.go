@@ -108,6 +108,9 @@ func (e *moreUnreadable) split() (errs, bad *moreUnreadable) {
 // unreadableCount is how many unreadable files a report's error stands
 // for, and how many ELF files among them.
 func unreadableCount(r FileReport) (n, elf int64) {
+	if r.Error == nil {
+		return 1, 1 // without the errors.As below, which allocates
+	}
 	var more *moreUnreadable
 	if errors.As(r.Error, &more) {
 		return more.n, more.elf
@@ -228,47 +231,6 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 		return item{files: it.files, claims: it.claims, skipped: it.skipped}, true
 	}
 	return it, true
-}
-
-// splitLayouts takes the OCI layouts out of paths and reads them. The
-// other paths keep their order; the walk's root indexes are mapped back
-// by merge.
-func splitLayouts(ctx context.Context, paths []string, opt Options) ([]string, *layoutSplit) {
-	ls := &layoutSplit{}
-	var rest []string
-	for i, p := range paths {
-		if artefact.IsLayout(p) {
-			it, _ := readArtefact(ctx, p, opt)
-			ls.items = append(ls.items, walk.Item[item]{Root: i, Path: p, Value: it})
-			continue
-		}
-		ls.index = append(ls.index, i)
-		rest = append(rest, p)
-	}
-	return rest, ls
-}
-
-type layoutSplit struct {
-	items []walk.Item[item]
-	index []int // the original index of each path left to the walk
-}
-
-// merge puts the layouts back among the walk's items, in root order.
-func (ls *layoutSplit) merge(items []walk.Item[item]) []walk.Item[item] {
-	if len(ls.items) == 0 {
-		return items
-	}
-	for i := range items {
-		items[i].Root = ls.index[items[i].Root]
-	}
-	items = append(items, ls.items...)
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].Root != items[j].Root {
-			return items[i].Root < items[j].Root
-		}
-		return items[i].Path < items[j].Path
-	})
-	return items
 }
 
 // flatten lists the reports of files and of artefacts' members in order.

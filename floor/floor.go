@@ -2,7 +2,9 @@ package floor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/errjson"
@@ -364,18 +366,28 @@ func symbolsFor(syms []elfx.Symbol, ns string, match func(ver string) bool) []Re
 // sortVersions orders version names by namespace, then numerically;
 // non-numeric names come last, alphabetically.
 func sortVersions(vs []string) {
-	sort.Slice(vs, func(i, j int) bool {
-		ni, vi, oki := symver.Split(vs[i])
-		nj, vj, okj := symver.Split(vs[j])
+	// slices.SortFunc: sort.Slice's reflection cost a floor scan an
+	// allocation per file. Equal versions spelled apart (2.2, 2.2.0)
+	// fall back to their spelling, so the order never depends on the
+	// file's.
+	slices.SortFunc(vs, func(a, b string) int {
+		na, va, oka := symver.Split(a)
+		nb, vb, okb := symver.Split(b)
 		switch {
-		case oki != okj:
-			return oki
-		case !oki:
-			return vs[i] < vs[j]
-		case ni != nj:
-			return ni < nj
+		case oka != okb:
+			if oka {
+				return -1
+			}
+			return 1
+		case !oka:
+			return strings.Compare(a, b)
+		case na != nb:
+			return strings.Compare(na, nb)
 		}
-		return symver.Compare(vi, vj) < 0
+		if c := symver.Compare(va, vb); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
 	})
 }
 
