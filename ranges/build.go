@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -79,6 +78,10 @@ type Builder struct {
 	cache     *cache.Cache
 	cacheErr  error
 
+	objOnce sync.Once
+	objs    *objects // the git blobs unpacked for this build (objects.go)
+	objsErr error
+
 	mu     sync.Mutex
 	calls  map[string]*call
 	trees  map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
@@ -130,6 +133,10 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	}
 	close(work)
 	wg.Wait()
+	if b.objs != nil {
+		b.objs.remove()
+	}
+	b.objOnce, b.objs, b.objsErr = sync.Once{}, nil, nil
 	b.noteUnconfined(inputs, res)
 	return res
 }
@@ -381,18 +388,24 @@ func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
 func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, error) {
 	root := in.Dir
 	if in.Repo != "" {
-		tmp, err := os.MkdirTemp(exportRoot(), "abifloor-ranges-")
+		b.objOnce.Do(func() { b.objs, b.objsErr = newObjects() })
+		if b.objsErr != nil {
+			return nil, nil, b.objsErr
+		}
+		tmp, release, err := b.objs.export(ctx, in.Repo, b.trees[in.Repo+"\x00"+in.Rev])
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
 			return nil, nil, err
 		}
-		defer os.RemoveAll(tmp)
-		if err := gitExport(ctx, in.Repo, in.Rev, b.includes(), tmp); err != nil {
-			return nil, nil, err
-		}
+		defer release()
 		// A --dir tree was checked as its key was made; an exported
-		// one is checked here.
+		// one is checked here, each file's directives as they were
+		// read from git.
 		t, err := newTree(tmp, b.includes())
 		if err == nil {
+			t.known = b.objs.known
 			err = t.check(b.includes(), nil)
 		}
 		if err != nil {
