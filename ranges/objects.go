@@ -478,7 +478,7 @@ func validPath(p string) error {
 	}
 	for _, c := range strings.Split(p, "/") {
 		if c == "" || c == "." || c == ".." {
-			return errors.New("a component is empty, . or ..")
+			return errors.New(`an empty, "." or ".." component`)
 		}
 	}
 	if strings.IndexByte(p, 0) >= 0 {
