@@ -72,7 +72,8 @@ type Builder struct {
 	ccOnce sync.Once
 	ccID   string
 
-	compiled atomic.Bool // a version's headers went to the compiler
+	compiled atomic.Bool  // a version's headers went to the compiler
+	compiles atomic.Int64 // how many times (tests and benchmarks read it)
 
 	storeOnce sync.Once
 	cache     *cache.Cache
@@ -83,6 +84,7 @@ type Builder struct {
 	objsErr error
 
 	mu     sync.Mutex
+	views  map[string][]*view // compiled git versions by their paths (reuse.go)
 	calls  map[string]*call
 	trees  map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
 	hashes map[string]string  // path → sha256 of the files read from outside the trees
@@ -109,18 +111,36 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	progress := func() {
+		if b.Progress != nil {
+			mu.Lock()
+			done++
+			b.Progress(done, len(inputs))
+			mu.Unlock()
+		}
+	}
+	// An input whose key another worker is building is answered once
+	// that build is done; its worker goes on with the next input, not
+	// idle until then.
+	type waiter struct {
+		i int
+		c *call
+	}
+	var waiting []waiter
 	for w := 0; w < jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				res[i] = b.one(ctx, inputs[i])
-				if b.Progress != nil {
+				r, c := b.one(ctx, inputs[i])
+				if c != nil {
 					mu.Lock()
-					done++
-					b.Progress(done, len(inputs))
+					waiting = append(waiting, waiter{i, c})
 					mu.Unlock()
+					continue
 				}
+				res[i] = r
+				progress()
 			}
 		}()
 	}
@@ -133,10 +153,19 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	}
 	close(work)
 	wg.Wait()
+	for _, w := range waiting {
+		// Every build was started by a worker, so all are done.
+		<-w.c.done
+		res[w.i] = Result{Version: inputs[w.i].Version, ABI: w.c.abi, Err: w.c.err, Cached: true}
+		progress()
+	}
 	if b.objs != nil {
 		b.objs.remove()
 	}
 	b.objOnce, b.objs, b.objsErr = sync.Once{}, nil, nil
+	b.mu.Lock()
+	b.views = nil
+	b.mu.Unlock()
 	b.noteUnconfined(inputs, res)
 	return res
 }
@@ -165,7 +194,9 @@ func (b *Builder) noteUnconfined(inputs []Input, res []Result) {
 	}
 }
 
-func (b *Builder) one(ctx context.Context, in Input) (r Result) {
+// one builds one input, or returns the call of another input with the
+// same key, still being built.
+func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 	r.Version = in.Version
 	defer func() {
 		if p := recover(); p != nil {
@@ -174,20 +205,20 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	}()
 	if err := ctx.Err(); err != nil {
 		r.Err = err
-		return r
+		return r, nil
 	}
 	if in.File != "" {
 		r.ABI, r.Err = abi.Load(ctx, in.File, abi.Options{})
-		return r
+		return r, nil
 	}
 	if err := b.Options.Check(); err != nil {
 		r.Err = err
-		return r
+		return r, nil
 	}
 	key, err := b.key(ctx, in)
 	if err != nil {
 		r.Err = err
-		return r
+		return r, nil
 	}
 	b.mu.Lock()
 	if b.calls == nil {
@@ -202,12 +233,11 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	if shared {
 		select {
 		case <-c.done:
-		case <-ctx.Done():
-			r.Err = ctx.Err()
-			return r
+		default:
+			return r, c
 		}
 		r.ABI, r.Err, r.Cached = c.abi, c.err, true
-		return r
+		return r, nil
 	}
 	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
 	defer close(c.done)
@@ -218,7 +248,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	if store == nil {
 		c.abi, _, c.err = b.extract(ctx, in)
 		r.ABI, r.Err = c.abi, c.err
-		return r
+		return r, nil
 	}
 	// One copy of the cache per call, so a refused entry is told to this
 	// version's result.
@@ -281,7 +311,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	}
 	c.abi, c.err = a, err
 	r.ABI, r.Err = a, err
-	return r
+	return r, nil
 }
 
 func isVersionError(err error) bool {
@@ -392,7 +422,7 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		if b.objsErr != nil {
 			return nil, nil, b.objsErr
 		}
-		tmp, release, err := b.objs.export(ctx, in.Repo, b.trees[in.Repo+"\x00"+in.Rev])
+		tmp, files, release, err := b.objs.export(ctx, in.Repo, b.trees[in.Repo+"\x00"+in.Rev])
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()
@@ -412,10 +442,29 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 			return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), tmp+"/", ""), Err: err}
 		}
 		root = tmp
+		if err := noSpecial(root); err != nil {
+			return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), root+"/", ""), Err: err}
+		}
+		a, outside, ok, done := b.reuse(ctx, newView(files))
+		if ok {
+			return a, outside, nil
+		}
+		defer done(root, nil, nil, nil)
+		a, outside, deps, err := b.compile(ctx, in, root)
+		done(root, a, outside, deps)
+		return a, outside, err
 	}
 	if err := noSpecial(root); err != nil {
 		return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), root+"/", ""), Err: err}
 	}
+	a, outside, _, err := b.compile(ctx, in, root)
+	return a, outside, err
+}
+
+// compile compiles the headers of one version's tree at root, and returns
+// its ABI, the files it read from outside the include trees and every
+// file it read.
+func (b *Builder) compile(ctx context.Context, in Input, root string) (*abi.ABI, []string, []string, error) {
 	o := b.Options
 	// Root: the compiler may read this tree and its system headers, and
 	// its diagnostics are shown only from there (a header is a
@@ -428,10 +477,11 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		opt.Flags = append(opt.Flags, "-D"+d)
 	}
 	b.compiled.Store(true)
+	b.compiles.Add(1)
 	r, err := abi.CompileHeaders(ctx, opt)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, nil, nil, ctx.Err()
 		}
 		// The compiler names files in the temporary tree; say them as
 		// paths of the repository.
@@ -439,7 +489,7 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		if in.Repo != "" {
 			msg = strings.ReplaceAll(msg, root+"/", "")
 		}
-		return nil, nil, &VersionError{Version: in.Version, Msg: msg, Err: err}
+		return nil, nil, nil, &VersionError{Version: in.Version, Msg: msg, Err: err}
 	}
 	// Files read from outside the version's own tree (a wrapper header
 	// elsewhere, the system's headers) are part of the cache entry: each
@@ -464,7 +514,7 @@ deps:
 		}
 		outside = append(outside, p)
 	}
-	return r.ABI, outside, nil
+	return r.ABI, outside, r.Deps, nil
 }
 
 // VersionError is a version whose headers could not be read; Err is

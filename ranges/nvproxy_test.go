@@ -145,8 +145,9 @@ func TestNvproxyAgainstGVisor(t *testing.T) {
 		cacheDir = t.TempDir()
 	}
 	start := time.Now()
-	res := (&Builder{Options: opt, CacheDir: cacheDir}).Build(ctx, ins)
-	t.Logf("%d tags built in %v", len(ins), time.Since(start))
+	b := &Builder{Options: opt, CacheDir: cacheDir}
+	res := b.Build(ctx, ins)
+	t.Logf("%d tags built in %v, %d compiles", len(ins), time.Since(start), b.compiles.Load())
 	for _, r := range res {
 		if r.Err != nil {
 			t.Errorf("version %s: %v", r.Version, r.Err)

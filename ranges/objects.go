@@ -109,16 +109,15 @@ func (o *objects) known(fi fs.FileInfo) ([]dir, bool) {
 }
 
 // export unpacks the include paths of a version (t, from gitTreeIDs) into
-// a new directory of o and returns it, with a release to call once the
-// version is done with it (it removes the tree).
-func (o *objects) export(ctx context.Context, repo string, t treeIDs) (dir string, release func(), err error) {
-	var files []lsEntry // path from the repository's root
+// a new directory of o and returns it, with its files and a release to
+// call once the version is done with it (it removes the tree).
+func (o *objects) export(ctx context.Context, repo string, t treeIDs) (dir string, files []lsEntry, release func(), err error) {
 	for _, obj := range t.objs {
 		switch obj.kind {
 		case "tree":
 			l := o.list(ctx, repo, obj.id)
 			if l.err != nil {
-				return "", nil, l.err
+				return "", nil, nil, l.err
 			}
 			for _, e := range l.entries {
 				if obj.path != "" {
@@ -131,7 +130,7 @@ func (o *objects) export(ctx context.Context, repo string, t treeIDs) (dir strin
 			// itself: its mode is in its parent tree.
 			e, err := parentEntry(ctx, repo, t.rev, obj)
 			if err != nil {
-				return "", nil, err
+				return "", nil, nil, err
 			}
 			files = append(files, e)
 		}
@@ -143,14 +142,14 @@ func (o *objects) export(ctx context.Context, repo string, t treeIDs) (dir strin
 		}
 	}
 	if total > maxExport {
-		return "", nil, fmt.Errorf("%s: include paths larger than %d bytes", t.rev, maxExport)
+		return "", nil, nil, fmt.Errorf("%s: include paths larger than %d bytes", t.rev, maxExport)
 	}
 	if len(files) > maxTreeFiles {
-		return "", nil, fmt.Errorf("%s: more than %d files under the include paths", t.rev, maxTreeFiles)
+		return "", nil, nil, fmt.Errorf("%s: more than %d files under the include paths", t.rev, maxTreeFiles)
 	}
 	pinned, err := o.pin(ctx, repo, files)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	unpin := func() {
 		o.mu.Lock()
@@ -160,10 +159,11 @@ func (o *objects) export(ctx context.Context, repo string, t treeIDs) (dir strin
 		o.mu.Unlock()
 		o.evict()
 	}
+	// files: each path from the repository's root
 	dir, err = os.MkdirTemp(o.root, "v-")
 	if err != nil {
 		unpin()
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	release = func() {
 		os.RemoveAll(dir)
@@ -171,9 +171,9 @@ func (o *objects) export(ctx context.Context, repo string, t treeIDs) (dir strin
 	}
 	if err := o.materialize(files, dir); err != nil {
 		release()
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	return dir, release, nil
+	return dir, files, release, nil
 }
 
 // list is the recursive listing of a tree, read once per build.

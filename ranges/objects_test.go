@@ -259,3 +259,47 @@ func FuzzReadBatch(f *testing.F) {
 		}
 	})
 }
+
+// A version whose tree differs from one compiled before only in files
+// that compile did not read takes its ABI; any change to what it read,
+// or to which paths exist (a header that now shadows another), compiles
+// again, and every ABI equals the version's own compile.
+func TestReuseUnreadChanges(t *testing.T) {
+	needTools(t, "git", "cc")
+	repo := gitRepo(t, []step{
+		{[]string{"1.0"}, map[string]string{
+			"inc/a.h":  "#include \"x.h\"\nstruct s { struct x v; int a; };\n",
+			"inc2/x.h": "struct x { int q; };\n",
+			"inc/b.c":  "int b;\n",
+			"inc/c.h":  "struct c { int c; };\n",
+		}},
+		{[]string{"1.1"}, map[string]string{"inc/b.c": "int b, bb;\n"}},                                          // unread: reused
+		{[]string{"1.2"}, map[string]string{"inc/c.h": "struct c { long c; };\n"}},                               // unread: reused
+		{[]string{"1.3"}, map[string]string{"inc/a.h": "#include \"x.h\"\nstruct s { struct x v; long a; };\n"}}, // read
+		{[]string{"1.4"}, map[string]string{"inc2/x.h": "struct x { short q; };\n"}},                             // read
+		{[]string{"1.5"}, map[string]string{"inc/x.h": "struct x { char q[3]; };\n"}},                            // shadows inc2/x.h
+		{[]string{"1.6"}, map[string]string{"inc/b.c": "int b, bbb;\n"}},                                         // unread: reused
+	})
+	ins, err := GitTags(context.Background(), repo, `^1\.`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Includes: []string{"inc", "inc2"}, Headers: []string{"a.h"}, Types: []string{"struct s"}}
+	b := &Builder{Options: opt, Jobs: 1}
+	res := b.Build(context.Background(), ins)
+	if n := b.compiles.Load(); n != 4 {
+		t.Errorf("%d compiles for 7 versions, want 4", n)
+	}
+	for i, r := range res {
+		alone := (&Builder{Options: opt}).Build(context.Background(), ins[i:i+1])[0]
+		if r.Err != nil || alone.Err != nil {
+			t.Fatalf("%s: %v / %v", r.Version, r.Err, alone.Err)
+		}
+		if r.ABI.Fingerprint() != alone.ABI.Fingerprint() {
+			t.Errorf("%s: the ABI taken differs from the version's own compile", r.Version)
+		}
+	}
+	if res[4].ABI.Fingerprint() == res[5].ABI.Fingerprint() {
+		t.Error("1.5's x.h, which shadows 1.4's, changed nothing")
+	}
+}
