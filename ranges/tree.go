@@ -480,13 +480,35 @@ func directive(line []byte, comment bool) (dir, bool) {
 		}
 		return false
 	}
-	// rest finds whether a block comment stays open past the line.
+	// rest finds whether a block comment stays open past the line: only
+	// a "/*" or "//" outside a comment, or a "*/" inside one, matters,
+	// so it goes from one to the next (most lines of a header are not
+	// directives: this is the check's inner loop).
 	rest := func() bool {
 		for i < len(line) {
-			if !skip() {
-				break
+			if comment {
+				j := bytes.Index(line[i:], []byte("*/"))
+				if j < 0 {
+					return true
+				}
+				i += j + 2
+				comment = false
+				continue
 			}
-			i++
+			j := bytes.IndexByte(line[i:], '/')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+			if i < len(line) {
+				switch line[i] {
+				case '*':
+					i++
+					comment = true
+				case '/':
+					return false
+				}
+			}
 		}
 		return comment
 	}
