@@ -53,6 +53,8 @@ type Result struct {
 	// Note says the ABI could not be written to the cache, or that the
 	// compiler ran without Landlock; the result is still good.
 	Note string
+
+	fp string // ABI's fingerprint, when the build computed it
 }
 
 // Builder computes one ABI per input, in parallel, with a cache.
@@ -84,7 +86,8 @@ type Builder struct {
 	objsErr error
 
 	mu     sync.Mutex
-	views  map[string][]*view // compiled git versions by their paths (reuse.go)
+	abis   map[string]*abi.ABI // fingerprint → the build's one copy (intern)
+	views  map[string][]*view  // compiled git versions by their paths (reuse.go)
 	calls  map[string]*call
 	trees  map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
 	hashes map[string]string  // path → sha256 of the files read from outside the trees
@@ -95,6 +98,7 @@ type Builder struct {
 type call struct {
 	done chan struct{}
 	abi  *abi.ABI
+	fp   string // abi's fingerprint
 	err  error
 }
 
@@ -156,7 +160,7 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	for _, w := range waiting {
 		// Every build was started by a worker, so all are done.
 		<-w.c.done
-		res[w.i] = Result{Version: inputs[w.i].Version, ABI: w.c.abi, Err: w.c.err, Cached: true}
+		res[w.i] = Result{Version: inputs[w.i].Version, ABI: w.c.abi, Err: w.c.err, Cached: true, fp: w.c.fp}
 		progress()
 	}
 	if b.objs != nil {
@@ -164,7 +168,7 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	}
 	b.objOnce, b.objs, b.objsErr = sync.Once{}, nil, nil
 	b.mu.Lock()
-	b.views = nil
+	b.views, b.abis = nil, nil
 	b.mu.Unlock()
 	b.noteUnconfined(inputs, res)
 	return res
@@ -236,7 +240,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 		default:
 			return r, c
 		}
-		r.ABI, r.Err, r.Cached = c.abi, c.err, true
+		r.ABI, r.Err, r.Cached, r.fp = c.abi, c.err, true, c.fp
 		return r, nil
 	}
 	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
@@ -247,7 +251,8 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 	}
 	if store == nil {
 		c.abi, _, c.err = b.extract(ctx, in)
-		r.ABI, r.Err = c.abi, c.err
+		c.abi, c.fp = b.intern(c.abi, "")
+		r.ABI, r.Err, r.fp = c.abi, c.err, c.fp
 		return r, nil
 	}
 	// One copy of the cache per call, so a refused entry is told to this
@@ -257,6 +262,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 		r.Warning = fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", cc.Path(key), msg)
 	}
 	var built *abi.ABI
+	var builtFP string
 	var buildErr error
 	fill := func(k string) func(tmp, final string) error {
 		return func(tmp, _ string) error {
@@ -266,13 +272,15 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 				return err
 			}
 			built = a
-			return writeEntry(filepath.Join(tmp, entryName), k, a, b.hashDeps(outside))
+			builtFP, err = writeEntry(filepath.Join(tmp, entryName), k, a, b.hashDeps(outside))
+			return err
 		}
 	}
 	// get returns the ABI of k's entry and whether the files it depends on
 	// are as they were; it builds the entry when there is none.
+	var fp string // a's fingerprint, when get computed it
 	get := func(k string) (*abi.ABI, []dep, bool, error) {
-		built, buildErr = nil, nil
+		built, buildErr, fp = nil, nil, ""
 		dir, err := cc.Get(ctx, k, fill(k))
 		switch {
 		case buildErr != nil:
@@ -280,14 +288,15 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 		case err != nil:
 			return nil, nil, false, err
 		case built != nil:
+			fp = builtFP
 			return built, nil, true, nil
 		}
-		a, deps, err := readEntry(filepath.Join(dir, entryName), k)
+		a, deps, afp, err := readEntry(filepath.Join(dir, entryName), k)
 		if err != nil {
 			r.Warning = fmt.Sprintf("cache entry %s is corrupt (%v): rebuilt", dir, err)
 			return nil, nil, false, nil
 		}
-		r.Cached = true
+		r.Cached, fp = true, afp
 		return a, deps, b.depsCurrent(deps), nil
 	}
 	a, deps, current, err := get(key)
@@ -301,17 +310,43 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 	if err == nil && (a == nil || !current) {
 		// The entry cannot be trusted, or the list of files changed as
 		// well: build without the cache.
-		r.Cached = false
+		r.Cached, fp = false, ""
 		a, _, err = b.extract(ctx, in)
 	}
 	if err != nil && buildErr == nil && ctx.Err() == nil && !isVersionError(err) {
 		// The cache failed, not the version: build without it.
-		r.Note = err.Error()
+		r.Note, fp = err.Error(), ""
 		a, _, err = b.extract(ctx, in)
 	}
-	c.abi, c.err = a, err
-	r.ABI, r.Err = a, err
+	if err == nil {
+		a, fp = b.intern(a, fp)
+	}
+	c.abi, c.fp, c.err = a, fp, err
+	r.ABI, r.Err, r.fp = a, err, fp
 	return r, nil
+}
+
+// intern returns the one ABI of the build with a's fingerprint (fp, or
+// computed when empty) and the fingerprint: versions with equal ABIs
+// (NVIDIA's 144 tags have 20) hold one copy, not one per compile or
+// cache entry, and the table does not hash each again.
+func (b *Builder) intern(a *abi.ABI, fp string) (*abi.ABI, string) {
+	if a == nil {
+		return nil, ""
+	}
+	if fp == "" {
+		fp = a.Fingerprint()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if have, ok := b.abis[fp]; ok {
+		return have, fp
+	}
+	if b.abis == nil {
+		b.abis = map[string]*abi.ABI{}
+	}
+	b.abis[fp] = a
+	return a, fp
 }
 
 func isVersionError(err error) bool {
@@ -540,7 +575,7 @@ func NewTable(o Options, rs []Result) (*Table, error) {
 	var failed []string
 	for _, r := range rs {
 		if r.Err == nil && r.ABI != nil {
-			vs = append(vs, Version{Name: r.Version, ABI: r.ABI})
+			vs = append(vs, Version{Name: r.Version, ABI: r.ABI, Fingerprint: r.fp})
 		} else {
 			failed = append(failed, r.Version)
 		}

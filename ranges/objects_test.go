@@ -299,6 +299,13 @@ func TestReuseUnreadChanges(t *testing.T) {
 			t.Errorf("%s: the ABI taken differs from the version's own compile", r.Version)
 		}
 	}
+	// Four at a time: a version may wait for one still compiling; the
+	// ABIs are the same.
+	for i, r := range (&Builder{Options: opt, Jobs: 4}).Build(context.Background(), ins) {
+		if r.Err != nil || r.ABI.Fingerprint() != res[i].ABI.Fingerprint() {
+			t.Errorf("%s, four at a time: %v", r.Version, r.Err)
+		}
+	}
 	if res[4].ABI.Fingerprint() == res[5].ABI.Fingerprint() {
 		t.Error("1.5's x.h, which shadows 1.4's, changed nothing")
 	}
