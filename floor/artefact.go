@@ -11,6 +11,7 @@ import (
 
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/walk"
@@ -281,7 +282,7 @@ func ImageGlibc(ctx context.Context, img string) (string, error) {
 		return "", err
 	}
 	if best == "" {
-		return "", fmt.Errorf("%s: no glibc in the image (no libc.so.6 defining GLIBC versions)", img)
+		return "", &input.FileError{Path: img, Err: errors.New("no glibc in the image (no libc.so.6 defining GLIBC versions)")}
 	}
 	return best, nil
 }

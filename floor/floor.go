@@ -8,6 +8,7 @@ import (
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/errjson"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
 )
@@ -169,7 +170,7 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 	}
 	needs, err := f.VersionNeeds()
 	if err != nil {
-		r.Error = fmt.Errorf("%s: %w", path, err)
+		r.Error = &input.FileError{Path: path, Err: err}
 		return r, nil
 	}
 	if r.Kind == elfx.SharedLibrary {
@@ -257,7 +258,7 @@ func Analyze(f *elfx.File, path string, opt FileOptions) (r FileReport, viol []V
 	syms, err := f.Symbols()
 	if err != nil {
 		// The floors stand; only the explanation is missing.
-		r.Error = fmt.Errorf("%s: reading symbols: %w", path, err)
+		r.Error = &input.FileError{Path: path, Err: fmt.Errorf("reading symbols: %w", err)}
 		return r, viol
 	}
 	if lc != nil {

@@ -3,14 +3,12 @@ package floor
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/abifloor/abifloor/artefact"
 	"runtime"
 	"sync/atomic"
 
-	"github.com/abifloor/abifloor/internal/input"
-
+	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/targets"
 	"github.com/abifloor/abifloor/walk"
 )
@@ -255,7 +253,7 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, scratch *elfx.Scratc
 	}
 	f, err := elfx.NewFileScratch(in.FD, in.Size, in.Head, scratch)
 	if err != nil {
-		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
+		it.rep.Error = &input.FileError{Path: wf.Path, Err: err}
 		return it, true
 	}
 	it.rep, it.viol = Analyze(f, wf.Path, opt.fileOptions())
