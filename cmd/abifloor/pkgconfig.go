@@ -55,11 +55,6 @@ func runPkgConfig(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitError
 	}
 	fail := func(err error) int {
-		var ie *errInterrupted
-		if errors.As(context.Cause(ctx), &ie) {
-			sayIncomplete(env, "pkg-config", ie.Error())
-			return exitError
-		}
 		say("%v", err)
 		return exitError
 	}
