@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"sort"
 
@@ -352,6 +353,23 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A DWARF 5 line table names files in directories relative to
+	// the unit's compilation directory, and debug/dwarf leaves them so
+	// (it joins them for DWARF 4): joined here, as objdump and
+	// debuggers show them.
+	compDir, _ := cu.Val(dwarf.AttrCompDir).(string)
+	joined := map[string]string{}
+	resolve := func(name string) string {
+		if name == "" || compDir == "" || path.IsAbs(name) {
+			return name
+		}
+		j, ok := joined[name]
+		if !ok {
+			j = path.Join(compDir, name)
+			joined[name] = j
+		}
+		return j
+	}
 	if lr != nil {
 		var e dwarf.LineEntry
 		var seq []row
@@ -364,7 +382,7 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 			}
 			name := ""
 			if e.File != nil {
-				name = e.File.Name
+				name = resolve(e.File.Name)
 			}
 			r := row{e.Address, name, e.Line, e.EndSequence}
 			if at != nil {
@@ -442,7 +460,7 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 				sc := scope{ranges: rs, depth: depth, inlined: e.Tag == dwarf.TagInlinedSubroutine, name: ix.nameOf(e, 0)}
 				if sc.inlined {
 					if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && fi < int64(len(ui.files)) && ui.files[fi] != nil {
-						sc.callFile = ui.files[fi].Name
+						sc.callFile = resolve(ui.files[fi].Name)
 					}
 					if l, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
 						sc.callLine = int(l)
