@@ -1,6 +1,7 @@
 package sites
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -75,6 +76,11 @@ var windowBufs = sync.Pool{New: func() any { b := make([]byte, 0, windowSize+409
 // section has them), on up to GOMAXPROCS goroutines, and adds the sites
 // each returns in address order, as one pass over the section would.
 func (sc *scan) eachWindow(s *elfx.Section, behind, ahead uint64, atSync bool, scan func(w *window) []Site) error {
+	// Every window is read from the file: the section must lie in it
+	// before any buffer is sized by it.
+	if size := uint64(sc.f.Size()); s.Off > size || s.Size > size-s.Off {
+		return fmt.Errorf("section %s (%d bytes at %#x) past end of file", s.Name, s.Size, s.Off)
+	}
 	bounds := sc.windowBounds(s.Addr, s.Size, atSync)
 	n := len(bounds) - 1
 	found := make([][]Site, n)
