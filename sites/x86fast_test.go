@@ -1,6 +1,8 @@
 package sites
 
 import (
+	"debug/elf"
+	"os"
 	"testing"
 
 	"golang.org/x/arch/x86/x86asm"
@@ -82,5 +84,48 @@ func FuzzX86Len(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkLen(t, b)
+	})
+}
+
+// BenchmarkWalk measures the length walk over the test program's own
+// code (Go's x86-64 code), by the table (x86Len, x86asm where it does
+// not measure) and by x86asm alone, as the walk to a candidate was.
+func BenchmarkWalk(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Skip(err)
+	}
+	f, err := elf.Open(exe)
+	if err != nil {
+		b.Skip(err)
+	}
+	defer f.Close()
+	s := f.Section(".text")
+	if s == nil || f.Machine != elf.EM_X86_64 {
+		b.Skip("no x86-64 .text")
+	}
+	code, err := s.Data()
+	if err != nil {
+		b.Fatal(err)
+	}
+	code = code[:min(len(code), 1<<20)]
+	walk := func(b *testing.B, step func([]byte) int) {
+		b.SetBytes(int64(len(code)))
+		for b.Loop() {
+			for i := 0; i < len(code); {
+				i += max(step(code[i:]), 1)
+			}
+		}
+	}
+	b.Run("table", func(b *testing.B) {
+		walk(b, func(c []byte) int {
+			if n := x86Len(c); n > 0 {
+				return n
+			}
+			return x86Decode1(c).n
+		})
+	})
+	b.Run("x86asm", func(b *testing.B) {
+		walk(b, func(c []byte) int { return x86Decode1(c).n })
 	})
 }
