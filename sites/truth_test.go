@@ -356,9 +356,11 @@ func nameOf(key string) string { n, _, _ := strings.Cut(key, "@"); return n }
 // data word objdump -R lists, or an immediate PLT address objdump does
 // not name).
 //
-// alt, when set, answers for the uses objdump shows without a line
-// (binutils reads no line of the C code in a Go program linked by gcc,
-// where readelf's own reader does): the site's line must be alt's.
+// alt, when set, is the judge where objdump's line is not the site's:
+// binutils 2.40 reads no line of the C code in a Go program linked by
+// gcc, and names the generated file, not the #line one, for some rows
+// of a Bison parser's DWARF 5 table (jq's parser.y), where readelf's own
+// decoder reads both as the site does. The site's line must be alt's.
 func checkTruth(t *testing.T, objdump, path string, res *Result, want []string, alt *lineRows) (shown, sites int) {
 	t.Helper()
 	names := map[string]bool{}
@@ -392,12 +394,10 @@ func checkTruth(t *testing.T, objdump, path string, res *Result, want []string, 
 			// is right.
 			t.Errorf("%s: %#x %s: function %q, objdump says %q", path, u.addr, u.name, s.Function, u.function)
 		case s.File != u.file || s.Line != u.line:
-			if u.file == "" && alt != nil {
+			if alt != nil {
 				if f, l := alt.at(u.addr); l == s.Line && f == filepath.Base(s.File) {
 					alt.used++
-					break
-				} else {
-					t.Errorf("%s: %#x %s in %s: %s:%d, objdump shows no line, readelf says %s:%d", path, u.addr, u.name, u.function, s.File, s.Line, f, l)
+					t.Logf("%s: %#x %s in %s: %s:%d, objdump says %q:%d, readelf agrees with the site", path, u.addr, u.name, u.function, s.File, s.Line, u.file, u.line)
 					break
 				}
 			}
