@@ -43,6 +43,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // Format is the kind of artefact a file is.
@@ -184,10 +186,10 @@ type Options struct {
 
 // Defaults of Options.
 const (
-	DefaultMaxMember = 512 << 20
-	DefaultDepth     = 2
-	DefaultRatio     = 200
-	DefaultMinExpand = 256 << 20
+	DefaultMaxMember = limits.MaxMember
+	DefaultDepth     = limits.Depth
+	DefaultRatio     = limits.ExpandRatio
+	DefaultMinExpand = limits.RunExpand
 )
 
 // What a reader holds of one member (a floor's tables, an ABI's member
@@ -198,17 +200,17 @@ const (
 // symbol name was 240 MiB. The decompression allowance (Ratio) is larger:
 // it bounds what is streamed past, not what is held.
 const (
-	HoldRatio = 32
-	HoldSlack = 4 << 20
+	HoldRatio = limits.HoldRatio
+	HoldSlack = limits.HoldSlack
 )
 
 // HoldLimit is what a reader may hold of a member of an artefact of size
 // bytes on disk.
-func HoldLimit(size int64) int64 { return HoldRatio*max(size, 0) + HoldSlack }
+func HoldLimit(size int64) int64 { return limits.For(size).Hold }
 
 // HoldWhy says where HoldLimit(size) comes from, for errors.
 func HoldWhy(size int64) string {
-	return fmt.Sprintf("%d times the artefact's %d bytes, plus %d MiB", HoldRatio, size, HoldSlack>>20)
+	return limits.For(size).HoldWhy()
 }
 
 func (o *Options) fill() {
@@ -797,68 +799,4 @@ func (w *walker) charge(n int64) bool {
 
 func (w *walker) bomb() error {
 	return fmt.Errorf("%w: more than %d bytes out of the artefact (%d times its size, and the run's shared allowance of %d bytes is spent)", ErrBomb, w.limit+w.pool.grant, w.opt.Ratio, w.pool.grant)
-}
-
-// Budget is a run's shared allowance of decompressed bytes beyond what
-// each artefact's size earns it (Options.Ratio times the size): a run
-// reading many small bombs costs their sum, not MinExpand each. It is
-// safe for concurrent use by the walks of parallel workers. Once spent it
-// stays spent: every later walk that needs it fails with ErrBomb.
-//
-// It also holds the run's decoder memory (see memory.go), which every
-// decoder of the run reserves from before it starts.
-type Budget struct {
-	grant int64
-	left  atomic.Int64
-	mem   *memPool
-}
-
-// NewBudget returns a run's budget of n bytes (DefaultMinExpand when n <= 0).
-func NewBudget(n int64) *Budget {
-	if n <= 0 {
-		n = DefaultMinExpand
-	}
-	b := &Budget{grant: n, mem: newMemPool(0)}
-	b.left.Store(n)
-	return b
-}
-
-// Left is how many bytes are left of the budget (negative once spent).
-func (b *Budget) Left() int64 { return b.left.Load() }
-
-// take charges n bytes, reporting whether the budget held them.
-func (b *Budget) take(n int64) bool {
-	if b.left.Load() < 0 {
-		return false
-	}
-	return b.left.Add(-n) >= 0
-}
-
-// dirSize is the size of the regular files under dir (an image layout's
-// size, for the bomb budget and Progress).
-// SizeOf is the bytes on disk of the artefact at p, a file or an OCI
-// layout directory, which its allowances are proportional to; 0 when it
-// cannot be read.
-func SizeOf(p string) int64 {
-	st, err := os.Stat(p)
-	switch {
-	case err != nil:
-		return 0
-	case st.IsDir():
-		return dirSize(p)
-	}
-	return st.Size()
-}
-
-func dirSize(dir string) int64 {
-	var n int64
-	fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				n += info.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-
 	"errors"
 	"os"
 	"os/exec"

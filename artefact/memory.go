@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // Decoder memory. A decoder holds memory its stream's header asks for
@@ -36,7 +38,7 @@ import (
 // once: one zstd --ultra -22 stream (a 128 MiB window) or two xz -9
 // streams (64 MiB dictionaries), with room for the small decoders nested
 // in them.
-const DefaultDecoderMemory = 160 << 20
+const DefaultDecoderMemory = limits.DecoderMemory
 
 // nestSlack is reserved with a walk's first decoder for the decoders
 // nested in its stream (a .gz man page in a .deb's data.tar.xz): two

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/internal/member"
 )
 
@@ -26,7 +27,7 @@ func Split(name string, isArtefact func(a string) bool) (a, m string, ok bool) {
 // this long, so no file an archive installs has a longer name, nor a link
 // a longer target. A tar's PAX record may carry a 1 MB name: fifty of them
 // were 48 MB of JUnit, each name repeated in every format.
-const pathMax = 4096
+const pathMax = limits.PathMax
 
 // longName is the error of a name (or a link's target: what) too long
 // to be a path, which states its length, not the name.

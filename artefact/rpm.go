@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // An rpm is a 96-byte lead, a signature header padded to 8 bytes, the
@@ -32,7 +34,7 @@ const (
 // rpmMaxRead bounds the main header read for an rpm's claims, whatever
 // the artefact's size: the largest Fedora headers (kernel-devel, texlive
 // collections, tens of thousands of files) are a few MiB.
-const rpmMaxRead = 64 << 20
+const rpmMaxRead = limits.RPMHeader
 
 // rpm tag types (lib/rpmtag.h) and the least bytes one element takes in
 // the store: a string is at least its NUL.

@@ -15,8 +15,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/limits"
 	gzip "github.com/klauspost/compress/gzip"
-
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 )
@@ -438,11 +438,11 @@ func (w *walker) cpio(prefix string, r io.Reader, depth int) error {
 // allocates what the header says (up to 4 GiB), and xz -9 (the highest
 // preset, the most Debian uses) needs 64 MiB. The xz program gets a memory
 // limit of what was reserved for the stream (xzMemory).
-const maxXZDict = 64 << 20
+const maxXZDict = limits.XZDict
 
 // maxZstdWindow bounds the window a zstd frame may ask for: zstd -19 uses
 // 8 MiB, --ultra -22 128 MiB; --long=28 and beyond is refused.
-const maxZstdWindow = 128 << 20
+const maxZstdWindow = limits.ZstdWindow
 
 // xzDictOK reads the LZMA2 dictionary size from the first block header of
 // an xz stream (after the 12-byte stream header) and refuses a huge one.

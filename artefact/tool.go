@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/internal/run"
 )
 
@@ -32,7 +32,7 @@ func toolReader(ctx context.Context, name string, r io.Reader, args ...string) (
 
 // toolTimeout bounds one decompressor run: xz decompresses about 100 MB
 // a second, so this is far beyond any real package.
-const toolTimeout = 30 * time.Minute
+const toolTimeout = limits.ToolTimeout
 
 type tool struct {
 	name   string

@@ -20,19 +20,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"syscall"
 
-	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/glibc"
-	"github.com/abifloor/abifloor/internal/atomicfile"
 	"github.com/abifloor/abifloor/internal/run"
-	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
 )
@@ -175,67 +171,6 @@ type Result struct {
 	// Hidden are the host libraries taken out of the link because they
 	// need a newer glibc than the target.
 	Hidden []Hidden
-}
-
-// Proof is what the output was proven against and what failed.
-type Proof struct {
-	Output string
-	Glibc  string // the release linked against
-	// Violations are the output's floors above the limits.
-	Violations []floor.Violation
-	// Loader are the loader's objections: symbols no library the output
-	// loads defines on the target.
-	Loader []string
-	// Lazy are the output's lazily bound symbols that no library it
-	// loads at start defines (the go-nvml pattern: functions of a library
-	// it dlopens): it starts, and dies at the first call to one unless a
-	// library loaded by then defines it. A warning, as bind's.
-	Lazy []string
-	// Removed: the proof failed and the output was removed.
-	Removed bool
-}
-
-// OK reports whether the proof holds.
-func (p *Proof) OK() bool { return len(p.Violations) == 0 && len(p.Loader) == 0 }
-
-// Warnings are the proof's warnings, one line each, for a person.
-func (p *Proof) Warnings() []string {
-	if len(p.Lazy) == 0 {
-		return nil
-	}
-	n := "1 symbol"
-	if len(p.Lazy) > 1 {
-		n = fmt.Sprintf("%d symbols", len(p.Lazy))
-	}
-	more := ""
-	if len(p.Lazy) > 5 {
-		more = fmt.Sprintf(" and %d more", len(p.Lazy)-5)
-	}
-	return []string{fmt.Sprintf("%s: %s lazily bound that no library it loads at start defines: it dies at the first call to %s%s unless a library it loads itself defines them (--dlopen LIB checks them; linked with -z now it would die at start)",
-		p.Output, n, strings.Join(p.Lazy[:min(len(p.Lazy), 5)], ", "), more)}
-}
-
-// Problems are the proof's failures, one line each, for a person.
-func (p *Proof) Problems() []string {
-	var out []string
-	for _, v := range p.Violations {
-		syms := make([]string, len(v.Symbols))
-		for i, s := range v.Symbols {
-			syms[i] = s.String()
-		}
-		if v.Rule != "" {
-			out = append(out, fmt.Sprintf("%s: %s: %s", v.Path, v.Cause(), strings.Join(syms, " ")))
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s: needs %s %s, above the floor %s: %s", v.Path, v.Namespace, v.Required, v.Allowed, strings.Join(syms, " ")))
-	}
-	for _, m := range p.Loader {
-		out = append(out, p.Output+": "+m)
-	}
-	if p.Removed {
-		out = append(out, p.Output+": removed, as a failed link's output is: a build must not take it for up to date")
-	}
-	return out
 }
 
 // Run runs the compiler command line argv (argv[0] is the compiler), with
@@ -470,122 +405,6 @@ func (w *Wrapper) openCache() (*cache.Cache, error) {
 	return c, nil
 }
 
-// prove checks the linked file's floors against the limits, then the
-// loader's view.
-func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc.Arch) (*Proof, error) {
-	p := &Proof{Output: line.output, Glibc: w.limits["GLIBC"]}
-	res := floor.Scan(ctx, []string{line.output}, floor.Options{Limits: w.limits})
-	for _, f := range res.Files {
-		if f.Error != nil {
-			return nil, fmt.Errorf("%s: %s", f.Path, f.ErrorMessage())
-		}
-	}
-	if res.Incomplete || len(res.Files) == 0 {
-		return nil, fmt.Errorf("%s: nothing was proven (interrupted)", line.output)
-	}
-	// The loader's own checks against the release are the loader
-	// proof's here, made against the stubs themselves.
-	for _, v := range res.Violations {
-		switch v.Rule {
-		case floor.RuleUndefined, floor.RuleInterpreter, floor.RuleBindNow:
-			continue
-		}
-		p.Violations = append(p.Violations, v)
-	}
-	if len(p.Violations) == 0 {
-		p.Loader, p.Lazy = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"], w.o.Dlopen)
-	}
-	return p, nil
-}
-
-// Install writes DIR/cc and DIR/c++: shell scripts that run this abifloor
-// (self) with these options, for tools that take one compiler path (CC,
-// CMAKE_C_COMPILER, cargo's linker, meson cross files). compiler is the C
-// or C++ compiler named (default cc); the other of the pair is derived
-// from it (gcc → g++, g++ → gcc, clang → clang++).
-func (w *Wrapper) Install(self, dir, compiler string) error {
-	cc, cxx := "cc", "c++"
-	if compiler != "" {
-		cc, cxx = pairOf(compiler)
-	}
-	flags := []string{}
-	if w.o.Glibc != "" {
-		flags = append(flags, "--glibc", w.o.Glibc)
-	} else {
-		flags = append(flags, "--target", w.o.Target)
-	}
-	if w.o.Arch != "" {
-		flags = append(flags, "--arch", w.o.Arch)
-	}
-	for _, l := range w.o.Dlopen {
-		flags = append(flags, "--dlopen", l)
-	}
-
-	if w.o.CacheDir != "" {
-		d, err := filepath.Abs(w.o.CacheDir)
-		if err != nil {
-			return err
-		}
-		flags = append(flags, "--cache-dir", d)
-	}
-	cxxFlags := flags
-	if w.o.CXXRuntime != "" {
-		cxxFlags = append(slices.Clip(flags), "--cxx-runtime", w.o.CXXRuntime)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, s := range []struct {
-		name, compiler string
-		flags          []string
-	}{{"cc", cc, flags}, {"c++", cxx, cxxFlags}} {
-		words := append([]string{self, s.name}, s.flags...)
-		words = append(words, "--", s.compiler)
-		var q []string
-		for _, x := range words {
-			q = append(q, report.ShellQuote(x))
-		}
-		// The comment names the release as validated; nothing of the
-		// user's is written outside quotes.
-		script := fmt.Sprintf("#!/bin/sh\n# Written by abifloor %s --install: compile and link for glibc %s, then prove it.\nexec %s \"$@\"\n",
-			w.o.Name, report.ShellQuote(w.limits["GLIBC"]), strings.Join(q, " "))
-		if err := atomicfile.WriteFile(filepath.Join(dir, s.name), []byte(script), 0o755); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// SelfPath is the path of this program as it was started (arg0: not
-// with symbolic links resolved, since a multi-call binary dispatches on
-// its name), for the wrapper scripts to run.
-func SelfPath(arg0 string) (string, error) {
-	if !strings.Contains(arg0, "/") {
-		return run.LookPath(arg0)
-	}
-	return filepath.Abs(arg0)
-}
-
-// FromEnv serves tools that run only the first word of $CC: Go's linker
-// probes flags with CC[0] alone ("abifloor -m64 -o a.out -no-pie
-// trivial.c"), so with CC="abifloor cc --glibc 2.17 -- gcc" every probe
-// failed and Go linked a PIE with text relocations. A command line (args,
-// after the program's name self) that starts with a compiler flag, run
-// while $CC (or $CXX) is "self cc ...", is taken as that compiler's: FromEnv
-// returns the command ("cc" or "c++") and its arguments.
-func FromEnv(self string, args []string, getenv func(string) string) (cmd string, cmdArgs []string, ok bool) {
-	if len(args) == 0 || !strings.HasPrefix(args[0], "-") || args[0] == "-h" || args[0] == "--help" {
-		return "", nil, false
-	}
-	for _, v := range []string{"CC", "CXX"} {
-		w := strings.Fields(getenv(v))
-		if len(w) > 2 && filepath.Base(w[0]) == filepath.Base(self) && (w[1] == "cc" || w[1] == "c++") {
-			return w[1], append(w[2:len(w):len(w)], args...), true
-		}
-	}
-	return "", nil, false
-}
-
 // archHeader is the database's header of arch (its releases, triple and
 // loader), kept in the cache: unpacking the embedded database to read it
 // would cost a warm run more than everything else it does.
@@ -610,120 +429,6 @@ func archHeader(ctx context.Context, c *cache.Cache, arch string) (*glibc.Arch, 
 		return nil, fmt.Errorf("cache: %s: malformed architecture header", dir)
 	}
 	return &glibc.Arch{Name: f[0], Triple: f[1], Loader: f[2], First: f[3], Newest: f[4], Digest: glibc.Digest()}, nil
-}
-
-// loaderProof audits the output as ld.so would load it on the target: the
-// stubs stand for the target's glibc, then the link's -L directories, then
-// this machine's libraries. Every symbol the output itself binds at start
-// must be defined, with its version, by a library it loads. A shared
-// library may leave symbols to its host, so there only glibc's count. What
-// other libraries of this machine lack (the host's libgcc_s needs the
-// host's glibc) is not the output's to answer for. An executable's lazily
-// bound symbols that are not glibc's are bind's warning (lazy), not a
-// failure: the program dlopens their library before the first call (the
-// go-nvml pattern); with dlopen named, they must be defined there.
-func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string, dlopen []string) (msgs, lazy []string) {
-	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1, Dlopen: dlopen}).Audit(ctx, []string{line.output})
-	if res.Incomplete || len(res.Files) == 0 {
-		// A proof cut short proves nothing: never an empty "no objection".
-		return []string{"the loader's view was not proven (interrupted)"}, nil
-	}
-	var db *glibc.Index
-	for _, f := range res.Files {
-		if f.Error != nil {
-			return []string{f.ErrorMessage()}, nil
-		}
-		if f.PLTNone > 0 {
-			msgs = append(msgs, fmt.Sprintf("%d PLT relocations of symbols ignored at link time: %s", f.PLTNone, f.Reason))
-		}
-		for _, u := range f.Unresolved {
-			if u.Object != "" {
-				continue
-			}
-			if db == nil {
-				a, err := glibc.LoadArch(arch, true)
-				if err != nil {
-					return []string{err.Error()}, nil
-				}
-				db = a.Index(target)
-			}
-			_, known := db.Lookup(u.Name)
-			isGlibc := strings.HasPrefix(u.Version, "GLIBC_")
-			if l, ok := glibcHint(db, u.Name, target); ok {
-				msgs = append(msgs, l)
-				continue
-			}
-			// With a library missing, the symbols it would define are
-			// not a dlopen pattern but that library's absence.
-			if !known && !isGlibc && !u.Eager && !line.shared && len(f.MissingLibraries) == 0 {
-				// Bound at the first call, not at start (or never
-				// looked up: no relocation uses it).
-				if len(dlopen) == 0 && u.Binding == "lazy" {
-					lazy = append(lazy, u.SymbolName())
-				}
-				continue
-			}
-			if known || isGlibc || !line.shared {
-				v := ""
-				if u.Version != "" {
-					v = ", version " + u.Version
-				}
-				msgs = append(msgs, fmt.Sprintf("undefined symbol: %s%s: no library it loads defines it on glibc %s", u.Name, v, target))
-			}
-		}
-		for _, u := range f.DlopenMissing {
-			msgs = append(msgs, "would fail at the first call to "+u.SymbolName()+": no --dlopen library defines it")
-		}
-	}
-	return msgs, lazy
-}
-
-// proofPath is where the loader proof finds libraries: the stubs, then
-// the link's -L directories and the directories of libraries it was given
-// by path (libtool links its uninstalled libraries so).
-func proofPath(line ccLine, stubs string) []string {
-	path := []string{stubs}
-	for _, d := range line.libDirs {
-		if abs, err := filepath.Abs(d); err == nil {
-			path = append(path, abs)
-		}
-	}
-	for _, f := range line.libFiles {
-		if abs, err := filepath.Abs(filepath.Dir(f)); err == nil && !slices.Contains(path, abs) {
-			path = append(path, abs)
-		}
-	}
-	return path
-}
-
-// hostLibsBeyond: the libraries the output loads, other than glibc's
-// (the stubs) and the C++ runtime (the target's own copy runs it), that
-// need a glibc above target, one line each, as the link editor's
-// complaint would have been explained.
-func hostLibsBeyond(ctx context.Context, line ccLine, stubs, target string) []string {
-	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1}).Audit(ctx, []string{line.output})
-	var libs []string
-	for _, f := range res.Files {
-		for _, l := range f.Libraries {
-			switch filepath.Base(l) {
-			case "libstdc++.so.6", "libgcc_s.so.1":
-				continue
-			}
-			if !strings.HasPrefix(l, stubs+"/") {
-				libs = append(libs, l)
-			}
-		}
-	}
-	if len(libs) == 0 {
-		return nil
-	}
-	var out []string
-	for _, v := range floor.Scan(ctx, libs, floor.Options{Limits: floor.Limits{"GLIBC": target}}).Violations {
-		if v.Rule == "" && v.Namespace == "GLIBC" {
-			out = append(out, fmt.Sprintf("%s was built for a newer glibc than %s: it needs GLIBC %s; link one built for %s", v.Path, target, v.Required, target))
-		}
-	}
-	return out
 }
 
 // heldWriter keeps what is written, up to limit bytes; past that it passes
@@ -766,96 +471,6 @@ func (h *heldWriter) Flush() {
 	}
 }
 
-// Undefined symbols, as GNU ld (quoted `x' or ‘x’) and lld name them; and
-// a shared library's versioned references, which GNU ld reports with the
-// library's name.
-var (
-	undefinedRE    = regexp.MustCompile("undefined reference to [`\u2018]([^'\u2019\n]+)['\u2019]|undefined symbol: ([^\\s(]+)")
-	libUndefinedRE = regexp.MustCompile("([^\\s:]+\\.so(?:\\.[0-9]+)*): undefined reference to [`\u2018]([^'\u2019@\n]+@[^'\u2019\n]+)['\u2019]")
-)
-
-// explainUndefined reads the link editor's messages for symbols it could
-// not find and says, for each one glibc knows, what to do: the library
-// that has it at the target, or the release that added it. A shared
-// library of the host that needs a newer glibc gets one line naming it.
-// all is true when every undefined symbol was explained.
-func explainUndefined(msgs []byte, arch, target string) (lines []string, all bool) {
-	ms := undefinedRE.FindAllSubmatch(msgs, -1)
-	if len(ms) == 0 {
-		return nil, false
-	}
-	a, err := glibc.LoadArch(arch, true)
-	if err != nil {
-		return nil, false
-	}
-	ix := a.Index(target)
-	all = true
-	fromLib := map[string]bool{}
-	var libs []string
-	needs := map[string][]string{}
-	for _, m := range libUndefinedRE.FindAllSubmatch(msgs, -1) {
-		lib, ref := string(m[1]), string(m[2])
-		if !fromLib[ref] {
-			fromLib[ref] = true
-			if len(needs[lib]) == 0 {
-				libs = append(libs, lib)
-			}
-			needs[lib] = append(needs[lib], ref)
-		}
-	}
-	for _, lib := range libs {
-		refs := needs[lib]
-		more := ""
-		if len(refs) > 3 {
-			more = fmt.Sprintf(" and %d more", len(refs)-3)
-			refs = refs[:3]
-		}
-		lines = append(lines, fmt.Sprintf("%s was built for a newer glibc than %s: it needs %s%s; link one built for %s, or statically",
-			lib, target, strings.Join(refs, ", "), more, target))
-	}
-	seen := map[string]bool{}
-	for _, m := range ms {
-		full := string(m[1]) + string(m[2])
-		if fromLib[full] {
-			continue
-		}
-		name, _, _ := strings.Cut(full, "@")
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		if l, ok := glibcHint(ix, name, target); ok {
-			lines = append(lines, l)
-		} else {
-			all = false
-		}
-	}
-	return lines, all
-}
-
-// glibcHint says what to do about a glibc symbol a link lacks: the library
-// that has it at the target, or the release that added it (and, when the
-// target's headers called it by a __ name, where that one is:
-// res_query was __res_query in libresolv before 2.34).
-func glibcHint(ix *glibc.Index, name, target string) (string, bool) {
-	w, ok := ix.Lookup(name)
-	switch {
-	case ok && w.Soname != "" && glibc.LinkFlag(w.Soname) != "":
-		return fmt.Sprintf("%s is in %s in glibc %s: add %s", name, w.Soname, target, glibc.LinkFlag(w.Soname)), true
-	case ok && w.Newer != "":
-		l := fmt.Sprintf("%s: %s > %s", name, w.Newer, target)
-		if old, ok := ix.Lookup("__" + name); ok && old.Soname != "" {
-			l += fmt.Sprintf(" (glibc %s's headers call __%s, in %s", target, name, old.Soname)
-			if f := glibc.LinkFlag(old.Soname); f != "" {
-				l += ": build with those headers and " + f
-			}
-			l += ")"
-		}
-		return l, true
-	}
-	return "", false
-}
-
 func sameFile(a, b os.FileInfo) bool {
 	sa, ok1 := a.Sys().(*syscall.Stat_t)
 	sb, ok2 := b.Sys().(*syscall.Stat_t)
@@ -868,33 +483,6 @@ func sameFile(a, b os.FileInfo) bool {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// pairOf is the C and C++ drivers of one toolchain, from either of them:
-// gcc or g++ → gcc, g++; clang++ → clang, clang++.
-func pairOf(compiler string) (cc, cxx string) {
-	dir, base := filepath.Split(compiler)
-	if !strings.Contains(base, "++") {
-		return compiler, cxxOf(compiler)
-	}
-	for _, r := range []struct{ c, cxx string }{{"clang", "clang++"}, {"gcc", "g++"}, {"cc", "c++"}} {
-		if i := strings.LastIndex(base, r.cxx); i >= 0 {
-			return dir + base[:i] + r.c + base[i+len(r.cxx):], compiler
-		}
-	}
-	return "cc", compiler
-}
-
-// cxxOf is the C++ driver beside a C compiler: gcc → g++, clang → clang++,
-// aarch64-linux-gnu-gcc-12 → aarch64-linux-gnu-g++-12.
-func cxxOf(cc string) string {
-	dir, base := filepath.Split(cc)
-	for _, r := range []struct{ c, cxx string }{{"clang", "clang++"}, {"gcc", "g++"}, {"cc", "c++"}} {
-		if i := strings.LastIndex(base, r.c); i >= 0 && !strings.Contains(base, "++") {
-			return dir + base[:i] + r.cxx + base[i+len(r.c):]
-		}
-	}
-	return "c++"
 }
 
 // compilerAnswerEnv are the variables that change what a gcc driver

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/klauspost/compress/zlib"
 
 	"github.com/klauspost/compress/zstd"
@@ -36,8 +37,8 @@ func (f *File) LimitTables(n int64, why string) {
 // whatever the budget: so what a file costs stays proportional to its
 // size.
 const (
-	MaxRatio   = 1024
-	ratioSlack = 1 << 20
+	MaxRatio   = limits.SectionRatio
+	ratioSlack = limits.SectionSlack
 )
 
 // Budget bounds what the compressed sections read through it may expand

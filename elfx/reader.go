@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/abifloor/abifloor/internal/limits"
 )
 
 // ErrNotELF is returned when a file does not start with the ELF magic.
@@ -126,7 +128,7 @@ func (r *reader) readFull(b []byte, off int64) error {
 // PATH_MAX (4096) bytes of a path, and real search paths (Nix's among
 // them) stay under a few KB; a library whose DT_NEEDED and DT_SONAME
 // named one 200 MiB symbol name cost scan 676 MB from a 205 KB .tar.gz.
-const maxCString = 64 << 10
+const maxCString = limits.CString
 
 // errLongString is the error of a string at off longer than maxCString.
 func errLongString(off int64) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/walk"
 )
@@ -71,7 +72,7 @@ func scanArtefact(ctx context.Context, path string, head []byte, inTree bool, op
 // more unreadable members"), and in the run's errors. An 821 KB .tar.gz
 // of 100,000 truncated ELF members made 92 MB of SARIF and 283 MB of
 // memory, one report each.
-const maxUnreadable = 100
+const maxUnreadable = limits.Unreadable
 
 // moreUnreadable is the error of the line that stands for an artefact's
 // unreadable members past maxUnreadable: n of them, malformed of which

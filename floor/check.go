@@ -28,6 +28,13 @@ type Limit struct {
 type Requirements struct {
 	Limits  []Limit
 	Targets []targets.Target
+	// AllowEmpty lets a check of paths that hold no ELF file pass: by
+	// default it is an error, as a gate that checked nothing must not
+	// pass.
+	AllowEmpty bool
+	// ViolationsWarn makes violations warnings (Verdict Warn): only a
+	// file that could not be read, or a run cut short, fails the check.
+	ViolationsWarn bool
 }
 
 // Add adds the limit ns ≤ ver set by source; the namespace is spelt as
@@ -82,6 +89,13 @@ type CheckResult struct {
 	// Empty is set when the paths held no ELF file and nothing failed to
 	// be read: nothing was checked, which a gate must not call a pass.
 	Empty bool `json:"-"`
+	// Warnings are said beside the findings, in every report: a limit
+	// that checked nothing (Unused).
+	Warnings []string `json:"-"`
+	// Requirements are what the files were held to, as Check applied
+	// them: the reports name the limits and policies, and the verdict
+	// follows AllowEmpty and ViolationsWarn.
+	Requirements Requirements `json:"-"`
 }
 
 // Passed reports whether the check passed: complete, something checked,
@@ -95,18 +109,21 @@ func (c *CheckResult) Passed() bool {
 var ErrNothing = errors.New("nothing to check against: no limit, no target, and no artefact that claims where it runs")
 
 // Check scans paths (Options as for Scan; its Limits and Targets are
-// added to rq) and holds every file to rq. The result's Err is set when
-// the scan was cut short; the error returned is ErrNothing when there was
-// nothing to hold the files to.
+// added to rq) and holds every file to rq. A file with a violation (every
+// file, with Options.Why) is read for where it uses the symbols behind it
+// (Options.Sites). The result's Err is set when the scan was cut short;
+// the error returned is ErrNothing when there was nothing to hold the
+// files to. The result carries its verdict (CheckResult.Verdict) and its
+// reports (CheckResult.Write).
 func Check(ctx context.Context, paths []string, rq Requirements, opt Options) (*CheckResult, error) {
 	for ns, ver := range opt.Limits {
 		rq.Add(ns, ver, "")
 	}
 	rq.Targets = append(rq.Targets, opt.Targets...)
 	opt.Limits, opt.sources = rq.effective()
-	opt.Targets, opt.EachTarget, opt.Claims = dedupTargets(rq.Targets), false, true
+	opt.Targets, opt.EachTarget, opt.Claims, opt.Sites = dedupTargets(rq.Targets), false, true, true
 	res := Scan(ctx, paths, opt)
-	c := &CheckResult{Result: res, Empty: res.Stats.ELF == 0 && res.Stats.Errors == 0 && !res.Incomplete}
+	c := &CheckResult{Result: res, Empty: res.Stats.ELF == 0 && res.Stats.Errors == 0 && !res.Incomplete, Requirements: rq}
 	if len(rq.Limits) == 0 && len(rq.Targets) == 0 && len(res.Claims) == 0 && !res.Incomplete && res.Stats.ELF > 0 {
 		return c, ErrNothing
 	}
@@ -117,6 +134,7 @@ func Check(ctx context.Context, paths []string, rq Requirements, opt Options) (*
 			}
 		}
 	}
+	c.Warnings = unusedWarnings(c.Unused)
 	return c, nil
 }
 

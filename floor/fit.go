@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/errjson"
 	"github.com/abifloor/abifloor/targets"
 )
 
@@ -16,8 +18,24 @@ type FitReport struct {
 	// Tree is one row per architecture and libc found.
 	Tree  []TreeFit `json:"tree"`
 	Stats Stats     `json:"stats"`
-	// Incomplete is the scan's: set when it was cut short.
+	// Incomplete is the scan's: set when it was cut short. The tree
+	// then has no row: the files not reached could block any tag, so a
+	// verdict over the files seen so far is no verdict.
 	Incomplete bool `json:"incomplete,omitempty"`
+	err        error
+}
+
+// Err is the scan's error when it was cut short (Result.Err), else nil.
+func (fit *FitReport) Err() error { return fit.err }
+
+// Verdict is OK when every file was read and the tree held an ELF file;
+// Error when the scan was cut short, a file could not be read, or there
+// was nothing to fit (abifloor fit exits 2).
+func (fit *FitReport) Verdict() Verdict {
+	if fit.Incomplete || fit.Stats.Errors > 0 || fit.Stats.ELF == 0 {
+		return Error
+	}
+	return OK
 }
 
 // FileFit is what fits one file.
@@ -26,7 +44,20 @@ type FileFit struct {
 	Arch string `json:"arch,omitempty"`
 	Libc string `json:"libc,omitempty"`
 	Fits
-	Error string `json:"error,omitempty"`
+	// Error is why the file could not be read (FileReport.Error); the
+	// JSON has its ErrorMessage under "error".
+	Error error `json:"-"`
+}
+
+// ErrorMessage is the text of Error without the path the report shows
+// beside it; "" when the file was read.
+func (f FileFit) ErrorMessage() string { return elfx.Message(f.Path, f.Error) }
+
+// MarshalJSON writes the fit with "error" as ErrorMessage, last, and
+// absent when the file was read.
+func (f FileFit) MarshalJSON() ([]byte, error) {
+	type plain FileFit
+	return errjson.Marshal(plain(f), f.ErrorMessage(), true)
 }
 
 // TreeFit is what fits every file of one architecture (and libc).
@@ -86,14 +117,14 @@ func Fit(res *Result, ts []targets.Target) *FitReport {
 		k := key{v.Path, v.Target}
 		byFile[k] = append(byFile[k], v)
 	}
-	out := &FitReport{Files: make([]FileFit, 0, len(res.Files)), Tree: []TreeFit{}, Stats: res.Stats, Incomplete: res.Incomplete}
+	out := &FitReport{Files: make([]FileFit, 0, len(res.Files)), Tree: []TreeFit{}, Stats: res.Stats, Incomplete: res.Incomplete, err: res.Err}
 	type archKey struct{ arch, libc string }
 	var order []archKey
 	groups := map[archKey][]FileReport{}
 	for _, f := range res.Files {
 		ff := FileFit{Path: f.Path, Arch: f.Arch, Libc: f.Libc, Fits: Fits{Distros: []DistroFit{}}}
 		if f.Error != nil || f.Floors == nil {
-			ff.Error = f.ErrorMessage()
+			ff.Error = f.Error
 			out.Files = append(out.Files, ff)
 			continue
 		}
@@ -120,6 +151,9 @@ func Fit(res *Result, ts []targets.Target) *FitReport {
 			return vs
 		})
 		out.Tree = append(out.Tree, tf)
+	}
+	if out.Incomplete {
+		out.Tree = []TreeFit{}
 	}
 	return out
 }

@@ -186,7 +186,8 @@ func writeSummary(w io.Writer, res *Result, p report.Painter, all bool) {
 // symbols behind it, the limits, the claims and whether they held, and the
 // verdict, which is OK only when something was checked and nothing went
 // wrong.
-func (res *CheckResult) WriteText(w io.Writer, opt TextOptions, rq Requirements, warnings []string, empty bool) {
+func (res *CheckResult) WriteText(w io.Writer, opt TextOptions) {
+	rq, warnings, empty := res.Requirements, res.Warnings, res.NothingChecked()
 	p := report.Painter{On: opt.Color}
 	for _, v := range res.Violations {
 		fmt.Fprintf(w, "%s %s: %s\n", p.Red("FAIL"), report.Clean(v.Path), report.Clean(v.Cause()))
@@ -267,8 +268,8 @@ func (res *CheckResult) WriteText(w io.Writer, opt TextOptions, rq Requirements,
 func (fit *FitReport) WriteText(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, f := range fit.Files {
-		if f.Error != "" {
-			fmt.Fprintf(tw, "%s\terror: %s\n", report.Clean(f.Path), report.Clean(f.Error))
+		if f.Error != nil {
+			fmt.Fprintf(tw, "%s\terror: %s\n", report.Clean(f.Path), report.Clean(f.ErrorMessage()))
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", report.Clean(f.Path), report.Clean(f.Arch), policyLine(f.Fits))
@@ -382,7 +383,8 @@ func blockers(vs []Violation, max int) string {
 }
 
 // WriteSARIF writes a SARIF 2.1.0 log of the check; version is the tool's.
-func (res *Result) WriteSARIF(w io.Writer, version string, warnings []string, empty bool) error {
+func (res *CheckResult) WriteSARIF(w io.Writer, version string) error {
+	warnings, empty := res.Warnings, res.NothingChecked()
 	var rs []report.SARIFResult
 	if empty {
 		rs = append(rs, report.SARIFResult{RuleID: "floor/nothing-checked", Message: "no ELF file under the paths: nothing was checked (--allow-empty accepts this)"})
@@ -415,7 +417,8 @@ func (res *Result) WriteSARIF(w io.Writer, version string, warnings []string, em
 // WriteJUnit writes a test case per file (and member) checked, a
 // failure per violation, an error per file that could not be read; a
 // run that checked nothing is one failing case.
-func (res *Result) WriteJUnit(w io.Writer, warnings []string, empty bool) error {
+func (res *CheckResult) WriteJUnit(w io.Writer) error {
+	warnings, empty := res.Warnings, res.NothingChecked()
 	const class = "abifloor.check"
 	var cases []report.JUnitCase
 	index := map[string]int{}
@@ -457,16 +460,23 @@ func (res *Result) WriteJUnit(w io.Writer, warnings []string, empty bool) error 
 // WriteGitHub writes one annotation per cause, not per file: GitHub
 // shows about ten annotations per step, and a tree fails for few causes
 // (540 files of /usr/bin for __libc_start_main@GLIBC_2.34). The last line
-// sums up.
-func (res *Result) WriteGitHub(w io.Writer, warnings []string, empty bool) {
-	res.WriteGitHubLevel(w, warnings, empty, "error")
+// sums up. Violations, and the last line when only violations failed,
+// are warnings when Requirements.ViolationsWarn lets them pass (the
+// Action's fail-on: error); what could not be read stays an error. A run
+// cut short is one error saying how far it got, never the OK summary.
+func (res *CheckResult) WriteGitHub(w io.Writer) {
+	if res.Incomplete {
+		report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
+		return
+	}
+	level := "error"
+	if res.Requirements.ViolationsWarn {
+		level = "warning"
+	}
+	res.writeGitHub(w, res.Warnings, res.NothingChecked(), level)
 }
 
-// WriteGitHubLevel is WriteGitHub with violations, and the last line
-// when only violations failed, at level ("warning": a gate that lets
-// violations pass, the Action's fail-on: error). What could not be read
-// stays an error.
-func (res *Result) WriteGitHubLevel(w io.Writer, warnings []string, empty bool, level string) {
+func (res *Result) writeGitHub(w io.Writer, warnings []string, empty bool, level string) {
 	type group struct {
 		cause string
 		files []string

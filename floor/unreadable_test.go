@@ -72,7 +72,7 @@ func TestManyUnreadable(t *testing.T) {
 			t.Errorf("last report %s: %v, want %s: %s", last.Path, last.Error, art, want)
 		}
 		var out bytes.Buffer
-		c.WriteSARIF(&out, "test", nil, false)
+		c.WriteSARIF(&out, "test")
 		if out.Len() > 200<<10 {
 			t.Errorf("%d bytes of SARIF", out.Len())
 		}

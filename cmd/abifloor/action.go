@@ -47,8 +47,7 @@ func runAction(ctx context.Context, env *cmdEnv, args []string) int {
 	if s := get("GITHUB_STEP_SUMMARY"); s != "" {
 		dir, err := os.MkdirTemp(get("RUNNER_TEMP"), "abifloor-summary-")
 		if err != nil {
-			fmt.Fprintf(env.stderr, "abifloor check: a directory for the job summary: %s\n", errText(err))
-			return exitError
+			return env.sayf("check", "a directory for the job summary: %s", errText(err))
 		}
 		defer os.RemoveAll(dir)
 		out.summary = filepath.Join(dir, "summary.md")
@@ -66,7 +65,7 @@ func actionStep(ctx context.Context, env *cmdEnv, out checkOutputs, failOn strin
 	get := env.getenv
 	fail := func(format string, a ...any) int {
 		msg := fmt.Sprintf(format, a...)
-		fmt.Fprintln(env.stderr, "abifloor check:", report.Clean(msg))
+		env.say("check", report.Clean(msg))
 		out.fail(env, msg, true)
 		return exitError
 	}
@@ -109,43 +108,12 @@ func actionStep(ctx context.Context, env *cmdEnv, out checkOutputs, failOn strin
 		return fail("the args input: %v", err)
 	}
 	argv = append(argv, shellwords.Texts(ws)...)
-	paths, err := actionPaths(get("INPUT_PATHS"))
+	paths, err := shellwords.Paths(get("INPUT_PATHS"), ".")
 	if err != nil {
 		return fail("the paths input: %v", err)
 	}
 	argv = append(append(argv, "--"), paths...)
 	return checkWith(ctx, env, argv, true)
-}
-
-// actionPaths are the paths of the paths input: its words, each pattern
-// expanded; "." when it has none.
-func actionPaths(s string) ([]string, error) {
-	ws, err := shellwords.Split(s)
-	if err != nil {
-		return nil, err
-	}
-	if len(ws) == 0 {
-		return []string{"."}, nil
-	}
-	var paths []string
-	for _, w := range ws {
-		if !w.Glob {
-			paths = append(paths, w.Text)
-			continue
-		}
-		if strings.Contains(w.Pattern, "**") {
-			return nil, fmt.Errorf("%s: ** is not expanded: name the directory, which check reads whole (and --exclude in args leaves out what it should not)", w.Text)
-		}
-		m, err := filepath.Glob(w.Pattern)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", w.Text, err)
-		}
-		if len(m) == 0 {
-			return nil, fmt.Errorf("%s: no file matches", w.Text)
-		}
-		paths = append(paths, m...)
-	}
-	return paths, nil
 }
 
 // appendSummary appends the summary check wrote to the step's summary
@@ -163,7 +131,7 @@ func appendSummary(env *cmdEnv, from, to string) bool {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.stderr, "abifloor check: GITHUB_STEP_SUMMARY: %s\n", errText(err))
+		env.sayf("check", "GITHUB_STEP_SUMMARY: %s", errText(err))
 		return false
 	}
 	return true

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"html"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/internal/fixture"
 	"github.com/abifloor/abifloor/report"
 )
@@ -315,48 +313,5 @@ func TestActionRendered(t *testing.T) {
 				t.Errorf("outputs:\n%s", out)
 			}
 		})
-	}
-}
-
-// TestCheckSummaryIncomplete: a run cut short says ERROR and how far it
-// got, never OK, whatever it read before.
-func TestCheckSummaryIncomplete(t *testing.T) {
-	res := &floor.CheckResult{Result: &floor.Result{Incomplete: true, Err: errors.New("interrupted by SIGTERM after 3 of the files found"),
-		Files: []floor.FileReport{{Path: "a.so", Floors: map[string]string{"GLIBC": "2.17"}}}, Floors: map[string]string{"GLIBC": "2.17"}}}
-	var b strings.Builder
-	c := &checked{res: res, failOn: "violation"}
-	report.WriteMarkdown(&b, checkSummary(c))
-	for _, want := range []string{"**ERROR**: the check was interrupted", "- incomplete: interrupted by SIGTERM after 3 of the files found"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("summary lacks %q:\n%s", want, b.String())
-		}
-	}
-	if c.exit() != exitError {
-		t.Errorf("exit %d", c.exit())
-	}
-	var out strings.Builder
-	writeOutputs(&out, c)
-	if !strings.Contains(out.String(), "verdict=error\n") {
-		t.Errorf("outputs:\n%s", out.String())
-	}
-}
-
-// TestGitHubOutputs: a namespace or floor that is not a plain word (read
-// from the files, pasted into scripts by workflows) is no output; a value
-// with a line break is delimited by a line it cannot hold.
-func TestGitHubOutputs(t *testing.T) {
-	res := &floor.CheckResult{Result: &floor.Result{Floors: map[string]string{"GLIBC": "2.34", "GLIBCXX": "3.4.30",
-		"<img src=x>": "1.0", "$(id)": "1", "X\nfloor-glibc=9": "1", "OK": "1.0\nverdict=ok"}}}
-	var b strings.Builder
-	writeOutputs(&b, &checked{res: res, failOn: "violation"})
-	want := "verdict=ok\nviolations=0\nerrors=0\nfloors={\"GLIBC\":\"2.34\",\"GLIBCXX\":\"3.4.30\"}\nfloor-glibc=2.34\nfloor-glibcxx=3.4.30\n"
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
-	}
-	b.Reset()
-	githubOutput(&b, "sarif", "out/x\n::add-mask::y.sarif")
-	lines := strings.Split(b.String(), "\n")
-	if len(lines) != 5 || !strings.HasPrefix(lines[0], "sarif<<ghadelimiter_") || lines[3] != lines[0][len("sarif<<"):] {
-		t.Errorf("delimited output: %q", b.String())
 	}
 }

@@ -12,11 +12,9 @@ import (
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/bind"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/report"
 )
-
-// bindMemoryLimit is bind's soft memory limit (runtime/debug).
-const bindMemoryLimit = 192 << 20
 
 func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	fs := newFlags(env, "bind", "[--dlopen LIB]... [--host PROGRAM] [--sysroot DIR | --image IMAGE] [--library-path DIRS] [--env] [--bind-now] [--tree] [-v] [--format text|json|github|sarif|junit] [--strict] PATH...")
@@ -54,8 +52,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 		err = errors.New("--image and --sysroot exclude each other")
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
-		return exitError
+		return env.say("bind", errText(err))
 	}
 	if len(paths) == 0 && image == "" {
 		return usageError(fs, "missing PATH...: the programs and libraries to audit (or --image IMAGE)")
@@ -65,7 +62,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	// would run without pause and take half the CPU; at 192 MiB it keeps
 	// its usual pace, and garbage is still bounded.
 	if env.getenv == nil || env.getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(bindMemoryLimit))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limits.BindMemory))
 	}
 	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree, BindNow: *bindNow, Host: *hostProg}
 	if libPath != "" {
@@ -88,34 +85,30 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	if sysroot != "" {
 		if opt.Sysroot, err = bindSysroot(sysroot, paths); err != nil {
-			fmt.Fprintln(env.stderr, "abifloor bind:", report.Clean(err.Error()))
-			return exitError
+			return env.say("bind", report.Clean(err.Error()))
 		}
 		if opt.Host != "" {
 			if opt.Host, err = bind.ArgPath(opt.Sysroot, opt.Host); err != nil {
-				fmt.Fprintln(env.stderr, "abifloor bind: --host:", report.Clean(err.Error()))
-				return exitError
+				return env.say("bind", "--host:", report.Clean(err.Error()))
 			}
 		}
 	}
 	if image != "" {
 		if opt.Image, err = bind.LoadImage(ctx, image, maxMem<<20, cache); err != nil {
-			fmt.Fprintln(env.stderr, "abifloor bind: --image:", report.Clean(err.Error())+limitHint(err))
-			return exitError
+			return env.say("bind", "--image:", report.Clean(err.Error())+limitHint(err))
 		}
 		for _, p := range opt.Image.Problems {
-			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s!%s\n", report.Clean(image), report.Clean(p))
+			env.sayf("bind", "warning: %s!%s", report.Clean(image), report.Clean(p))
 		}
 		if n := opt.Image.MoreProblems; n > 0 {
-			fmt.Fprintf(env.stderr, "abifloor bind: warning: %s: and %d more unreadable members\n", report.Clean(image), n)
+			env.sayf("bind", "warning: %s: and %d more unreadable members", report.Clean(image), n)
 		}
 	} else if err := notArchives(paths); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor bind:", errText(err))
-		return exitError
+		return env.say("bind", errText(err))
 	}
 	if sysroot == "" && image == "" {
 		if opt.CrossPrefix = crossPrefix(paths); opt.CrossPrefix != "" {
-			fmt.Fprintf(env.stderr, "abifloor bind: note: these files are not %s: their loader and libraries are looked for under Debian's cross root %s first, as qemu-user -L %s loads them\n",
+			env.sayf("bind", "note: these files are not %s: their loader and libraries are looked for under Debian's cross root %s first, as qemu-user -L %s loads them",
 				elfx.HostArch(), opt.CrossPrefix, opt.CrossPrefix)
 		}
 	}
@@ -140,14 +133,11 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	switch {
 	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor bind: incomplete: interrupted after %d of the %d files found\n", len(res.Files), res.Found)
-		return exitError
+		return env.sayf("bind", "incomplete: interrupted after %d of the %d files found", len(res.Files), res.Found)
 	case len(res.Files) == 0 && image != "":
-		fmt.Fprintf(env.stderr, "abifloor bind: nothing to audit: no ELF program in %s\n", report.Clean(bindWhere(image, paths, opt.Image)))
-		return exitError
+		return env.sayf("bind", "nothing to audit: no ELF program in %s", report.Clean(bindWhere(image, paths, opt.Image)))
 	case len(res.Files) == 0:
-		fmt.Fprintf(env.stderr, "abifloor bind: nothing to audit: no ELF file in %s\n", report.Clean(strings.Join(paths, " ")))
-		return exitError
+		return env.sayf("bind", "nothing to audit: no ELF file in %s", report.Clean(strings.Join(paths, " ")))
 	case res.Errors() > 0:
 		return exitError
 	case res.Fails(*strict):
@@ -206,7 +196,7 @@ func foreignArchNote(env *cmdEnv, res *bind.Result) {
 		if root := debianCrossRoot(f.Arch); root != "" {
 			hint = "Debian's cross root " + root + " is one: copy them into it and run bind --sysroot " + root
 		}
-		fmt.Fprintf(env.stderr, "abifloor bind: note: %s is %s and this host is %s: its loader and libraries were looked for in this host's root, which has none of %s; %s\n",
+		env.sayf("bind", "note: %s is %s and this host is %s: its loader and libraries were looked for in this host's root, which has none of %s; %s",
 			report.Clean(f.Path), report.Clean(f.Arch), host, report.Clean(f.Arch), hint)
 	}
 }

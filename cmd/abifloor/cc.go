@@ -10,6 +10,7 @@ import (
 
 	"github.com/abifloor/abifloor/ccwrap"
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/internal/interrupt"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -51,7 +52,7 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	fail := func(err error) int {
 		// An interrupt fails every stub build in flight: one line says
 		// so, not one error per build with its temporary paths.
-		var ie *errInterrupted
+		var ie *interrupt.Error
 		if errors.As(context.Cause(ctx), &ie) {
 			sayIncomplete(env, o.Name, ie.Error()+"; the cache is intact")
 			return exitError

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/internal/interrupt"
 )
 
 // An interrupted cold `cc` says so in one line, not one error per stub
@@ -24,7 +25,7 @@ func TestCCInterruptedOneLine(t *testing.T) {
 	}
 	cache := filepath.Join(dir, "cache")
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(&errInterrupted{syscall.SIGINT})
+	cancel(&interrupt.Error{Signal: syscall.SIGINT})
 	var stdout, stderr bytes.Buffer
 	env := &cmdEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
 	args := []string{"cc", "--glibc", "2.17", "--cache-dir", cache, "--", "gcc", "-o", filepath.Join(dir, "hi"), src}

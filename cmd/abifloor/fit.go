@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/report"
 )
@@ -30,35 +28,18 @@ func runFit(ctx context.Context, env *cmdEnv, args []string) int {
 	done()
 	demangleResult(res, sf)
 	fit := floor.Fit(res, ts)
-	if fit.Incomplete {
-		// The files not reached could block any tag: a tree verdict over
-		// the files seen so far is no verdict.
-		fit.Tree = []floor.TreeFit{}
-	}
 	if format == report.JSON {
 		report.WriteJSON(env.stdout, fit)
 	} else {
 		fit.WriteText(env.stdout)
 	}
 	switch {
-	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", errText(res.Err))
-		return exitError
-	case res.Stats.Errors > 0:
-		return exitError
-	case res.Stats.ELF == 0:
-		fmt.Fprintf(env.stderr, "abifloor fit: %s\n", noELF(paths))
-		return exitError
+	case fit.Verdict() == floor.OK:
+		return exitOK
+	case fit.Incomplete:
+		env.sayf("fit", "%s", errText(fit.Err()))
+	case res.Stats.Errors == 0:
+		env.sayf("fit", "%s", noELF(paths))
 	}
-	return exitOK
-}
-
-// demangleAll rewrites references in place with their names demangled;
-// names that are not mangled stay as they are.
-func demangleAll(refs []floor.Ref) {
-	for i := range refs {
-		if d := abi.Demangle(refs[i].Name); d != "" {
-			refs[i].Name = d
-		}
-	}
+	return exitError
 }

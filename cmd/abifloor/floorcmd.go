@@ -5,15 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/floor"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/targets"
 )
@@ -78,13 +77,9 @@ func runScan(ctx context.Context, env *cmdEnv, args []string) int {
 		res.WriteText(env.stdout, sf.text(env))
 	}
 	if res.Incomplete {
-		fmt.Fprintf(env.stderr, "abifloor scan: %s\n", errText(res.Err))
-		return exitError
+		env.sayf("scan", "%s", errText(res.Err))
 	}
-	if res.Stats.Errors > 0 {
-		return exitError
-	}
-	return exitOK
+	return verdictExit(res.Verdict())
 }
 
 // scanOptions are the options of a scan with sf, its progress shown
@@ -101,49 +96,19 @@ func scanOptions(env *cmdEnv, sf scanFlags) (floor.Options, func()) {
 // function restores it: --why keeps every call site until the report is
 // written (some 35 MB for /usr/bin's 258,000). Past the run's 48 MiB the
 // collector would run without pause and double the CPU time; at bind's
-// 192 MiB it keeps its usual pace. An explicit GOMEMLIMIT wins.
+// 192 MiB (limits.BindMemory) it keeps its usual pace. An explicit
+// GOMEMLIMIT wins.
 func (sf scanFlags) memoryLimit(env *cmdEnv) func() {
 	if !sf.why || env.getenv != nil && env.getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	prev := debug.SetMemoryLimit(bindMemoryLimit)
+	prev := debug.SetMemoryLimit(limits.BindMemory)
 	return func() { debug.SetMemoryLimit(prev) }
 }
 
 func demangleResult(res *floor.Result, sf scanFlags) {
 	if sf.demangle {
-		for i := range res.Violations {
-			demangleAll(res.Violations[i].Symbols)
-			demangleAttribution(res.Violations[i].Attribution)
-		}
-		for _, f := range res.Files {
-			for _, syms := range f.Why {
-				demangleAll(syms)
-			}
-			demangleAttribution(f.Attribution)
-		}
-	}
-}
-
-// demangleAttribution demangles the symbols and the functions of their
-// sites.
-func demangleAttribution(attrs []floor.Attribution) {
-	for i := range attrs {
-		a := &attrs[i]
-		if d := abi.Demangle(a.Symbol.Name); d != "" {
-			a.Symbol.Name = d
-		}
-		for j := range a.Sites {
-			s := &a.Sites[j]
-			if d := abi.Demangle(s.Function); d != "" {
-				s.Function = d
-			}
-			for k := range s.Inlined {
-				if d := abi.Demangle(s.Inlined[k].Function); d != "" {
-					s.Inlined[k].Function = d
-				}
-			}
-		}
+		res.Demangle(abi.Demangle)
 	}
 }
 
@@ -152,7 +117,7 @@ func demangleAttribution(attrs []floor.Attribution) {
 func (sf scanFlags) debugDirsExist(env *cmdEnv, cmd string) bool {
 	for _, d := range sf.debugDirs {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-			fmt.Fprintf(env.stderr, "abifloor %s: --debug-dir %s: not a directory\n", cmd, report.Clean(d))
+			env.sayf(cmd, "--debug-dir %s: not a directory", report.Clean(d))
 			return false
 		}
 	}
@@ -183,16 +148,10 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	// Until the arguments are understood, what check says on stderr is
 	// also kept: a usage error goes, besides, to the files asked for
 	// (--sarif ...) and, under the github format, into an annotation.
-	tee := &usageTee{w: env.stderr}
-	stderr := env.stderr
-	env.stderr = tee
-	restored := false
-	restore := func() {
-		if !restored {
-			env.stderr, restored = stderr, true
-		}
-	}
-	defer restore()
+	// What check says first on stderr (env.said) is its usage error,
+	// which also goes to the files asked for (--sarif ...) and, under
+	// the github format, into an annotation.
+	env.said = ""
 	fs := newFlags(env, "check", "[--max NS=VER]... [--target NAME]... [--image IMAGE] [--format text|json|github|sarif|junit|markdown] [--sarif FILE] [--junit FILE] [--json FILE] [--summary FILE] PATH...")
 	var sf scanFlags
 	sf.add(fs, "text|json|github|sarif|junit|markdown")
@@ -209,8 +168,11 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	fs.StringVar(&out.githubOutput, "github-output", "", "append the outputs a workflow branches on (verdict, violations, floors, floor-glibc, ...) to FILE, as $GITHUB_OUTPUT wants them")
 	failOn := fs.String("fail-on", "violation", "what fails the check: violation (a violation or an error) or error (only an error: violations are warnings, exit 0)")
 	fail := func() int {
-		restore()
-		out.fail(env, tee.message(), action || sf.format == string(report.GitHub))
+		msg := env.said
+		if msg == "" {
+			msg = "the check could not start"
+		}
+		out.fail(env, msg, action || sf.format == string(report.GitHub))
 		return exitError
 	}
 	paths, err := parseFlags(fs, args)
@@ -222,15 +184,15 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	}
 	format, err := report.ParseFormat(sf.format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit, report.Markdown)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
+		env.say("check", errText(err))
 		return fail()
 	}
 	if *failOn != "violation" && *failOn != "error" {
-		fmt.Fprintln(env.stderr, "abifloor check: --fail-on must be violation or error")
+		env.say("check", "--fail-on must be violation or error")
 		return fail()
 	}
 	if len(paths) == 0 {
-		fmt.Fprintln(env.stderr, "abifloor check: need PATH... (with --max, --target or --image, or packages that claim where they run)")
+		env.say("check", "need PATH... (with --max, --target or --image, or packages that claim where they run)")
 		fs.Usage()
 		return fail()
 	}
@@ -238,7 +200,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	for _, m := range maxes {
 		ns, ver, err := floor.ParseLimit(m)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", errText(err))
+			env.say("check", errText(err))
 			return fail()
 		}
 		rq.Add(ns, ver, "--max")
@@ -246,7 +208,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 	for _, name := range targetNames {
 		t, err := targets.Lookup(name)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check:", errText(err), "(abifloor targets lists all)")
+			env.say("check", errText(err), "(abifloor targets lists all)")
 			return fail()
 		}
 		rq.Targets = append(rq.Targets, t)
@@ -256,7 +218,7 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 		// it must load with the libc.so.6 its layers leave.
 		ver, err := floor.ImageGlibc(ctx, *image)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor check: --image:", report.Clean(err.Error()))
+			env.say("check", "--image:", report.Clean(err.Error()))
 			return fail()
 		}
 		rq.Add("GLIBC", ver, "image "+*image)
@@ -265,128 +227,42 @@ func checkWith(ctx context.Context, env *cmdEnv, args []string, action bool) int
 		return fail()
 	}
 	defer sf.memoryLimit(env)()
-	restore()
+	rq.AllowEmpty, rq.ViolationsWarn = *allowEmpty, *failOn == "error"
 	opt, done := scanOptions(env, sf)
-	// A file with a violation (every file, with --why) is read for where
-	// it uses the symbols behind it; a clean file's code is not read.
-	opt.Sites = true
 	res, err := floor.Check(ctx, paths, rq, opt)
 	done()
 	res.SourceRoot = sourceRoot(env)
 	if errors.Is(err, floor.ErrNothing) {
-		env.stderr, restored = tee, false // the message is the usage error's
-		fmt.Fprintf(env.stderr, "abifloor check: %s: %v (give at least one --max, --target or --image)\n", report.Clean(strings.Join(paths, " ")), errText(err))
+		env.said = "" // the message is the usage error's
+		env.sayf("check", "%s: %v (give at least one --max, --target or --image)", report.Clean(strings.Join(paths, " ")), errText(err))
 		return fail()
 	}
 	demangleResult(res.Result, sf)
-	c := &checked{res: res, rq: rq, empty: res.Empty && !*allowEmpty, failOn: *failOn}
-	for _, l := range res.Unused {
-		c.warnings = append(c.warnings, report.Clean(fmt.Sprintf("%s %s=%s: no file needs a %s version, so this limit checked nothing", l.Source, l.Namespace, l.Version, l.Namespace)))
-	}
-	if c.warnings == nil {
-		c.warnings = []string{}
-	}
-	c.write(env.stdout, format, sf.text(env))
-	code := c.exit()
-	if !out.write(env, c) {
+	res.Write(env.stdout, format, sf.text(env), buildVersion())
+	code := verdictExit(res.Verdict())
+	if !out.write(env, res) {
 		code = exitError
 	}
 	switch {
 	case res.Incomplete:
-		fmt.Fprintf(env.stderr, "abifloor check: %s\n", errText(res.Err))
-	case code == exitOK && len(res.Violations) > 0:
-		fmt.Fprintf(env.stderr, "abifloor check: %s; --fail-on error lets them pass\n", report.Plural(len(res.Violations), "violation"))
-	case c.empty && res.Stats.Errors == 0 && len(res.Violations) == 0:
-		fmt.Fprintf(env.stderr, "abifloor check: %s: nothing was checked (--allow-empty accepts this)\n", noELF(paths))
+		env.sayf("check", "%s", errText(res.Err))
+	case res.Verdict() == floor.Warn:
+		env.sayf("check", "%s; --fail-on error lets them pass", report.Plural(len(res.Violations), "violation"))
+	case res.NothingChecked() && res.Stats.Errors == 0 && len(res.Violations) == 0:
+		env.sayf("check", "%s: nothing was checked (--allow-empty accepts this)", noELF(paths))
 	}
 	return code
 }
 
-// checked is a check's result with what its reports say beside it.
-type checked struct {
-	res      *floor.CheckResult
-	rq       floor.Requirements
-	warnings []string
-	empty    bool   // nothing checked, and --allow-empty not given
-	failOn   string // "violation" or "error"
-}
-
-// exit is the check's exit code.
-func (c *checked) exit() int {
-	switch {
-	case c.res.Incomplete || c.res.Stats.Errors > 0:
-		return exitError
-	case len(c.res.Violations) > 0:
-		if c.failOn == "error" {
-			return exitOK
-		}
+// verdictExit is the exit code of a check's verdict.
+func verdictExit(v floor.Verdict) int {
+	switch v {
+	case floor.OK, floor.Warn:
+		return exitOK
+	case floor.Fail:
 		return exitViolation
-	case c.empty:
-		return exitError
 	}
-	return exitOK
-}
-
-// write writes the report in format to w.
-func (c *checked) write(w io.Writer, format report.Format, text floor.TextOptions) error {
-	res := c.res
-	switch format {
-	case report.JSON:
-		// check always has "violations", [] when there are none, so tools
-		// can read it without a special case.
-		viol := res.Violations
-		if viol == nil {
-			viol = []floor.Violation{}
-		}
-		return report.WriteJSON(w, struct {
-			*floor.Result
-			Violations []floor.Violation `json:"violations"`
-			Warnings   []string          `json:"warnings"`
-		}{res.Result, viol, c.warnings})
-	case report.GitHub:
-		if res.Incomplete {
-			// Never the OK summary: one error saying how far it got.
-			return report.WriteAnnotation(w, report.Annotation{Level: "error", Title: "abifloor check", Message: res.Err.Error()})
-		}
-		level := "error"
-		if c.failOn == "error" {
-			level = "warning"
-		}
-		res.WriteGitHubLevel(w, c.warnings, c.empty, level)
-	case report.SARIF:
-		return res.WriteSARIF(w, buildVersion(), c.warnings, c.empty)
-	case report.JUnit:
-		return res.WriteJUnit(w, c.warnings, c.empty)
-	case report.Markdown:
-		return report.WriteMarkdown(w, checkSummary(c))
-	default:
-		res.WriteText(w, text, c.rq, c.warnings, c.empty)
-	}
-	return nil
-}
-
-// usageTee passes what is written to w and keeps the first line of it
-// (bounded): the message of a usage error.
-type usageTee struct {
-	w   io.Writer
-	buf []byte
-}
-
-func (t *usageTee) Write(p []byte) (int, error) {
-	if n := min(len(p), 4096-len(t.buf)); n > 0 {
-		t.buf = append(t.buf, p[:n]...)
-	}
-	return t.w.Write(p)
-}
-
-// message is the first line kept, without "abifloor check: ".
-func (t *usageTee) message() string {
-	line, _, _ := strings.Cut(string(t.buf), "\n")
-	line = strings.TrimPrefix(line, "abifloor check: ")
-	if line == "" {
-		line = "the check could not start"
-	}
-	return line
+	return exitError
 }
 
 func runTargets(_ context.Context, env *cmdEnv, args []string) int {
@@ -401,30 +277,14 @@ func runTargets(_ context.Context, env *cmdEnv, args []string) int {
 	}
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor targets:", err)
-		return exitError
+		return env.say("targets", err)
 	}
 	ts := targets.All()
 	if f == report.JSON {
 		report.WriteJSON(env.stdout, map[string]any{"targets": ts})
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TARGET\tKIND\tGLIBC\tGLIBCXX\tCXXABI\tGCC\tALIASES")
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
-	for _, t := range ts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Kind, dash(t.Limits["GLIBC"]), dash(t.Limits["GLIBCXX"]),
-			dash(t.Limits["CXXABI"]), dash(t.Limits["GCC"]), strings.Join(t.Aliases, " "))
-	}
-	tw.Flush()
-	// A dash is not an unknown: say what it means, so that nobody reads
-	// SLES's "-" as "libstdc++ of any age is there" without the reason.
-	fmt.Fprintln(env.stdout, "-: not limited. SLES updates libstdc++6 to the newest GCC's runtime (a system without those updates has an older one); musllinux has no glibc; a compiler does not pin glibc.")
+	targets.WriteText(env.stdout, ts)
 	return exitOK
 }
 

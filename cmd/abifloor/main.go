@@ -11,12 +11,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
-	"time"
 
+	"github.com/abifloor/abifloor/internal/cli"
+	"github.com/abifloor/abifloor/internal/interrupt"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -46,6 +46,10 @@ type cmdEnv struct {
 	// saidIncomplete is set by sayIncomplete: the command has said that
 	// its run was cut short, so Main need not.
 	saidIncomplete bool
+	// said is the message of the first line say or sayf wrote (of its
+	// first 4 KiB), since a command last emptied it: check's usage
+	// error, which its report files say too.
+	said string
 }
 
 // sayIncomplete writes the line of the interruption convention on
@@ -100,21 +104,21 @@ func main() { os.Exit(Main()) }
 // Main runs abifloor with os.Args and returns the exit code.
 func Main() int {
 	// Memory is bounded by the work: a soft limit keeps the collector from
-	// letting garbage pile up to twice the live heap on big trees. An
-	// explicit GOMEMLIMIT wins.
+	// letting garbage pile up to twice the live heap on big trees
+	// (limits.SoftMemory, docs/security.md). An explicit GOMEMLIMIT wins.
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(48 << 20)
+		debug.SetMemoryLimit(limits.SoftMemory)
 	}
 	// SIGINT, SIGTERM and SIGHUP cancel the command's ctx: what it
 	// started (a compiler's process group) is killed, its temporary files
 	// go, and it reports how far it got and exits 2. A second signal,
-	// or a command still at work long after the first (stopGrace: a
+	// or a command still at work long after the first (StopGrace: a
 	// worker stuck in a file), ends it.
-	ctx, stop := notifyInterrupt(context.Background(), func(sig os.Signal) {
+	ctx, stop := interrupt.Notify(context.Background(), func(sig os.Signal) {
 		fmt.Fprintf(os.Stderr, "abifloor: %v again: stopping now\n", sig)
-		os.Exit(signalExit(sig))
-	}, stopGrace, func(sig os.Signal, why string) {
-		fmt.Fprintf(os.Stderr, "abifloor: incomplete: interrupted by %s, and still at work after %s: stopping now\n", signalName(sig), why)
+		os.Exit(interrupt.ExitCode(sig))
+	}, interrupt.StopGrace, func(sig os.Signal, why string) {
+		fmt.Fprintf(os.Stderr, "abifloor: incomplete: interrupted by %s, and still at work after %s: stopping now\n", interrupt.SignalName(sig), why)
 		os.Exit(exitError)
 	})
 	defer stop()
@@ -150,115 +154,13 @@ func flushGuards(env *cmdEnv) {
 	}
 }
 
-// errInterrupted is the cause of a command's ctx when a signal cancelled
-// it (context.Cause).
-type errInterrupted struct{ sig os.Signal }
-
-func (e *errInterrupted) Error() string { return "interrupted by " + signalName(e.sig) }
-
-func signalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok {
-		switch s {
-		case syscall.SIGINT:
-			return "SIGINT"
-		case syscall.SIGTERM:
-			return "SIGTERM"
-		case syscall.SIGHUP:
-			return "SIGHUP"
-		}
-	}
-	return sig.String()
-}
-
-// signalExit is the exit code of a process the signal ended: 128+N, as
-// a shell reports it (130 for SIGINT, 143 for SIGTERM).
-func signalExit(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return exitError
-}
-
-// grace is how long a command may go on after the first signal before it
-// is ended where it stands (late): CPU time it spends after the signal,
-// or wall time, whichever runs out first.
-//
-// The CPU bound is what the command does: a worker stuck in a large file
-// spends it fast, whatever else the machine runs. The wall bound catches
-// what spends none (a read blocked on a slow disk) and is generous,
-// because a busy machine delays everything. A run that reacts as it
-// should (the worker pools abandon files in flight, walk.AbandonAfter)
-// writes its report of what finished in a few milliseconds of CPU, so on
-// a loaded machine it is still the report, not the hard stop, that ends
-// the run.
-type grace struct{ cpu, wall time.Duration }
-
-// stopGrace: an idle machine ends a run within about a second of the
-// first signal, and a busy one without losing its report.
-var stopGrace = grace{cpu: time.Second, wall: 10 * time.Second}
-
-// processCPU is the CPU time this process has spent, user and system.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// notifyInterrupt returns a context that the first SIGINT, SIGTERM or
-// SIGHUP cancels, with an *errInterrupted cause; on the second, again
-// is called, and late, saying which bound ran out, when the command is
-// still at work past g (Main exits from both). stop ends the watching.
-func notifyInterrupt(parent context.Context, again func(os.Signal), g grace, late func(os.Signal, string)) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	done := make(chan struct{})
-	go func() {
-		var first os.Signal
-		select {
-		case first = <-sigs:
-			cancel(&errInterrupted{first})
-		case <-done:
-			return
-		}
-		start, cpu0 := time.Now(), processCPU()
-		tick := time.NewTicker(max(min(g.cpu, g.wall)/20, time.Millisecond))
-		defer tick.Stop()
-		for {
-			select {
-			case sig := <-sigs:
-				again(sig)
-				return
-			case <-tick.C:
-				if used := processCPU() - cpu0; used >= g.cpu {
-					late(first, fmt.Sprintf("%v of CPU time", used.Round(10*time.Millisecond)))
-					return
-				}
-				if since := time.Since(start); since >= g.wall {
-					late(first, since.Round(10*time.Millisecond).String())
-					return
-				}
-			case <-done:
-				return
-			}
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(sigs)
-		close(done)
-		cancel(nil)
-	}
-}
-
 // interruptedExit is the backstop of the interruption convention: a
 // command whose ctx a signal cancelled never exits 0 or 1, whatever it
 // returned: it exits 2, and stderr says the run is incomplete (unless
 // the command said so with sayIncomplete). Other codes (2, diff's error
 // bits) stand: such a command has reported the interruption itself.
 func interruptedExit(ctx context.Context, env *cmdEnv, args []string, code int) int {
-	var ie *errInterrupted
+	var ie *interrupt.Error
 	if !errors.As(context.Cause(ctx), &ie) {
 		return code
 	}
@@ -346,7 +248,7 @@ func newFlags(env *cmdEnv, name, synopsis string) *flag.FlagSet {
 			return // parseFlags reports it
 		}
 		fmt.Fprintf(env.stderr, "usage: abifloor %s %s\n", name, synopsis)
-		printFlags(env.stderr, fs)
+		cli.PrintFlags(env.stderr, fs, synopsis)
 	}
 	noteFlags(fs, info)
 	return fs
@@ -394,7 +296,7 @@ func parseOnly(fs *flag.FlagSet, args []string) error {
 	out := fs.Output()
 	fs.SetOutput(io.Discard)
 	info.parsing = true
-	err := fs.Parse(args)
+	err := cli.Parse(fs, args, info.synopsis)
 	info.parsing = false
 	fs.SetOutput(out)
 	if err == nil {
@@ -402,10 +304,10 @@ func parseOnly(fs *flag.FlagSet, args []string) error {
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintf(info.env.stdout, "usage: abifloor %s %s\n", info.name, info.synopsis)
-		printFlags(info.env.stdout, fs)
+		cli.PrintFlags(info.env.stdout, fs, info.synopsis)
 		return err
 	}
-	flagError(info, fs, err)
+	flagError(info, err)
 	return err
 }
 
@@ -426,4 +328,21 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// sayf writes the line "abifloor CMD: MSG" on stderr, MSG formatted as
+// fmt.Sprintf formats it, and returns exitError, so that a command that
+// fails says why and stops in one statement: return env.sayf(...).
+func (env *cmdEnv) sayf(cmd, format string, a ...any) int {
+	return env.say(cmd, fmt.Sprintf(format, a...))
+}
+
+// say is sayf with the operands spaced as fmt.Sprintln spaces them.
+func (env *cmdEnv) say(cmd string, a ...any) int {
+	prefix, msg := "abifloor "+cmd+": ", fmt.Sprintln(a...)
+	if env.said == "" {
+		env.said, _, _ = strings.Cut(msg[:min(len(msg), 4096-len(prefix))], "\n")
+	}
+	fmt.Fprint(env.stderr, prefix+msg)
+	return exitError
 }

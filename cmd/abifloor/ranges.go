@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"github.com/abifloor/abifloor/cache"
 	"github.com/abifloor/abifloor/internal/atomicfile"
 	"github.com/abifloor/abifloor/ranges"
 	"github.com/abifloor/abifloor/ranges/table"
@@ -42,7 +40,7 @@ func runRanges(ctx context.Context, env *cmdEnv, args []string) int {
 	case "-h", "--help", "help":
 		return helpCommand(ctx, env, []string{"ranges"})
 	}
-	fmt.Fprintf(env.stderr, "abifloor ranges: unknown sub-command %q%s\n", args[0], didYouMean(args[0], subcommands["ranges"], ""))
+	env.sayf("ranges", "unknown sub-command %q%s", args[0], didYouMean(args[0], subcommands["ranges"], ""))
 	rangesUsage(env.stderr)
 	return exitError
 }
@@ -88,15 +86,8 @@ func (h *headerFlags) set() bool {
 func outputFormat(fs *flag.FlagSet, format, out string) string {
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "format" })
-	if !given {
-		switch filepath.Ext(out) {
-		case ".json":
-			return "json"
-		case ".html", ".htm":
-			return "html"
-		case ".go":
-			return "go"
-		}
+	if f := ranges.FormatOf(out); !given && f != "" {
+		return f
 	}
 	return format
 }
@@ -105,34 +96,18 @@ func rangesFormat(s string) (report.Format, error) {
 	return report.ParseFormat(s, report.Text, report.JSON, "go", "html")
 }
 
-// rangesBuilder returns a builder with the user's cache (ranges/ under
-// $ABIFLOOR_CACHE or ~/.cache/abifloor) unless noCache.
+// rangesBuilder returns a builder with the user's cache unless noCache.
 func rangesBuilder(env *cmdEnv, opt ranges.Options, noCache bool) *ranges.Builder {
 	b := &ranges.Builder{Options: opt}
 	if !noCache {
-		// The root is checked as cc's is: a root another user can write
-		// to could hold a planted, self-consistent entry.
-		dir, err := cache.DefaultDir(env.getenv)
-		var c *cache.Cache
-		var warning string
-		if err == nil {
-			c, warning, err = cache.OpenPrivate(dir)
+		c, warning, err := ranges.UserCache(env.getenv)
+		if warning != "" {
+			env.say("ranges", "warning:", warning)
 		}
-		switch {
-		case err != nil:
-			fmt.Fprintln(env.stderr, "abifloor ranges: no cache:", err)
-		default:
-			if warning != "" {
-				fmt.Fprintln(env.stderr, "abifloor ranges: warning:", warning)
-			}
-			// The ABIs live in a cache of their own under the root, with
-			// package cache's locks, manifests and checks.
-			rc, err := cache.Open(filepath.Join(c.Dir, "ranges"))
-			if err != nil {
-				fmt.Fprintln(env.stderr, "abifloor ranges: no cache:", err)
-				break
-			}
-			b.Cache = rc
+		if err != nil {
+			env.say("ranges", "no cache:", err)
+		} else {
+			b.Cache = c
 		}
 	}
 	return b
@@ -159,14 +134,13 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	f, ferr := rangesFormat(outputFormat(fs, *format, *out))
 	usageErr := func(msg string) int {
-		fmt.Fprintln(env.stderr, "abifloor ranges build:", msg)
+		env.say("ranges build", msg)
 		fs.Usage()
 		return exitError
 	}
 	opt, oerr := hf.options()
 	if oerr != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges build:", oerr)
-		return exitError
+		return env.say("ranges build", oerr)
 	}
 	switch {
 	case ferr != nil:
@@ -194,22 +168,19 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 			return usageErr(fmt.Sprintf("--dir %q: want VERSION=DIR", kv))
 		}
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
-			fmt.Fprintf(env.stderr, "abifloor ranges build: --dir %s: not a directory\n", p)
-			return exitError
+			return env.sayf("ranges build", "--dir %s: not a directory", p)
 		}
 		ins = append(ins, ranges.Input{Version: v, Dir: p})
 	}
 	if *repo != "" {
 		g, err := ranges.GitTags(ctx, *repo, *tags)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor ranges build:", tagsMessage(err))
-			return exitError
+			return env.say("ranges build", tagsMessage(err))
 		}
 		ins = append(ins, g...)
 	}
 	if err := ranges.CheckInputs(ins); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
-		return exitError
+		return env.say("ranges build", err)
 	}
 	ranges.SortInputs(ins)
 	b := rangesBuilder(env, opt, *noCache)
@@ -228,21 +199,20 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 	code := exitOK
 	for _, r := range res {
 		if r.Note != "" {
-			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Note)
+			env.sayf("ranges build", "version %s: %s", r.Version, r.Note)
 		}
 		if r.Warning != "" {
-			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, r.Warning)
+			env.sayf("ranges build", "version %s: %s", r.Version, r.Warning)
 			code = exitError
 		}
 		if r.Err != nil {
-			fmt.Fprintf(env.stderr, "abifloor ranges build: version %s: %s\n", r.Version, strings.TrimSpace(r.Err.Error()))
+			env.sayf("ranges build", "version %s: %s", r.Version, strings.TrimSpace(r.Err.Error()))
 			code = exitError
 		}
 	}
 	t, err := ranges.NewTable(opt, res)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges build:", err)
-		return exitError
+		return env.say("ranges build", err)
 	}
 	if *title == "" {
 		*title = "ABI ranges"
@@ -259,17 +229,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 // writeTable writes t in format f to path (stdout when empty), atomically
 // for a file.
 func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, title string) int {
-	write := func(w io.Writer) error {
-		switch f {
-		case report.JSON:
-			return t.WriteJSON(w)
-		case "go":
-			return ranges.WriteGo(w, t, goPkg)
-		case "html":
-			return ranges.WriteHTML(w, t, title)
-		}
-		return ranges.WriteText(w, t)
-	}
+	write := func(w io.Writer) error { return ranges.Write(w, t, f, goPkg, title) }
 	var err error
 	if path == "" {
 		err = write(env.stdout)
@@ -280,8 +240,7 @@ func writeTable(env *cmdEnv, t *ranges.Table, f report.Format, path, goPkg, titl
 		}
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges:", err)
-		return exitError
+		return env.say("ranges", err)
 	}
 	return exitOK
 }
@@ -295,7 +254,7 @@ func readTable(env *cmdEnv, cmd, path string) (*ranges.Table, bool) {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(env.stderr, "abifloor ranges %s: %v\n", cmd, err)
+		env.say("ranges "+cmd, err)
 		return nil, false
 	}
 	return t, true
@@ -311,7 +270,7 @@ func runRangesLookup(env *cmdEnv, args []string) int {
 	f, ferr := report.ParseFormat(*format, report.Text, report.JSON)
 	if ferr != nil || len(pos) != 2 {
 		if ferr != nil {
-			fmt.Fprintln(env.stderr, "abifloor ranges lookup:", ferr)
+			env.say("ranges lookup", ferr)
 		}
 		fs.Usage()
 		return exitError
@@ -322,8 +281,7 @@ func runRangesLookup(env *cmdEnv, args []string) int {
 	}
 	a, err := t.Lookup(pos[1])
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges lookup:", err)
-		return exitError
+		return env.say("ranges lookup", err)
 	}
 	msg := a.Message
 	if f == report.JSON {
@@ -361,8 +319,7 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	path, version, input := pos[0], pos[1], pos[2]
 	if err := symver.Check(version); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
-		return exitError
+		return env.say("ranges add", err)
 	}
 	t, ok := readTable(env, "add", path)
 	if !ok {
@@ -374,8 +331,7 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 	} else {
 		fi, err := os.Stat(input)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
-			return exitError
+			return env.say("ranges add", err)
 		}
 		in = ranges.Input{Version: version, File: input}
 		if fi.IsDir() {
@@ -384,50 +340,29 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 	}
 	var opt ranges.Options
 	if in.File == "" {
-		switch {
-		case hf.set():
-			var err error
-			if opt, err = hf.options(); err != nil {
-				fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
-				return exitError
+		given := ranges.Options{CC: hf.cc, Arch: hf.arch}
+		if hf.set() {
+			if given, err = hf.options(); err != nil {
+				return env.say("ranges add", err)
 			}
-		case t.Options != nil:
-			opt = ranges.Options(*t.Options)
-			// A table is a data file: the options it recorded name
-			// nothing outside each version's tree.
-			if err := opt.Check(); err != nil {
-				fmt.Fprintf(env.stderr, "abifloor ranges add: %s: options: %v\n", path, err)
-				return exitError
-			}
-		default:
-			fmt.Fprintf(env.stderr, "abifloor ranges add: %s holds headers, and neither the table nor the flags say which headers and types to read\n", in)
-			return exitError
 		}
-		// A data file never chooses the program to run: the compiler
-		// and target come from the command line, as for build. One the
-		// table recorded that differs is said, not obeyed.
-		recorded := ranges.Options{}
-		if t.Options != nil {
-			recorded = ranges.Options(*t.Options)
+		var note string
+		if opt, note, err = ranges.AddOptions(t, path, in, given, hf.set()); err != nil {
+			return env.say("ranges add", err)
 		}
-		opt.CC, opt.Arch = hf.cc, hf.arch
-		if recorded.CC != opt.CC || recorded.Arch != opt.Arch {
-			fmt.Fprintf(env.stderr, "abifloor ranges add: note: the table was built with compiler %s; this version is built with %s (a table never chooses the program to run; give --cc or --target-arch to choose)\n",
-				ccName(recorded), ccName(opt))
+		if note != "" {
+			env.sayf("ranges add", "note: %s (a table never chooses the program to run; give --cc or --target-arch to choose)", note)
 		}
 	}
 	res := rangesBuilder(env, opt, *noCache).Build(ctx, []ranges.Input{in})[0]
 	if ctx.Err() != nil {
-		fmt.Fprintf(env.stderr, "abifloor ranges add: incomplete: interrupted before version %s was built; the table is unchanged\n", version)
-		return exitError
+		return env.sayf("ranges add", "incomplete: interrupted before version %s was built; the table is unchanged", version)
 	}
 	if res.Err != nil {
-		fmt.Fprintf(env.stderr, "abifloor ranges add: version %s: %s\n", version, strings.TrimSpace(res.Err.Error()))
-		return exitError
+		return env.sayf("ranges add", "version %s: %s", version, strings.TrimSpace(res.Err.Error()))
 	}
 	if err := ranges.Add(t, ranges.Version{Name: version, ABI: res.ABI}); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor ranges add:", err)
-		return exitError
+		return env.say("ranges add", err)
 	}
 	if c := writeTable(env, t, report.JSON, path, "", ""); c != exitOK {
 		return c
@@ -435,8 +370,7 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 	a, _ := t.Lookup(version)
 	fmt.Fprintf(env.stdout, "added %s: %d ranges\n", t.Describe(a), len(t.Ranges))
 	if res.Warning != "" {
-		fmt.Fprintf(env.stderr, "abifloor ranges add: version %s: %s\n", version, res.Warning)
-		return exitError
+		return env.sayf("ranges add", "version %s: %s", version, res.Warning)
 	}
 	return exitOK
 }
@@ -454,7 +388,7 @@ func runRangesShow(env *cmdEnv, args []string) int {
 	f, ferr := rangesFormat(outputFormat(fs, *format, *out))
 	if ferr != nil || len(pos) != 1 {
 		if ferr != nil {
-			fmt.Fprintln(env.stderr, "abifloor ranges show:", ferr)
+			env.say("ranges show", ferr)
 		}
 		fs.Usage()
 		return exitError
@@ -482,31 +416,12 @@ func tagsMessage(err error) string {
 	return fmt.Sprintf("%s: no tag matches --tags '%s'", te.Repo, te.Pattern)
 }
 
-// ccName says which compiler options choose, for messages.
-func ccName(o ranges.Options) string {
-	name := o.CC
-	if name == "" {
-		name = "cc (the default)"
-	}
-	if o.Arch != "" {
-		name += " for " + o.Arch
-	}
-	return report.Clean(name)
-}
-
 // rangesInterrupted ends a build that was cut short: it says how far it
 // got, never writes the table file, and in JSON writes what was built
 // with "incomplete": true.
 func rangesInterrupted(env *cmdEnv, cmd string, res []ranges.Result, opt ranges.Options, f report.Format) int {
-	done := 0
-	var kept []ranges.Result
-	for _, r := range res {
-		if r.Err == nil || !errors.Is(r.Err, context.Canceled) && !errors.Is(r.Err, context.DeadlineExceeded) {
-			done++
-			kept = append(kept, r)
-		}
-	}
-	fmt.Fprintf(env.stderr, "abifloor ranges %s: incomplete: interrupted after %d of the %d versions found; no table written\n", cmd, done, len(res))
+	kept := ranges.Finished(res)
+	env.sayf("ranges "+cmd, "incomplete: interrupted after %d of the %d versions found; no table written", len(kept), len(res))
 	if f == report.JSON {
 		t, err := ranges.NewTable(opt, kept)
 		if err == nil {

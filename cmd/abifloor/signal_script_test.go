@@ -9,18 +9,18 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/abifloor/abifloor/internal/fixture"
+	"github.com/abifloor/abifloor/internal/interrupt"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // interruptWithin is how long an interrupted command may take to exit,
 // in wall time, before the test calls it hung. It is not the promise
-// (a second on an idle machine, main.go's stopGrace) but a bound no
+// (a second on an idle machine, interrupt.StopGrace) but a bound no
 // loaded machine reaches: the promise is checked in CPU time, which does
 // not depend on what else the machine runs (interruptCPU).
 const interruptWithin = 30 * time.Second
@@ -208,40 +208,6 @@ func lookPathIn(name, path string) (string, error) {
 	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
 }
 
-// The first signal cancels the context with the signal as its cause;
-// the second calls again, which Main makes exit at once.
-func TestNotifyInterruptTwice(t *testing.T) {
-	again := make(chan os.Signal, 1)
-	ctx, stop := notifyInterrupt(context.Background(), func(s os.Signal) { again <- s }, grace{time.Minute, time.Minute}, func(os.Signal, string) { t.Error("late after a minute") })
-	defer stop()
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("the first SIGTERM did not cancel the context")
-	}
-	var ie *errInterrupted
-	if !errors.As(context.Cause(ctx), &ie) || ie.sig != syscall.SIGTERM {
-		t.Fatalf("cause %v, want interrupted by SIGTERM", context.Cause(ctx))
-	}
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case s := <-again:
-		if s != syscall.SIGINT {
-			t.Errorf("again(%v), want SIGINT", s)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the second signal did not call again")
-	}
-	if got := signalExit(syscall.SIGTERM); got != 143 {
-		t.Errorf("signalExit(SIGTERM) = %d, want 143", got)
-	}
-}
-
 // A command a signal cut short exits 2 whatever it returned, and says
 // the run is incomplete; an error code stands.
 func TestInterruptedExit(t *testing.T) {
@@ -251,7 +217,7 @@ func TestInterruptedExit(t *testing.T) {
 	if got := interruptedExit(ctx, env, []string{"check"}, exitOK); got != exitOK {
 		t.Errorf("not interrupted: exit %d, want 0", got)
 	}
-	cancel(&errInterrupted{syscall.SIGINT})
+	cancel(&interrupt.Error{Signal: syscall.SIGINT})
 	for _, code := range []int{exitOK, exitViolation} {
 		stderr.Reset()
 		env.saidIncomplete = false
@@ -266,61 +232,5 @@ func TestInterruptedExit(t *testing.T) {
 	env.saidIncomplete = false
 	if got := interruptedExit(ctx, env, []string{"diff"}, 5); got != 5 || stderr.Len() > 0 {
 		t.Errorf("diff's error bits: exit %d, want 5, and no second line: %q", got, stderr.String())
-	}
-}
-
-// A command still at work past its grace after the first signal (a
-// worker in a large file on a slow disk) is ended then: late is called
-// with that signal and the bound that ran out, and Main exits 2 from it.
-// Wall time ends one that spends no CPU ...
-func TestNotifyInterruptLateWall(t *testing.T) {
-	late := make(chan string, 1)
-	ctx, stop := notifyInterrupt(context.Background(), func(os.Signal) { t.Error("again without a second signal") }, grace{cpu: time.Minute, wall: 50 * time.Millisecond}, func(s os.Signal, why string) {
-		if s != syscall.SIGINT {
-			t.Errorf("late(%v)", s)
-		}
-		late <- why
-	})
-	defer stop()
-	start := time.Now()
-	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	<-ctx.Done()
-	select {
-	case why := <-late:
-		if time.Since(start) < 50*time.Millisecond || strings.Contains(why, "CPU") {
-			t.Errorf("late (%s) after %v", why, time.Since(start))
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("late was not called")
-	}
-}
-
-// ... and CPU time one that is busy, however long the wall clock says
-// it has had.
-func TestNotifyInterruptLateCPU(t *testing.T) {
-	late := make(chan string, 1)
-	ctx, stop := notifyInterrupt(context.Background(), func(os.Signal) { t.Error("again without a second signal") }, grace{cpu: 50 * time.Millisecond, wall: time.Hour}, func(_ os.Signal, why string) { late <- why })
-	defer stop()
-	cpu0 := processCPU()
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	<-ctx.Done()
-	// A busy worker: it spins until the test ends.
-	var stopSpin atomic.Bool
-	defer stopSpin.Store(true)
-	go func() {
-		for !stopSpin.Load() {
-		}
-	}()
-	select {
-	case why := <-late:
-		if !strings.Contains(why, "CPU time") || processCPU()-cpu0 < 50*time.Millisecond {
-			t.Errorf("late (%s) after %v of CPU", why, processCPU()-cpu0)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("late was not called")
 	}
 }

@@ -50,12 +50,10 @@ func runStubs(ctx context.Context, env *cmdEnv, args []string) int {
 		return usageError(fs, "%v", err)
 	}
 	if o, _, err = o.Resolve(false); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
-		return exitError
+		return env.say("stubs", errText(err))
 	}
 	if _, err := glibc.InstallStubs(ctx, dir, o); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor stubs:", errText(err))
-		return exitError
+		return env.say("stubs", errText(err))
 	}
 	recipe := "-L " + report.ShellQuote(dir)
 	if init := filepath.Join(dir, glibc.InitObject); fileExists(init) {

@@ -17,6 +17,7 @@ package shellwords
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -156,4 +157,37 @@ func Texts(ws []Word) []string {
 		out[i] = w.Text
 	}
 	return out
+}
+
+// Paths are the paths s names: its words, each pattern (a word with an
+// unquoted *, ? or [) expanded with filepath.Glob; dflt when s has no
+// word. A pattern that matches nothing is an error, as is **, which
+// Glob would read as *: never a silent skip.
+func Paths(s string, dflt ...string) ([]string, error) {
+	ws, err := Split(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(ws) == 0 {
+		return dflt, nil
+	}
+	var paths []string
+	for _, w := range ws {
+		if !w.Glob {
+			paths = append(paths, w.Text)
+			continue
+		}
+		if strings.Contains(w.Pattern, "**") {
+			return nil, fmt.Errorf("%s: ** is not expanded: name the directory, which check reads whole (and --exclude in args leaves out what it should not)", w.Text)
+		}
+		m, err := filepath.Glob(w.Pattern)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", w.Text, err)
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: no file matches", w.Text)
+		}
+		paths = append(paths, m...)
+	}
+	return paths, nil
 }

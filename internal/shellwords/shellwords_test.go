@@ -2,8 +2,10 @@ package shellwords
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -166,4 +168,27 @@ func FuzzSplit(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPaths: patterns are expanded, a pattern that matches nothing and
+// ** are errors, and no word is the default.
+func TestPaths(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a.so", "b.so", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Paths("'" + dir + "'/*.so x")
+	if err != nil || len(got) != 3 || got[0] != filepath.Join(dir, "a.so") || got[2] != "x" {
+		t.Errorf("Paths = %q, %v", got, err)
+	}
+	if got, err := Paths("", "."); err != nil || len(got) != 1 || got[0] != "." {
+		t.Errorf("no word: %q, %v", got, err)
+	}
+	for _, s := range []string{"'" + dir + "'/*.none", "'" + dir + "'/**/x"} {
+		if _, err := Paths(s); err == nil {
+			t.Errorf("Paths(%q): no error", s)
+		}
+	}
 }
