@@ -629,18 +629,18 @@ func (ra *rowsAt) answers() map[uint64]row {
 }
 
 // noSiteWithin reports whether no scope under e (whose real ranges are
-// rs, for a function or an inlined call) can hold one of pcs: a function
-// or inlined call whose ranges hold none (what it nests lies within
-// them), an abstract instance (DW_AT_inline and no code: its children
-// have none either), or a type, whose children are members.
+// rs, for an inlined call) can hold one of pcs: an inlined call whose
+// ranges hold none (what it nests lies within them), or a type whose
+// children are members. A function's children are always read: a
+// function nested in it (a lambda's or a local class's member, with code
+// of its own elsewhere) is its child, in its abstract instance or in its
+// concrete one; so are a class's and a union's, where GCC puts a local
+// class's member functions (fmt's vformat_to and its format_handler).
 func noSiteWithin(e *dwarf.Entry, rs [][2]uint64, pcs []uint64) bool {
 	switch e.Tag {
-	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-		if len(rs) == 0 {
-			return e.Val(dwarf.AttrInline) != nil
-		}
-		return !holdsAny(rs, pcs)
-	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagArrayType, dwarf.TagSubroutineType:
+	case dwarf.TagInlinedSubroutine:
+		return len(rs) > 0 && !holdsAny(rs, pcs)
+	case dwarf.TagEnumerationType, dwarf.TagArrayType, dwarf.TagSubroutineType:
 		return true
 	}
 	return false
