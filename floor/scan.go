@@ -258,7 +258,10 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, scratch *elfx.Scratc
 	}
 	it.rep, it.viol = Analyze(f, wf.Path, opt.fileOptions())
 	if wantSites(opt, it.viol, opt.Why) {
-		it.sites = locate(f, wf.Path, it.rep, it.viol, opt.Why, opt)
+		// A file's violations are final here (an artefact member's
+		// wait for its claims): its sites are attached on the worker,
+		// and only what the report shows of them is kept.
+		locate(f, wf.Path, it.rep, it.viol, opt.Why, opt).attach(&it.rep, it.viol, opt.Why)
 	}
 	return it, true
 }
