@@ -95,7 +95,9 @@ func TestHeaderClasses(t *testing.T) {
 			nil, nil, true},
 		{"memcpy", "memcpy", "#include <string.h>\nvoid f(char *d, const char *s, unsigned long n) { memcpy(d, s, n); }\n",
 			"2.12", nil, nil, false},
-		{"new", cause.NewFunction, "#include <stdlib.h>\nunsigned f(void) { return arc4random(); }\n", "2.17",
+		{"polyfill", "polyfill", "#include <stdlib.h>\nunsigned f(void) { return arc4random(); }\n", "2.17",
+			nil, nil, false},
+		{"new", cause.NewFunction, "#include <sys/pidfd.h>\nint f(void) { return pidfd_open(1, 0); }\n", "2.17",
 			nil, nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
