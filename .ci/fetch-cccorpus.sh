@@ -11,11 +11,21 @@
 # Output directory: $ABIFLOOR_CCCORPUS_SRC, else
 # $HOME/.cache/abifloor/cccorpus; each package is unpacked in a directory
 # named after it (zlib/, xz-utils/, ...). A package already there is kept.
-# Usage: fetch-cccorpus.sh [PACKAGE...]
+# A corpus project may be named instead of its package (pcre2-cmake is
+# pcre2; tmux needs libevent and ncurses too).
+# Usage: fetch-cccorpus.sh [PACKAGE|PROJECT...]
 set -eu
 
 out=${ABIFLOOR_CCCORPUS_SRC:-$HOME/.cache/abifloor/cccorpus}
-pkgs=${*:-zlib xz-utils lua5.4 sqlite3 bzip2 lz4 libzstd jq expat pcre2 libpng1.6 fmtlib}
+names=${*:-zlib xz-utils lua5.4 sqlite3 bzip2 lz4 libzstd jq expat pcre2 libpng1.6 fmtlib libevent tmux libsodium brotli cjson lmdb}
+pkgs=""
+for n in $names; do
+	case $n in
+	pcre2-cmake) pkgs="$pkgs pcre2" ;;
+	tmux) pkgs="$pkgs tmux libevent ncurses" ;;
+	*) pkgs="$pkgs $n" ;;
+	esac
+done
 . "$(dirname "$0")/apt-suite.sh"
 find_mirror
 suite=""

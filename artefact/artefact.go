@@ -44,6 +44,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/internal/limits"
 )
 
@@ -279,7 +280,7 @@ func walkWith(ctx context.Context, p string, opt Options, fn func(*Member) error
 	}
 	if st.IsDir() {
 		if !IsLayout(p) {
-			return fmt.Errorf("%s: %w: a directory without oci-layout and index.json", p, ErrFormat)
+			return &input.FileError{Path: p, Err: fmt.Errorf("%w: a directory without oci-layout and index.json", ErrFormat)}
 		}
 		return outer(p, retrying(ctx, opt, fn, dirSize(p), setup, func(w *walker) error { return w.layout(p) }))
 	}
@@ -302,7 +303,7 @@ func outer(p string, err error) error {
 		return s.err
 	}
 	if err != nil && p != "" {
-		return fmt.Errorf("%s: %w", p, err)
+		return &input.FileError{Path: p, Err: err}
 	}
 	return err
 }

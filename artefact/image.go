@@ -56,7 +56,7 @@ func (d dirBlobs) open(name string) (io.ReadCloser, error) {
 	}
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file", name)
+		return nil, &input.FileError{Path: name, Err: errors.New("not a regular file")}
 	}
 	return f, nil
 }
@@ -69,7 +69,7 @@ type tarBlobs struct {
 func (t tarBlobs) open(name string) (io.ReadCloser, error) {
 	s, ok := t.index[path.Clean("/"+name)]
 	if !ok {
-		return nil, fmt.Errorf("%s: %w", name, os.ErrNotExist)
+		return nil, &input.FileError{Path: name, Err: os.ErrNotExist}
 	}
 	return io.NopCloser(io.NewSectionReader(s, 0, s.Size())), nil
 }

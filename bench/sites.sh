@@ -5,13 +5,15 @@
 # /usr/bin with and without --why, and a tree where every file fails
 # (debian-11), where every file is read for its sites.
 #
-# The program is built from SQLite's amalgamation, linked COPIES times
-# (each copy's public names renamed), with a call to arc4random (glibc
-# 2.36): ABIFLOOR_SQLITE_C names sqlite3.c (or the go-sqlite3 module's
-# sqlite3-binding.c, the default found under the module cache), COPIES
-# defaults to 12 (about 55 MB with debug info; the build takes minutes).
-# Prints CPU seconds (user+sys), what to compare on a busy machine, and
-# mean wall time.
+# The program is built from SQLite's amalgamation, compiled once with -g
+# -O2 and copied COPIES times by renaming its public names (objcopy
+# --redefine-syms: seconds, where compiling each copy took minutes), with
+# a call to arc4random (glibc 2.36): ABIFLOOR_SQLITE_C names sqlite3.c
+# (or the go-sqlite3 module's sqlite3-binding.c, the default found under
+# the module cache), COPIES defaults to 12 (about 59 MB with debug info).
+# Prints CPU seconds (user+sys), what to compare on a busy machine, mean
+# wall time, and each ratio (--why over plain check; a clean gate over
+# scan, which reads no code).
 #
 # usage: ABIFLOOR_SQLITE_C=FILE COPIES=N bench/sites.sh
 set -eu
@@ -45,14 +47,28 @@ wall() {
 	fi
 }
 
+# row LABEL COMMAND...: one line of CPU and wall; sets c and w.
+row() {
+	label=$1
+	shift
+	c=$(cpu "$@")
+	w=$(wall "$@")
+	printf '  %-46s %8s CPU %8s wall\n' "$label" "$c" "$w"
+}
+
+# ratio LABEL CPU1 WALL1 CPU2 WALL2: the second over the first.
+ratio() {
+	printf '  %-46s %7.2fx CPU %7.2fx wall\n' "$1" "$(echo "$4 $2" | awk '{print $1 / $2}')" "$(echo "$5 $3" | awk '{print $1 / $2}')"
+}
+
 cp "$src" "$tmp/sq.c"
 gcc -w -g -O2 -DSQLITE_THREADSAFE=0 -c -o "$tmp/sq0.o" "$tmp/sq.c"
 nm --defined-only --extern-only "$tmp/sq0.o" | awk '{print $3}' >"$tmp/names"
 objs=$tmp/sq0.o
 k=1
 while [ "$k" -lt "$copies" ]; do
-	awk -v k="$k" '{print "#define " $1 " " $1 "_" k}' "$tmp/names" >"$tmp/r$k.h"
-	gcc -w -g -O2 -DSQLITE_THREADSAFE=0 -include "$tmp/r$k.h" -c -o "$tmp/sq$k.o" "$tmp/sq.c"
+	awk -v k="$k" '{print $1 " " $1 "_" k}' "$tmp/names" >"$tmp/map$k"
+	objcopy --redefine-syms="$tmp/map$k" "$tmp/sq0.o" "$tmp/sq$k.o"
 	objs="$objs $tmp/sq$k.o"
 	k=$((k + 1))
 done
@@ -65,12 +81,20 @@ C
 # shellcheck disable=SC2086
 gcc -g -O2 -o "$tmp/big" "$tmp/main.c" $objs -lm
 big=$tmp/big
-echo "program: $(du -m "$big" | cut -f1) MB, $copies copies (load average: $(cut -d' ' -f1 /proc/loadavg))"
-printf '  %-44s %8s CPU %8s wall\n' "objdump -d -l (peer)" "$(cpu objdump -d -l "$big")" "$(wall objdump -d -l "$big")"
-printf '  %-44s %8s CPU %8s wall\n' "check --why --target debian-11" "$(cpu "$A" check --why --target debian-11 "$big")" "$(wall "$A" check --why --target debian-11 "$big")"
+gcc -g -O2 -o "$tmp/one" "$tmp/main.c" "$tmp/sq0.o" -lm
+echo "program: $(du -m "$big" | cut -f1) MB with debug info, $copies copies (load average: $(cut -d' ' -f1 /proc/loadavg))"
+# The peer reads one copy, once: over the whole program it takes minutes.
+/usr/bin/time -f '%U %S %e' -o "$tmp/usage" objdump -d -l "$tmp/one" >/dev/null 2>&1 || true
+printf '  %-46s %8s CPU %8s wall\n' "objdump -d -l of one copy, $(du -m "$tmp/one" | cut -f1) MB (peer)" \
+	"$(tail -1 "$tmp/usage" | awk '{printf "%.3f", $1 + $2}')" "$(tail -1 "$tmp/usage" | awk '{printf "%.3f", $3}')"
+row "check --why --target debian-11 (goal: < 1 s)" "$A" check --why --target debian-11 "$big"
 
-echo "/usr/bin (load average: $(cut -d' ' -f1 /proc/loadavg))"
-for args in "--target debian-12" "--why --target debian-12" "--target debian-11"; do
-	# shellcheck disable=SC2086
-	printf '  %-44s %8s CPU %8s wall\n' "check $args" "$(cpu "$A" check $args /usr/bin)" "$(wall "$A" check $args /usr/bin)"
-done
+echo "/usr/bin, no debug info (load average: $(cut -d' ' -f1 /proc/loadavg))"
+row "check --target debian-11" "$A" check --target debian-11 /usr/bin
+c1=$c w1=$w
+row "check --why --target debian-11" "$A" check --why --target debian-11 /usr/bin
+ratio "--why over plain check (goal: at most 2x)" "$c1" "$w1" "$c" "$w"
+row "scan (reads no code)" "$A" scan /usr/bin
+c1=$c w1=$w
+row "check --target debian-12 (a clean gate)" "$A" check --target debian-12 /usr/bin
+ratio "clean gate over scan" "$c1" "$w1" "$c" "$w"

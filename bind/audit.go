@@ -15,6 +15,7 @@ import (
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/errjson"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/walk"
 )
 
@@ -568,7 +569,7 @@ func (a *Auditor) file(ctx context.Context, p string, opt FileOptions, buf []byt
 	rep = FileReport{Path: p, Unresolved: []Unresolved{}, MissingLibraries: []string{}, Relro: "none"}
 	defer func() {
 		if r := recover(); r != nil { // a bug must not take the run down
-			rep.Error = fmt.Errorf("%s: internal error: %v", p, r)
+			rep.Error = &input.FileError{Path: p, Err: fmt.Errorf("internal error: %v", r)}
 			ok = true
 		}
 	}()
@@ -586,7 +587,7 @@ func (a *Auditor) file(ctx context.Context, p string, opt FileOptions, buf []byt
 	}
 	if !o.Kind.Program() {
 		if opt.Named {
-			rep.Error = fmt.Errorf("%s: %s file: neither a program nor a shared library", p, o.Kind)
+			rep.Error = &input.FileError{Path: p, Err: fmt.Errorf("%s file: neither a program nor a shared library", o.Kind)}
 			return rep, true
 		}
 		return rep, false
@@ -608,11 +609,11 @@ func (a *Auditor) target(p string, head, buf []byte) (*object, error) {
 	}
 	defer in.close()
 	if !in.isELF() {
-		return nil, fmt.Errorf("%s: %w", p, elfx.ErrNotELF)
+		return nil, &input.FileError{Path: p, Err: elfx.ErrNotELF}
 	}
 	o, err := a.objs.parse(in)
 	if err != nil && !errors.As(err, new(*os.PathError)) {
-		err = fmt.Errorf("%s: %w", p, err)
+		err = &input.FileError{Path: p, Err: err}
 	}
 	return o, err
 }

@@ -12,11 +12,10 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/abifloor/abifloor/internal/input"
-	"github.com/abifloor/abifloor/internal/limits"
-
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/walk"
 )
 
@@ -153,7 +152,7 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 			if errors.Is(f.objErr, elfx.ErrHoldLimit) {
 				// Valid to the loader, too large for this image to
 				// hold: no verdict on what needs it would be true.
-				return fmt.Errorf("%s: %w", artefact.Join(p, m.Name), f.objErr)
+				return &input.FileError{Path: artefact.Join(p, m.Name), Err: f.objErr}
 			}
 			f.r, f.head = nil, head[:min(len(head), elfHead)]
 			img.held += strs.detach(f.obj) + int64(len(f.head))
@@ -176,13 +175,13 @@ func LoadImage(ctx context.Context, p string, maxMemory int64, keep ...string) (
 		return nil
 	})
 	if errors.Is(err, errTooMuch) {
-		return nil, fmt.Errorf("%s: %w: its ELF files take more than %d bytes of memory", p, ErrImageMemory, maxMemory)
+		return nil, &input.FileError{Path: p, Err: fmt.Errorf("%w: its ELF files take more than %d bytes of memory", ErrImageMemory, maxMemory)}
 	}
 	if err != nil {
 		return nil, err
 	}
 	if len(v.Entries) == 0 {
-		return nil, fmt.Errorf("%s: no file in it: not a container image (an OCI layout directory or a `docker save` tarball), or an empty one", p)
+		return nil, &input.FileError{Path: p, Err: errors.New("no file in it: not a container image (an OCI layout directory or a `docker save` tarball), or an empty one")}
 	}
 	img.view = v
 	for _, e := range v.Env {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/internal/limits"
 )
 
@@ -779,7 +780,7 @@ func (a *Auditor) cache() *ldCache {
 		}
 		a.ldcache, a.cacheErr = parseCache(b)
 		if a.cacheErr != nil {
-			a.cacheErr = fmt.Errorf("%s: %w", p, a.cacheErr)
+			a.cacheErr = &input.FileError{Path: p, Err: a.cacheErr}
 		}
 	})
 	return a.ldcache
@@ -793,7 +794,7 @@ func readBounded(fsys fileSystem, p string, max int64) ([]byte, error) {
 	}
 	defer in.close()
 	if in.size > max {
-		return nil, fmt.Errorf("%s: larger than %d bytes", p, max)
+		return nil, &input.FileError{Path: p, Err: fmt.Errorf("larger than %d bytes", max)}
 	}
 	b := make([]byte, in.size)
 	if _, err := in.r.ReadAt(b, 0); err != nil {

@@ -33,7 +33,8 @@ const (
 type Cause struct {
 	// Class is a stable identifier: a row's class (c23-headers,
 	// lfs-headers, stat-headers, start-files, libc-merge, memcpy,
-	// fortify, libstdcxx-headers), NewFunction or NewVersion.
+	// fortify, libstdcxx-headers, polyfill: a function newer than the
+	// limit that abifloor cc links a copy of), NewFunction or NewVersion.
 	Class string
 	Why   string
 	Fix   string

@@ -31,8 +31,11 @@ func TestTable(t *testing.T) {
 		{"__memcpy_chk@GLIBC_2.3.4", "fortify", "-D_FORTIFY_SOURCE"},
 		{"__explicit_bzero_chk@GLIBC_2.25", "fortify", "-D_FORTIFY_SOURCE"},
 		{"__libc_single_threaded@GLIBC_2.32", "libstdcxx-headers", "abifloor cc"},
-		{"arc4random@GLIBC_2.36", NewFunction, "arc4random: glibc 2.36; not on debian-11"},
-		{"getrandom@GLIBC_2.25", NewFunction, "glibc 2.25"},
+		{"arc4random@GLIBC_2.36", "polyfill", "abifloor cc --target debian-11: it links its own copy"},
+		{"arc4random_uniform@GLIBC_2.36", "polyfill", "abifloor cc"},
+		{"getrandom@GLIBC_2.25", "polyfill", "abifloor cc"},
+		{"pidfd_open@GLIBC_2.36", NewFunction, "pidfd_open: glibc 2.36; not on debian-11"},
+		{"copy_file_range@GLIBC_2.27", NewFunction, "glibc 2.27"},
 		{"realpath@GLIBC_2.3", NewVersion, "abifloor cc --target debian-11"},
 	} {
 		c, ok := Of(tc.ref, "x86_64", Limit{Target: "debian-11"})
@@ -45,7 +48,7 @@ func TestTable(t *testing.T) {
 			t.Errorf("Of(%s) = %+v, want nothing", ref, c)
 		}
 	}
-	if c, _ := Of("arc4random@GLIBC_2.36", "x86_64", Limit{Glibc: "2.31"}); !strings.Contains(c.Fix, "not in glibc 2.31") {
-		t.Errorf("arc4random for glibc 2.31: %+v", c)
+	if c, _ := Of("pidfd_open@GLIBC_2.36", "x86_64", Limit{Glibc: "2.31"}); !strings.Contains(c.Fix, "not in glibc 2.31") {
+		t.Errorf("pidfd_open for glibc 2.31: %+v", c)
 	}
 }

@@ -11,12 +11,27 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // corpusProjects are the Debian source packages of the real-world corpus
 // (issue 21), the quick ones first. testdata/corpus/build.sh builds each with its
 // upstream build system, testdata/corpus/run.sh runs its programs.
-var corpusProjects = []string{"zlib", "bzip2", "lz4", "lua5.4", "expat", "jq", "pcre2", "libpng1.6", "fmtlib", "xz-utils", "libzstd", "sqlite3"}
+var corpusProjects = []string{"zlib", "bzip2", "lz4", "lua5.4", "expat", "jq", "pcre2", "pcre2-cmake", "libevent", "libpng1.6", "fmtlib", "xz-utils", "libzstd", "sqlite3", "tmux", "libsodium", "brotli", "cjson", "lmdb"}
+
+// corpusSource is the Debian source package of a project named otherwise
+// (pcre2-cmake: pcre2 built with its CMake build).
+var corpusSource = map[string]string{"pcre2-cmake": "pcre2"}
+
+// corpusDeps are the other sources a project's build reads from $SRCROOT
+// (tmux builds libevent and ncurses for the floor).
+var corpusDeps = map[string][]string{"tmux": {"libevent", "ncurses"}}
+
+// corpusTargetLibs are libraries a project links from this host because
+// their own floor fits the target, and which the target has (Debian's
+// zlib1g and libbz2-1.0 are in every install): the run under bullseye's
+// loader finds these copies, as a bullseye system would find its own.
+var corpusTargetLibs = map[string][]string{"pcre2-cmake": {"libz.so.1", "libbz2.so.1.0"}}
 
 // corpusFloor is the target of the corpus: every output's GLIBC_ versions,
 // by objdump -T, are at most this.
@@ -59,7 +74,7 @@ func TestCorpus(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(bullseye, "ld-2.31.so")); err != nil {
 		t.Fatalf("ABIFLOOR_CCCORPUS is set but bullseye's glibc 2.31 is missing (run .ci/fetch-bullseye.sh): %v", err)
 	}
-	for _, tool := range []string{"gcc", "g++", "make", "cmake", "autoreconf", "tclsh", "objdump", "patch"} {
+	for _, tool := range []string{"gcc", "g++", "make", "cmake", "autoreconf", "tclsh", "objdump", "patch", "pkg-config"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Fatalf("ABIFLOOR_CCCORPUS is set but %s is not installed (.ci/run installs it)", tool)
 		}
@@ -89,17 +104,34 @@ func TestCorpus(t *testing.T) {
 		}
 		delete(want, p)
 		t.Run(p, func(t *testing.T) {
-			src := filepath.Join(srcRoot, p)
-			if _, err := os.Stat(src); err != nil {
-				t.Fatalf("no source of %s (run .ci/fetch-cccorpus.sh): %v", p, err)
+			srcName := p
+			if s, ok := corpusSource[p]; ok {
+				srcName = s
 			}
+			for _, s := range append([]string{srcName}, corpusDeps[p]...) {
+				if _, err := os.Stat(filepath.Join(srcRoot, s)); err != nil {
+					t.Fatalf("no source of %s (run .ci/fetch-cccorpus.sh %s): %v", s, s, err)
+				}
+			}
+			src := filepath.Join(srcRoot, srcName)
 			dir := filepath.Join(work, p)
-			native := corpusBuild(t, scripts, p, src, filepath.Join(dir, "native"), "gcc", "g++")
-			floored := corpusBuild(t, scripts, p, src, filepath.Join(dir, "abifloor"), filepath.Join(wrap, "cc"), filepath.Join(wrap, "c++"))
+			start := time.Now()
+			native := corpusBuild(t, scripts, p, src, filepath.Join(dir, "native"), corpusEnv{cc: "gcc", cxx: "g++", pkgConfig: "pkg-config", srcRoot: srcRoot})
+			nativeTime := time.Since(start)
+			start = time.Now()
+			floored := corpusBuild(t, scripts, p, src, filepath.Join(dir, "abifloor"), corpusEnv{cc: filepath.Join(wrap, "cc"), cxx: filepath.Join(wrap, "c++"),
+				pkgConfig: filepath.Join(wrap, "pkg-config"), toolchain: filepath.Join(wrap, "toolchain.cmake"), floored: true, srcRoot: srcRoot})
+			t.Logf("%s: built natively in %v, through the wrappers in %v", p, nativeTime.Round(time.Second), time.Since(start).Round(time.Second))
 			elves := objdumpFloor(t, floored, corpusFloor)
 			t.Logf("%s: %d ELF files, floor by objdump -T: %s", p, len(elves), maxRelease(elves))
+			libPath := bullseye + ":" + filepath.Join(floored, "lib")
+			if libs := corpusTargetLibs[p]; len(libs) > 0 {
+				d := filepath.Join(dir, "target-libs")
+				copyHostLibs(t, d, libs)
+				libPath += ":" + d
+			}
 			want := corpusRun(t, scripts, p, native, filepath.Join(dir, "run-native"), "")
-			got := corpusRun(t, scripts, p, floored, filepath.Join(dir, "run-231"), loader+" --library-path "+bullseye+":"+filepath.Join(floored, "lib"))
+			got := corpusRun(t, scripts, p, floored, filepath.Join(dir, "run-231"), loader+" --library-path "+libPath)
 			if got != want {
 				t.Errorf("%s: on glibc 2.31 the programs print\n%s\nthe native build prints\n%s", p, got, want)
 			}
@@ -128,9 +160,17 @@ func envOr(k, def string) string {
 	return def
 }
 
+// corpusEnv is what build.sh builds with: the compilers, pkg-config and
+// CMake's toolchain file ("" none), whether this is the build for the
+// floor, and where the other projects' sources are.
+type corpusEnv struct {
+	cc, cxx, pkgConfig, toolchain, srcRoot string
+	floored                                bool
+}
+
 // corpusBuild copies src into dir and builds it there with build.sh and
 // the given compilers; it returns the install prefix.
-func corpusBuild(t *testing.T, scripts, p, src, dir, cc, cxx string) string {
+func corpusBuild(t *testing.T, scripts, p, src, dir string, e corpusEnv) string {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -141,13 +181,49 @@ func corpusBuild(t *testing.T, scripts, p, src, dir, cc, cxx string) string {
 	}
 	prefix := filepath.Join(dir, "prefix")
 	cmd := exec.Command("sh", filepath.Join(scripts, "build.sh"), p, tree, prefix)
-	cmd.Env = append(os.Environ(), "CC="+cc, "CXX="+cxx, "JOBS=2")
+	cmd.Env = append(os.Environ(), "CC="+e.cc, "CXX="+e.cxx, "PKG_CONFIG="+e.pkgConfig, "TOOLCHAIN="+e.toolchain, "SRCROOT="+e.srcRoot, "JOBS=2")
+	if e.floored {
+		cmd.Env = append(cmd.Env, "FLOORED=1")
+	}
 	out, err := cmd.CombinedOutput()
 	os.WriteFile(filepath.Join(dir, "build.log"), out, 0o644)
 	if err != nil {
-		t.Fatalf("build of %s with CC=%s failed: %v\n%s", p, cc, err, tail(out, 40))
+		t.Fatalf("build of %s with CC=%s failed: %v\n%s", p, e.cc, err, tail(out, 40))
+	}
+	if e.floored {
+		// What build.sh says of the floor (tmux: configure without
+		// libraries for it) goes into the test's log.
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, p+" without") {
+				t.Log(l)
+			}
+		}
 	}
 	return prefix
+}
+
+// copyHostLibs copies the named libraries of this host (the ones
+// corpusTargetLibs says the target has too) into dir.
+func copyHostLibs(t *testing.T, dir string, names []string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		var b []byte
+		var err error
+		for _, d := range []string{"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu"} {
+			if b, err = os.ReadFile(filepath.Join(d, n)); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s, which the target has, is not on this host: %v", n, err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // corpusRun runs run.sh over the programs under prefix, each through run

@@ -43,17 +43,32 @@ func TestInstallQuotes(t *testing.T) {
 	// self stands for abifloor: it prints its arguments, one a line.
 	self := filepath.Join(odd, "self")
 	os.WriteFile(self, []byte("#!"+sh+"\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done\n"), 0o755)
-	w, err := New(Options{Name: "c++", CXX: true, Glibc: "2.17", CacheDir: filepath.Join(odd, "cache")})
+	// The pkg-config the wrapper runs, found on PATH at install.
+	tools := filepath.Join(odd, "tools")
+	os.MkdirAll(tools, 0o755)
+	os.WriteFile(filepath.Join(tools, "pkg-config"), []byte("#!"+sh+"\nexit 0\n"), 0o755)
+	getenv := func(k string) string {
+		if k == "PATH" {
+			return tools
+		}
+		return ""
+	}
+	w, err := New(Options{Name: "c++", CXX: true, Glibc: "2.17", CacheDir: filepath.Join(odd, "cache"), Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
 	inst := filepath.Join(odd, "bin")
-	if err := w.Install(self, inst, "g++"); err != nil {
+	installed, err := w.Install(self, inst, "g++")
+	if err != nil {
 		t.Fatal(err)
 	}
+	if installed.RealPkgConfig != filepath.Join(tools, "pkg-config") || installed.Toolchain == "" {
+		t.Fatalf("Install = %+v", installed)
+	}
 	for name, want := range map[string]string{
-		"cc":  "cc --glibc 2.17 --cache-dir " + filepath.Join(odd, "cache") + " -- gcc -O2",
-		"c++": "c++ --glibc 2.17 --cache-dir " + filepath.Join(odd, "cache") + " -- g++ -O2",
+		"cc":         "cc --glibc 2.17 --cache-dir " + filepath.Join(odd, "cache") + " -- gcc -O2",
+		"c++":        "c++ --glibc 2.17 --cache-dir " + filepath.Join(odd, "cache") + " -- g++ -O2",
+		"pkg-config": "pkg-config --glibc 2.17 --cache-dir " + filepath.Join(odd, "cache") + " --cc gcc -- " + filepath.Join(tools, "pkg-config") + " -O2",
 	} {
 		cmd := exec.Command(filepath.Join(inst, name), "-O2")
 		cmd.Dir = dir
@@ -64,6 +79,32 @@ func TestInstallQuotes(t *testing.T) {
 		if got := strings.Join(strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"), " "); got != strings.ReplaceAll(want, "\n", " ") {
 			t.Errorf("%s ran with %q, want %q", name, got, want)
 		}
+	}
+	// The toolchain file, read by CMake, names the same bytes.
+	if cmake, err := exec.LookPath("cmake"); err == nil {
+		tc, err := cmakeQuote(installed.Toolchain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script := filepath.Join(dir, "read.cmake")
+		os.WriteFile(script, []byte("include("+tc+")\nmessage(\"CC=${CMAKE_C_COMPILER}|\")\nmessage(\"PC=${PKG_CONFIG_EXECUTABLE}|\")\n"+
+			"string(REPLACE \";\" \"|\" r \"${_ABIFLOOR_REFUSES}\")\nmessage(\"R=${r}|\")\n"), 0o644)
+		cmd := exec.Command(cmake, "-P", script)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("cmake -P: %v\n%s", err, out)
+		}
+		want := "CC=" + filepath.Join(inst, "cc") + "|\nPC=" + filepath.Join(inst, "pkg-config") + "|\nR=" +
+			strings.Join([]string{self, "pkg-config", "--glibc", "2.17", "--cache-dir", filepath.Join(odd, "cache"), "--cc", "gcc", "--library"}, "|") + "|\n"
+		if string(out) != want {
+			t.Errorf("cmake reads the toolchain file as\n%q, want\n%q", out, want)
+		}
+	}
+	// A path CMake cannot take in a command: no toolchain file, and why.
+	semi := filepath.Join(dir, "a;b")
+	if got, err := w.Install(self, semi, "gcc"); err != nil || got.Toolchain != "" || !strings.Contains(got.Why, "CMake") {
+		t.Errorf("Install into %q = %+v, %v", semi, got, err)
 	}
 	for _, p := range []string{"PWNED", "PWNED2"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); err == nil {

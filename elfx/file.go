@@ -121,8 +121,15 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 // newHeader reads the ELF header of a file of size bytes, from head when
 // the caller has read the file's first bytes, else from the first chunk.
-func newHeader(r io.ReaderAt, size int64, head []byte) (*File, error) {
-	f := &File{rd: reader{r: r, size: size}}
+func newHeader(r io.ReaderAt, size int64, head []byte, s *Scratch) (*File, error) {
+	var f *File
+	if s != nil {
+		f = &s.file // a File made with s is not used after the next
+		*f = File{}
+	} else {
+		f = new(File)
+	}
+	f.rd = reader{r: r, size: size, scratch: s}
 	if len(head) > 0 {
 		f.rd.chunks[0] = chunk{off: 0, b: head[:min(int64(len(head)), size)]}
 	} else {
@@ -142,7 +149,14 @@ func newHeader(r io.ReaderAt, size int64, head []byte) (*File, error) {
 // NewFileHead is NewFile for a caller that has already read the first bytes
 // of the file (to check the magic); head saves re-reading them.
 func NewFileHead(r io.ReaderAt, size int64, head []byte) (*File, error) {
-	f, err := newHeader(r, size, head)
+	return NewFileScratch(r, size, head, nil)
+}
+
+// NewFileScratch is NewFileHead reading through s's buffers (nil: its
+// own). The File must not be used once another is made with s: a scan
+// worker makes one per file and drops it before the next.
+func NewFileScratch(r io.ReaderAt, size int64, head []byte, s *Scratch) (*File, error) {
+	f, err := newHeader(r, size, head, s)
 	if err != nil {
 		return nil, err
 	}
@@ -266,8 +280,15 @@ func (f *File) readProgs() error {
 	if err != nil {
 		return formatErr(f.phoff, "program headers (%d of %d bytes) past end of file", f.phnum, f.phentsz)
 	}
-	b = append([]byte(nil), b...) // the cache may be recycled below
-	f.Progs = make([]Prog, f.phnum)
+	// b aliases the cache: it is decoded here, before any other read.
+	if s := f.rd.scratch; s != nil {
+		if int64(cap(s.progs)) < f.phnum {
+			s.progs = make([]Prog, f.phnum)
+		}
+		f.Progs = s.progs[:f.phnum]
+	} else {
+		f.Progs = make([]Prog, f.phnum)
+	}
 	for i := range f.Progs {
 		e := b[int64(i)*f.phentsz:]
 		p := &f.Progs[i]
@@ -360,6 +381,10 @@ func (f *File) readSections() ([]Section, error) {
 	}
 	secs := make([]Section, f.shnum)
 	nameOff := make([]uint32, f.shnum)
+	// The table is read in one go where it fits a read window (an
+	// object file's hundreds of headers, read one by one, cost a read
+	// each as the names in between evicted them).
+	f.rd.prefetch(f.shoff, f.shoff+f.shnum*f.shentsz)
 	for i := range secs {
 		s, name, err := f.readSectionHeader(int64(i))
 		if err != nil {
@@ -371,8 +396,13 @@ func (f *File) readSections() ([]Section, error) {
 	// Names are best effort: a broken .shstrtab leaves them empty. Names
 	// that overlap past the bound of nameAmplification are an error.
 	shstrndx := f.shstrndx()
+	f.rd.intern = true
+	defer func() { f.rd.intern = false }()
 	if shstrndx > 0 && shstrndx < int64(len(secs)) {
 		st := secs[shstrndx]
+		if st.Off <= uint64(f.rd.size) && st.Size <= uint64(f.rd.size)-st.Off {
+			f.rd.prefetch(int64(st.Off), int64(st.Off+st.Size))
+		}
 		var used nameBudget
 		for i := range secs {
 			if uint64(nameOff[i]) < st.Size {

@@ -92,3 +92,58 @@ func FuzzDebugData(f *testing.F) {
 		}
 	})
 }
+
+// fuzzScratch is shared by every FuzzScratch input, as a scan worker's is
+// by every file it reads: what one input leaves in it must not change
+// what the next reads.
+var fuzzScratch = NewScratch()
+
+// FuzzScratch: a file read through a reused Scratch, with a caller's head
+// as a scan worker passes it, reads exactly as one read alone: the same
+// error or none, the same headers, dynamic section, version tables and
+// sections.
+func FuzzScratch(f *testing.F) {
+	for _, p := range []string{"/usr/bin/true", "/bin/true", "/usr/lib/x86_64-linux-gnu/libdl.so.2", "/usr/lib/aarch64-linux-gnu/libdl.so.2", "/usr/aarch64-linux-gnu/lib/crt1.o"} {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 1<<20 {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte("\x7fELF\x01\x02\x01"))
+	f.Add(elfgen.NameBomb(64, 256))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		alone, aerr := NewFile(bytes.NewReader(b), int64(len(b)))
+		head := append([]byte(nil), b[:min(len(b), 8<<10)]...)
+		shared, serr := NewFileScratch(bytes.NewReader(b), int64(len(b)), head, fuzzScratch)
+		if (aerr == nil) != (serr == nil) {
+			t.Fatalf("alone: %v; through the Scratch: %v", aerr, serr)
+		}
+		if aerr != nil {
+			return
+		}
+		if a, s := describe(alone), describe(shared); a != s {
+			t.Fatalf("alone:\n%s\nthrough the Scratch:\n%s", a, s)
+		}
+	})
+}
+
+// describe is what a floor and its callers read of f, as text.
+func describe(f *File) string {
+	var w bytes.Buffer
+	fmt.Fprintf(&w, "%v %v %v %v %v %#x %q %v\n", f.Class, f.Data, f.OSABI, f.Type, f.Machine, f.Entry, f.Interp, f.Kind())
+	fmt.Fprintf(&w, "progs %v\n", f.Progs)
+	if d := f.Dynamic; d != nil {
+		fmt.Fprintf(&w, "dynamic %q %q %q %q %v %v %v %v\n", d.Needed, d.Soname, d.Rpath, d.Runpath, d.Flags, d.Flags1, d.BindNow, d.HasRelr)
+		for _, tag := range []elf.DynTag{elf.DT_STRTAB, elf.DT_STRSZ, elf.DT_VERNEED, elf.DT_VERNEEDNUM, elf.DT_VERDEF, elf.DT_GNU_HASH, elf.DT_JMPREL, dtRelr} {
+			v, ok := d.Tag(tag)
+			fmt.Fprintf(&w, " %v=%#x,%v", tag, v, ok)
+		}
+		fmt.Fprintln(&w)
+	}
+	needs, err := f.VersionNeeds()
+	fmt.Fprintf(&w, "needs %+v %v\n", needs, err != nil)
+	defs, err := f.VersionDefs()
+	fmt.Fprintf(&w, "defs %+v %v\n", defs, err != nil)
+	secs, err := f.Sections()
+	fmt.Fprintf(&w, "sections %+v %v\n", secs, err != nil)
+	return w.String()
+}

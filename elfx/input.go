@@ -1,25 +1,23 @@
 package elfx
 
 import (
-	"errors"
 	"os"
-	"strings"
+
+	"github.com/abifloor/abifloor/internal/input"
 )
 
 // Message is the text of err for a report that already shows path beside
-// it: the path that an *os.PathError or a "path: " prefix repeats is left
-// out ("open: permission denied", "malformed ELF: ...").
+// it: an input.FileError or *os.PathError of that path says what went
+// wrong without the path ("open: permission denied", "malformed ELF: ...").
 func Message(path string, err error) string {
 	if err == nil {
 		return ""
 	}
-	msg := err.Error()
-	var pe *os.PathError
-	if errors.As(err, &pe) && pe.Path == path {
-		msg = strings.Replace(msg, pe.Op+" "+path+": ", pe.Op+": ", 1)
+	if fe, ok := err.(*input.FileError); ok && fe.Path == path {
+		err = fe.Err
 	}
-	if path != "" {
-		msg = strings.TrimPrefix(msg, path+": ")
+	if pe, ok := err.(*os.PathError); ok && pe.Path == path {
+		return pe.Op + ": " + pe.Err.Error()
 	}
-	return msg
+	return err.Error()
 }

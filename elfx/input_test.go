@@ -5,6 +5,8 @@ import (
 	"os"
 	"syscall"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/input"
 )
 
 func TestMessage(t *testing.T) {
@@ -17,8 +19,13 @@ func TestMessage(t *testing.T) {
 		{"a.so", nil, ""},
 		{"a.so", &os.PathError{Op: "open", Path: "a.so", Err: syscall.EACCES}, "open: permission denied"},
 		{"a.so", &os.PathError{Op: "open", Path: "/other", Err: syscall.EACCES}, "open /other: permission denied"},
-		{"a.so", fmt.Errorf("a.so: %w", fe), "malformed ELF: bad"},
-		{"a.so", fmt.Errorf("a.so: reading symbols: %w", fe), "reading symbols: malformed ELF: bad"},
+		{"a.so", &input.FileError{Path: "a.so", Err: fe}, "malformed ELF: bad"},
+		{"a.so", &input.FileError{Path: "a.so", Err: fmt.Errorf("reading symbols: %w", fe)}, "reading symbols: malformed ELF: bad"},
+		{"a.so", &input.FileError{Path: "b.so", Err: fe}, "b.so: malformed ELF: bad"},
+		{"a.so", &input.FileError{Path: "a.so", Err: &os.PathError{Op: "open", Path: "a.so", Err: syscall.EACCES}}, "open: permission denied"},
+		// The path is said once, by the report, only where the error is
+		// that file's: a message that merely starts with it is kept whole.
+		{"a.so", fmt.Errorf("a.so: %w", fe), "a.so: malformed ELF: bad"},
 		{"a.so", fe, "malformed ELF: bad"},
 	} {
 		if got := Message(tc.path, tc.err); got != tc.want {

@@ -29,8 +29,8 @@ func (f *File) relocs(symbolsOnly bool) ([]Reloc, error) {
 	if f.Dynamic == nil {
 		return nil, nil
 	}
-	t := f.Dynamic.Tags
-	jmp, hasJmp := t[elf.DT_JMPREL]
+	t := func(tag elf.DynTag) uint64 { v, _ := f.Dynamic.Tag(tag); return v }
+	jmp, hasJmp := f.Dynamic.Tag(elf.DT_JMPREL)
 	var out []Reloc
 	for _, tb := range []struct {
 		addr, size, count elf.DynTag
@@ -39,11 +39,11 @@ func (f *File) relocs(symbolsOnly bool) ([]Reloc, error) {
 		{elf.DT_RELA, elf.DT_RELASZ, elf.DT_RELACOUNT, true},
 		{elf.DT_REL, elf.DT_RELSZ, elf.DT_RELCOUNT, false},
 	} {
-		addr, ok := t[tb.addr]
+		addr, ok := f.Dynamic.Tag(tb.addr)
 		if !ok {
 			continue
 		}
-		size := t[tb.size]
+		size := t(tb.size)
 		// The declared size must fit before it is trimmed to the PLT.
 		if _, err := f.tableBounds(tb.addr, size); err != nil {
 			return nil, err
@@ -53,7 +53,7 @@ func (f *File) relocs(symbolsOnly bool) ([]Reloc, error) {
 		}
 		var skip uint64
 		if symbolsOnly {
-			skip = t[tb.count]
+			skip = t(tb.count)
 		}
 		var err error
 		if out, err = f.appendRelocs(out, tb.addr, size, skip, tb.rela, false, symbolsOnly); err != nil {
@@ -63,13 +63,13 @@ func (f *File) relocs(symbolsOnly bool) ([]Reloc, error) {
 	if !hasJmp {
 		return out, nil
 	}
-	rela := t[elf.DT_PLTREL] == uint64(elf.DT_RELA)
+	rela := t(elf.DT_PLTREL) == uint64(elf.DT_RELA)
 	if !f.Dynamic.Has(elf.DT_PLTREL) {
 		// Some linkers omit DT_PLTREL; the machine's usual kind is a
 		// good guess (RELA on every 64-bit ABI, REL on i386 and arm).
 		rela = f.is64()
 	}
-	return f.appendRelocs(out, elf.DT_JMPREL, t[elf.DT_PLTRELSZ], 0, rela, true, symbolsOnly)
+	return f.appendRelocs(out, elf.DT_JMPREL, t(elf.DT_PLTRELSZ), 0, rela, true, symbolsOnly)
 }
 
 // appendRelocs decodes the table at addrTag, size bytes, after its first

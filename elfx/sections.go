@@ -15,7 +15,7 @@ import (
 // debug file or an object file, whose program headers may be empty or
 // describe bytes the file does not hold.
 func NewHeaders(r io.ReaderAt, size int64) (*File, error) {
-	return newHeader(r, size, nil)
+	return newHeader(r, size, nil, nil)
 }
 
 // ReaderSize is the size of the file r reads, when r can say it: a

@@ -43,7 +43,7 @@ func (f *File) tableOffset(tag elf.DynTag) (int64, bool, error) {
 	if d == nil {
 		return 0, false, nil
 	}
-	addr, ok := d.Tags[tag]
+	addr, ok := d.Tag(tag)
 	if !ok {
 		return 0, false, nil
 	}
@@ -71,15 +71,20 @@ func (f *File) VersionNeeds() ([]VerNeed, error) {
 }
 
 func (f *File) readVersionNeeds() ([]VerNeed, error) {
+	f.rd.intern = true
+	defer func() { f.rd.intern = false }()
 	off, ok, err := f.tableOffset(elf.DT_VERNEED)
 	if err != nil || !ok {
 		return nil, err
 	}
-	count := int64(f.Dynamic.Tags[elf.DT_VERNEEDNUM])
+	num, _ := f.Dynamic.Tag(elf.DT_VERNEEDNUM)
+	count := int64(num)
 	if count <= 0 || count > f.maxChain() {
 		return nil, formatErr(off, "DT_VERNEEDNUM %d is impossible for a %d-byte file", count, f.rd.size)
 	}
-	var needs []VerNeed
+	// Sized from the counts, bounded by what the file can hold: each
+	// entry takes 16 bytes.
+	needs := make([]VerNeed, 0, min(count, 64))
 	var used nameBudget
 	steps := f.maxChain()
 	for i := int64(0); i < count; i++ {
@@ -94,6 +99,9 @@ func (f *File) readVersionNeeds() ([]VerNeed, error) {
 			return nil, err
 		}
 		n := VerNeed{File: lib}
+		if cnt > 0 {
+			n.Versions = make([]VerNeedAux, 0, min(cnt, 32))
+		}
 		aoff := off + aux
 		for j := int64(0); j < cnt; j++ {
 			if steps--; steps < 0 {
@@ -141,7 +149,8 @@ func (f *File) readVersionDefs() ([]VerDef, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	count := int64(f.Dynamic.Tags[elf.DT_VERDEFNUM])
+	num, _ := f.Dynamic.Tag(elf.DT_VERDEFNUM)
+	count := int64(num)
 	if count <= 0 || count > f.maxChain() {
 		return nil, formatErr(off, "DT_VERDEFNUM %d is impossible for a %d-byte file", count, f.rd.size)
 	}

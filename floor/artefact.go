@@ -11,6 +11,7 @@ import (
 
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/walk"
@@ -108,6 +109,9 @@ func (e *moreUnreadable) split() (errs, bad *moreUnreadable) {
 // unreadableCount is how many unreadable files a report's error stands
 // for, and how many ELF files among them.
 func unreadableCount(r FileReport) (n, elf int64) {
+	if r.Error == nil {
+		return 1, 1 // without the errors.As below, which allocates
+	}
 	var more *moreUnreadable
 	if errors.As(r.Error, &more) {
 		return more.n, more.elf
@@ -230,47 +234,6 @@ func readArtefact(ctx context.Context, path string, opt Options) (item, bool) {
 	return it, true
 }
 
-// splitLayouts takes the OCI layouts out of paths and reads them. The
-// other paths keep their order; the walk's root indexes are mapped back
-// by merge.
-func splitLayouts(ctx context.Context, paths []string, opt Options) ([]string, *layoutSplit) {
-	ls := &layoutSplit{}
-	var rest []string
-	for i, p := range paths {
-		if artefact.IsLayout(p) {
-			it, _ := readArtefact(ctx, p, opt)
-			ls.items = append(ls.items, walk.Item[item]{Root: i, Path: p, Value: it})
-			continue
-		}
-		ls.index = append(ls.index, i)
-		rest = append(rest, p)
-	}
-	return rest, ls
-}
-
-type layoutSplit struct {
-	items []walk.Item[item]
-	index []int // the original index of each path left to the walk
-}
-
-// merge puts the layouts back among the walk's items, in root order.
-func (ls *layoutSplit) merge(items []walk.Item[item]) []walk.Item[item] {
-	if len(ls.items) == 0 {
-		return items
-	}
-	for i := range items {
-		items[i].Root = ls.index[items[i].Root]
-	}
-	items = append(items, ls.items...)
-	sort.SliceStable(items, func(i, j int) bool {
-		if items[i].Root != items[j].Root {
-			return items[i].Root < items[j].Root
-		}
-		return items[i].Path < items[j].Path
-	})
-	return items
-}
-
 // flatten lists the reports of files and of artefacts' members in order.
 func flatten(items []walk.Item[item]) []item {
 	out := make([]item, 0, len(items))
@@ -319,7 +282,7 @@ func ImageGlibc(ctx context.Context, img string) (string, error) {
 		return "", err
 	}
 	if best == "" {
-		return "", fmt.Errorf("%s: no glibc in the image (no libc.so.6 defining GLIBC versions)", img)
+		return "", &input.FileError{Path: img, Err: errors.New("no glibc in the image (no libc.so.6 defining GLIBC versions)")}
 	}
 	return best, nil
 }

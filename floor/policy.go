@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
 )
@@ -146,7 +147,7 @@ func checkTargets(f *elfx.File, r *FileReport, ts []targets.Target, each bool) [
 			var err error
 			raw, err = f.Symbols()
 			if err != nil && r.Error == nil {
-				r.Error = fmt.Errorf("%s: reading symbols: %w", r.Path, err)
+				r.Error = &input.FileError{Path: r.Path, Err: fmt.Errorf("reading symbols: %w", err)}
 			}
 		}
 		return raw

@@ -3,14 +3,12 @@ package floor
 import (
 	"context"
 	"errors"
-	"fmt"
-	"github.com/abifloor/abifloor/artefact"
 	"runtime"
 	"sync/atomic"
 
-	"github.com/abifloor/abifloor/internal/input"
-
+	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/targets"
 	"github.com/abifloor/abifloor/walk"
 )
@@ -139,16 +137,18 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	}
 	fo := opt.fileOptions()
 	opt.Limits, opt.sources, opt.folded = fo.Limits, fo.Sources, true
-	paths, layouts := splitLayouts(ctx, paths, opt)
 	kept := keep
 	if opt.NoTreeArtefacts {
 		kept = elfx.IsELF
 	}
-	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096}, &ws)
+	// OCI layouts named as roots are read as one artefact each, by a
+	// worker (scanOne).
+	files := walk.Walk(ctx, paths, walk.Options{Follow: opt.Follow, Exclude: opt.Exclude, Keep: kept, HeadSize: 4096, Claim: artefact.IsLayout}, &ws)
 	items := walk.Process(ctx, files, opt.Workers, func() func(walk.File) (item, bool) {
-		head := make([]byte, 4096)
+		head := make([]byte, headSize)
+		scratch := elfx.NewScratch()
 		return func(wf walk.File) (item, bool) {
-			it, isELF := scanOne(ctx, wf, head, opt)
+			it, isELF := scanOne(ctx, wf, head, scratch, opt)
 			if isELF {
 				elfs.Add(1)
 			}
@@ -158,7 +158,6 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			return it, isELF
 		}
 	})
-	items = layouts.merge(items)
 	res := &Result{Files: make([]FileReport, 0, len(items)), Floors: map[string]string{}}
 	// A file with several names is reported under the first in output
 	// order, whichever worker happened to read it first.
@@ -193,11 +192,15 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 		}
 		res.Stats.ELF += elf
 	}
-	sh := newShippedIndex(res.Files)
-	res.Violations = dropMetByShipped(sh, dropShipped(sh, res.Violations))
-	res.Violations, res.Advisories = splitAdvisories(res.Violations)
-	if !opt.EachTarget {
-		res.Advisories = append(res.Advisories, notInBase(sh, res.Files, opt.Targets)...)
+	if len(res.Violations) > 0 || !opt.EachTarget && len(opt.Targets) > 0 {
+		// Only a violation, or a target's base system, asks what the tree
+		// ships; the index costs every file.
+		sh := newShippedIndex(res.Files)
+		res.Violations = dropMetByShipped(sh, dropShipped(sh, res.Violations))
+		res.Violations, res.Advisories = splitAdvisories(res.Violations)
+		if !opt.EachTarget {
+			res.Advisories = append(res.Advisories, notInBase(sh, res.Files, opt.Targets)...)
+		}
 	}
 	res.Stats.Files += ws.Files.Load()
 	res.Stats.Symlinks = ws.Symlinks.Load()
@@ -210,6 +213,11 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	return res
 }
 
+// headSize is the first read of a file named on the command line: the
+// ELF header, the program headers, PT_INTERP and, in most small files,
+// the string and version tables too.
+const headSize = 8 << 10
+
 // fileOptions are the options of Analyze for a file of the scan, the
 // distro targets folded once.
 func (opt Options) fileOptions() FileOptions {
@@ -219,7 +227,10 @@ func (opt Options) fileOptions() FileOptions {
 // scanOne reads one file. Walk errors and read errors of files that might
 // be ELF are reported (isELF true, so they are listed); files that are not
 // ELF are dropped.
-func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, bool) {
+func scanOne(ctx context.Context, wf walk.File, buf []byte, scratch *elfx.Scratch, opt Options) (item, bool) {
+	if wf.Dir {
+		return readArtefact(ctx, wf.Path, opt) // a layout: walk.Options.Claim
+	}
 	it := item{rep: FileReport{Path: wf.Path}}
 	if wf.Err != nil {
 		it.rep.Error = wf.Err
@@ -240,14 +251,17 @@ func scanOne(ctx context.Context, wf walk.File, buf []byte, opt Options) (item, 
 	if in.Links > 1 {
 		it.link = hardLink{in.Dev, in.Ino}
 	}
-	f, err := elfx.NewFileHead(in.FD, in.Size, in.Head)
+	f, err := elfx.NewFileScratch(in.FD, in.Size, in.Head, scratch)
 	if err != nil {
-		it.rep.Error = fmt.Errorf("%s: %w", wf.Path, err)
+		it.rep.Error = &input.FileError{Path: wf.Path, Err: err}
 		return it, true
 	}
 	it.rep, it.viol = Analyze(f, wf.Path, opt.fileOptions())
 	if wantSites(opt, it.viol, opt.Why) {
-		it.sites = locate(f, wf.Path, it.rep, it.viol, opt.Why, opt)
+		// A file's violations are final here (an artefact member's
+		// wait for its claims): its sites are attached on the worker,
+		// and only what the report shows of them is kept.
+		locate(f, wf.Path, it.rep, it.viol, opt.Why, opt).attach(&it.rep, it.viol, opt.Why)
 	}
 	return it, true
 }

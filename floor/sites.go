@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/abifloor/abifloor/cause"
@@ -228,7 +229,7 @@ func (l *located) attribution(s Ref, lim cause.Limit) Attribution {
 		return a
 	}
 	for _, st := range l.res.For(s.String()) {
-		site := Site{Function: st.Function, File: st.File, Line: st.Line, Address: fmt.Sprintf("%#x", st.Address), Kind: string(st.Kind)}
+		site := Site{Function: st.Function, File: st.File, Line: st.Line, Address: "0x" + strconv.FormatUint(st.Address, 16), Kind: string(st.Kind)}
 		for _, in := range st.Inlined {
 			site.Inlined = append(site.Inlined, Inline{Function: in.Function, File: in.CallFile, Line: in.CallLine})
 		}

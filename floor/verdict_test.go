@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -104,7 +104,7 @@ func TestFileFitJSON(t *testing.T) {
 		Fits
 		Error string `json:"error,omitempty"`
 	}
-	err := fmt.Errorf("%s: %w", "lib<a>.so", &os.PathError{Op: "open", Path: "lib<a>.so", Err: syscall.EACCES})
+	err := &input.FileError{Path: "lib<a>.so", Err: &os.PathError{Op: "open", Path: "lib<a>.so", Err: syscall.EACCES}}
 	for _, f := range []FileFit{{Path: "lib<a>.so", Error: err, Fits: Fits{Distros: []DistroFit{}}}, {Path: "b.so", Arch: "x86_64", Fits: Fits{Policy: "manylinux_2_17", Distros: []DistroFit{}}}} {
 		got, _ := json.Marshal(f)
 		want, _ := json.Marshal(old{Path: f.Path, Arch: f.Arch, Fits: f.Fits, Error: f.ErrorMessage()})

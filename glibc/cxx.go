@@ -29,8 +29,7 @@ const CXXPolyfillObject = "abifloor-cxx.o"
 
 // polyfill is the C source that supplies one glibc symbol.
 type polyfill struct {
-	needs []string // other polyfills it uses (their #defines)
-	src   string
+	src string
 }
 
 var polyfills = map[string]polyfill{
@@ -70,28 +69,6 @@ HIDDEN int _dl_find_object(void *pc, struct dl_find_object *r) {
 	struct abifloor_find f = { (uintptr_t)pc, r, 0 };
 	dl_iterate_phdr(abifloor_find_cb, &f);
 	return f.found ? 0 : -1;
-}
-`},
-	"getentropy": {needs: []string{"fill"}, src: `HIDDEN int getentropy(void *buf, size_t n) {
-	if (n > 256) { errno = EIO; return -1; }
-	return abifloor_fill(buf, n);
-}
-`},
-	"arc4random": {needs: []string{"fill"}, src: `HIDDEN uint32_t arc4random(void) {
-	uint32_t v;
-	if (abifloor_fill(&v, sizeof v) != 0) abort();
-	return v;
-}
-`},
-	"arc4random_buf": {needs: []string{"fill"}, src: `HIDDEN void arc4random_buf(void *p, size_t n) {
-	if (abifloor_fill(p, n) != 0) abort();
-}
-`},
-	"arc4random_uniform": {needs: []string{"fill"}, src: `HIDDEN uint32_t arc4random_uniform(uint32_t bound) {
-	if (bound < 2) return 0;
-	uint32_t min = -bound % bound, v;
-	do { if (abifloor_fill(&v, sizeof v) != 0) abort(); } while (v < min);
-	return v % bound;
 }
 `},
 	// libstdc++ registers thread_local destructors with it. Without it
@@ -136,42 +113,6 @@ HIDDEN int __cxa_thread_atexit_impl(void (*f)(void *), void *obj, void *dso) {
 }
 `},
 }
-
-// fillSource reads the kernel's random bytes: getrandom(2) (Linux 3.17),
-// else /dev/urandom. Only syscall, open, read and close, which every
-// release has.
-const fillSource = `#include <fcntl.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-static int abifloor_fill(void *buf, size_t n) {
-	unsigned char *p = buf;
-	int fd = -1;
-	while (n > 0) {
-		long r = -1;
-		if (fd < 0) {
-#ifdef SYS_getrandom
-			r = syscall(SYS_getrandom, p, n, 0);
-#else
-			errno = ENOSYS;
-#endif
-			if (r < 0 && errno == EINTR) continue;
-			if (r < 0 && errno == ENOSYS) {
-				fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-				if (fd < 0) return -1;
-				continue;
-			}
-		} else {
-			r = read(fd, p, n);
-			if (r < 0 && errno == EINTR) continue;
-		}
-		if (r <= 0) { if (fd >= 0) close(fd); errno = EIO; return -1; }
-		p += r;
-		n -= (size_t)r;
-	}
-	if (fd >= 0) close(fd);
-	return 0;
-}
-`
 
 // WriteCXXPolyfills writes into dir the polyfill object for the static C++
 // runtime archives (libstdc++.a, libgcc_eh.a, ...) linked for o.Target. It
@@ -256,15 +197,6 @@ func WriteCXXPolyfills(ctx context.Context, dir string, o StubOptions, archives 
 	var src strings.Builder
 	src.WriteString("#define _GNU_SOURCE 1\n#include <dlfcn.h>\n#include <errno.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n")
 	src.WriteString("#define HIDDEN __attribute__((visibility(\"hidden\")))\n")
-	fill := false
-	for _, n := range supplied {
-		for _, d := range polyfills[n].needs {
-			fill = fill || d == "fill"
-		}
-	}
-	if fill {
-		src.WriteString(fillSource)
-	}
 	for _, n := range supplied {
 		src.WriteString(polyfills[n].src)
 	}

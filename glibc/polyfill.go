@@ -78,6 +78,55 @@ var polyfillDefs = []polyfillDef{
 	// the asm makes the zeroed memory observed.
 	{name: "explicit_bzero", calls: []string{"memset"}, src: "#include <stddef.h>\nextern void *memset(void *, int, size_t);\nHIDDEN void explicit_bzero(void *p, size_t n) { memset(p, 0, n); __asm__ __volatile__(\"\" : : \"r\"(p) : \"memory\"); }\n"},
 
+	// The kernel's random bytes, for code written for 2.25 (getrandom,
+	// getentropy) and 2.36 (arc4random): the host's headers declare them,
+	// so a configure probe that finds them missing makes a project
+	// compile its own copy, which those declarations then refuse
+	// (libevent's static arc4random_buf). Each is the getrandom system
+	// call (Linux 3.17), else /dev/urandom; glibc's arc4random since 2.36
+	// is the same system call, with no buffer of its own.
+	{name: "getrandom", calls: randomCalls, src: randomPre + `HIDDEN ssize_t getrandom(void *buf, size_t n, unsigned int flags) {
+	long r = -1;
+#ifdef SYS_getrandom
+	r = syscall(SYS_getrandom, buf, n, flags);
+	if (r >= 0 || errno != ENOSYS) return r;
+#endif
+	/* No system call (before Linux 3.17): one read of the device it
+	   names, as the call would return what it has. */
+	int fd = open((flags & 2) ? "/dev/random" : "/dev/urandom", O_RDONLY | O_CLOEXEC | ((flags & 1) ? O_NONBLOCK : 0));
+	if (fd < 0) return -1;
+	r = read(fd, buf, n);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return r;
+}
+`},
+	{name: "getentropy", calls: randomCalls, src: randomPre + fillSource + `HIDDEN int getentropy(void *buf, size_t n) {
+	if (n > 256) { errno = EIO; return -1; }
+	return abifloor_fill(buf, n);
+}
+`},
+	{name: "arc4random", calls: arc4Calls, src: randomPre + fillSource + arc4Fatal + `HIDDEN uint32_t arc4random(void) {
+	uint32_t v;
+	if (abifloor_fill(&v, sizeof v) != 0) abifloor_fatal();
+	return v;
+}
+`},
+	{name: "arc4random_buf", calls: arc4Calls, src: randomPre + fillSource + arc4Fatal + `HIDDEN void arc4random_buf(void *p, size_t n) {
+	if (abifloor_fill(p, n) != 0) abifloor_fatal();
+}
+`},
+	// Uniform without modulo bias: a value below 2^32 mod bound is drawn
+	// again, so each remainder has the same number of values left.
+	{name: "arc4random_uniform", calls: arc4Calls, src: randomPre + fillSource + arc4Fatal + `HIDDEN uint32_t arc4random_uniform(uint32_t bound) {
+	if (bound < 2) return 0;
+	uint32_t min = -bound % bound, v;
+	do { if (abifloor_fill(&v, sizeof v) != 0) abifloor_fatal(); } while (v < min);
+	return v % bound;
+}
+`},
+
 	// FORTIFY's checks newer than the base set of 2.3.4 and 2.4: the
 	// size test of glibc's own, then the plain function.
 	{name: "__explicit_bzero_chk", calls: []string{"memset", "__chk_fail"}, src: "#include <stddef.h>\nextern void *memset(void *, int, size_t);\n" + chk +
@@ -110,6 +159,60 @@ var polyfillDefs = []polyfillDef{
 		"struct obstack;\nextern int obstack_vprintf(struct obstack *, const char *, va_list);\n" +
 		"HIDDEN int __obstack_vprintf_chk(struct obstack *o, int flag, const char *f, va_list ap) {\n\t(void)flag;\n\treturn obstack_vprintf(o, f, ap);\n}\n"},
 }
+
+// randomPre are the headers of the random polyfills: none declares
+// arc4random (stdlib.h does, since 2.36) with another type; unistd.h
+// declares getentropy as defined here.
+const randomPre = "#define _GNU_SOURCE 1\n#include <errno.h>\n#include <fcntl.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <sys/syscall.h>\n#include <unistd.h>\n"
+
+var (
+	randomCalls = []string{"syscall", "open", "read", "close"}
+	arc4Calls   = []string{"syscall", "open", "read", "close", "write", "abort"}
+)
+
+// fillSource fills a buffer with the kernel's random bytes: getrandom(2)
+// (Linux 3.17), else /dev/urandom. Only syscall, open, read and close,
+// which every release has.
+const fillSource = `static int abifloor_fill(void *buf, size_t n) {
+	unsigned char *p = buf;
+	int fd = -1;
+	while (n > 0) {
+		long r = -1;
+		if (fd < 0) {
+#ifdef SYS_getrandom
+			r = syscall(SYS_getrandom, p, n, 0);
+#else
+			errno = ENOSYS;
+#endif
+			if (r < 0 && errno == EINTR) continue;
+			if (r < 0 && errno == ENOSYS) {
+				fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+				if (fd < 0) return -1;
+				continue;
+			}
+		} else {
+			r = read(fd, p, n);
+			if (r < 0 && errno == EINTR) continue;
+		}
+		if (r <= 0) { if (fd >= 0) close(fd); errno = EIO; return -1; }
+		p += r;
+		n -= (size_t)r;
+	}
+	if (fd >= 0) close(fd);
+	return 0;
+}
+`
+
+// arc4Fatal ends the process when no random bytes can be had, in glibc's
+// words: arc4random has no way to fail.
+const arc4Fatal = `extern void abort(void) __attribute__((noreturn));
+static void abifloor_fatal(void) {
+	static const char m[] = "Fatal glibc error: cannot get entropy for arc4random\n";
+	ssize_t w = write(2, m, sizeof m - 1);
+	(void)w;
+	abort();
+}
+`
 
 // freadChk is __fread_chk's source (and __fread_unlocked_chk's): the
 // product of size and count, refusing an overflow, must fit the buffer.

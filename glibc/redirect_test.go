@@ -67,6 +67,7 @@ func TestPolyfills(t *testing.T) {
 		{"x86_64", "2.17", map[string]string{
 			"__explicit_bzero_chk": "2.25", "explicit_bzero": "2.25", "__libc_single_threaded": "2.32",
 			"stat": "2.33", "fstatat64": "2.33", "mknod": "2.33", "mknodat": "2.33",
+			"getrandom": "2.25", "getentropy": "2.25", "arc4random": "2.36", "arc4random_buf": "2.36", "arc4random_uniform": "2.36",
 		}, []string{
 			"__fdelt_chk", "__poll_chk", // in 2.17 already
 			"__strlcpy_chk", // would call strlcpy (2.38)
@@ -76,10 +77,10 @@ func TestPolyfills(t *testing.T) {
 		{"x86_64", "2.5", map[string]string{"__fread_chk": "2.7", "__asprintf_chk": "2.8", "__obstack_vprintf_chk": "2.8"}, []string{"__readlinkat_chk"}},
 		// Before 2.3.4 there is no __chk_fail to call, nor fstatat's __fxstatat (2.4).
 		{"x86_64", "2.3", map[string]string{"__vasprintf_chk": "2.8", "stat": "2.33"}, []string{"__fdelt_chk", "__fread_chk", "fstatat"}},
-		{"x86_64", "2.33", nil, []string{"__libc_single_threaded", "stat", "mknod"}},
-		{"x86_64", "2.41", nil, []string{"stat", "__libc_single_threaded", "explicit_bzero"}},
+		{"x86_64", "2.33", map[string]string{"arc4random": "2.36"}, []string{"__libc_single_threaded", "stat", "mknod", "getrandom", "getentropy"}},
+		{"x86_64", "2.41", nil, []string{"stat", "__libc_single_threaded", "explicit_bzero", "arc4random"}},
 		{"i386", "2.17", map[string]string{"stat64": "2.33", "mknod": "2.33", "__explicit_bzero_chk": "2.25"}, nil},
-		{"aarch64", "2.17", map[string]string{"stat": "2.33", "__libc_single_threaded": "2.32"}, []string{"__fdelt_chk"}},
+		{"aarch64", "2.17", map[string]string{"stat": "2.33", "__libc_single_threaded": "2.32", "getrandom": "2.25", "arc4random_buf": "2.36"}, []string{"__fdelt_chk"}},
 	} {
 		a, err := LoadArch(tt.arch, true)
 		if err != nil {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -55,6 +54,8 @@ type Result struct {
 	// Note says the ABI could not be written to the cache, or that the
 	// compiler ran without Landlock; the result is still good.
 	Note string
+
+	fp string // ABI's fingerprint, when the build computed it
 }
 
 // Builder computes one ABI per input, in parallel, with a cache.
@@ -74,13 +75,20 @@ type Builder struct {
 	ccOnce sync.Once
 	ccID   string
 
-	compiled atomic.Bool // a version's headers went to the compiler
+	compiled atomic.Bool  // a version's headers went to the compiler
+	compiles atomic.Int64 // how many times (tests and benchmarks read it)
 
 	storeOnce sync.Once
 	cache     *cache.Cache
 	cacheErr  error
 
+	objOnce sync.Once
+	objs    *objects // the git blobs unpacked for this build (objects.go)
+	objsErr error
+
 	mu     sync.Mutex
+	abis   map[string]*abi.ABI // fingerprint → the build's one copy (intern)
+	views  map[string][]*view  // compiled git versions by their paths (reuse.go)
 	calls  map[string]*call
 	trees  map[string]treeIDs // repo NUL rev → tree ids of every git input, read before the workers start
 	hashes map[string]string  // path → sha256 of the files read from outside the trees
@@ -91,6 +99,7 @@ type Builder struct {
 type call struct {
 	done chan struct{}
 	abi  *abi.ABI
+	fp   string // abi's fingerprint
 	err  error
 }
 
@@ -107,18 +116,36 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	progress := func() {
+		if b.Progress != nil {
+			mu.Lock()
+			done++
+			b.Progress(done, len(inputs))
+			mu.Unlock()
+		}
+	}
+	// An input whose key another worker is building is answered once
+	// that build is done; its worker goes on with the next input, not
+	// idle until then.
+	type waiter struct {
+		i int
+		c *call
+	}
+	var waiting []waiter
 	for w := 0; w < jobs; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				res[i] = b.one(ctx, inputs[i])
-				if b.Progress != nil {
+				r, c := b.one(ctx, inputs[i])
+				if c != nil {
 					mu.Lock()
-					done++
-					b.Progress(done, len(inputs))
+					waiting = append(waiting, waiter{i, c})
 					mu.Unlock()
+					continue
 				}
+				res[i] = r
+				progress()
 			}
 		}()
 	}
@@ -131,6 +158,19 @@ func (b *Builder) Build(ctx context.Context, inputs []Input) []Result {
 	}
 	close(work)
 	wg.Wait()
+	for _, w := range waiting {
+		// Every build was started by a worker, so all are done.
+		<-w.c.done
+		res[w.i] = Result{Version: inputs[w.i].Version, ABI: w.c.abi, Err: w.c.err, Cached: true, fp: w.c.fp}
+		progress()
+	}
+	if b.objs != nil {
+		b.objs.remove()
+	}
+	b.objOnce, b.objs, b.objsErr = sync.Once{}, nil, nil
+	b.mu.Lock()
+	b.views, b.abis = nil, nil
+	b.mu.Unlock()
 	b.noteUnconfined(inputs, res)
 	return res
 }
@@ -159,7 +199,9 @@ func (b *Builder) noteUnconfined(inputs []Input, res []Result) {
 	}
 }
 
-func (b *Builder) one(ctx context.Context, in Input) (r Result) {
+// one builds one input, or returns the call of another input with the
+// same key, still being built.
+func (b *Builder) one(ctx context.Context, in Input) (r Result, pending *call) {
 	r.Version = in.Version
 	defer func() {
 		if p := recover(); p != nil {
@@ -168,20 +210,20 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	}()
 	if err := ctx.Err(); err != nil {
 		r.Err = err
-		return r
+		return r, nil
 	}
 	if in.File != "" {
 		r.ABI, r.Err = abiread.Load(ctx, in.File, abiread.Options{})
-		return r
+		return r, nil
 	}
 	if err := b.Options.Check(); err != nil {
 		r.Err = err
-		return r
+		return r, nil
 	}
 	key, err := b.key(ctx, in)
 	if err != nil {
 		r.Err = err
-		return r
+		return r, nil
 	}
 	b.mu.Lock()
 	if b.calls == nil {
@@ -196,12 +238,11 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	if shared {
 		select {
 		case <-c.done:
-		case <-ctx.Done():
-			r.Err = ctx.Err()
-			return r
+		default:
+			return r, c
 		}
-		r.ABI, r.Err, r.Cached = c.abi, c.err, true
-		return r
+		r.ABI, r.Err, r.Cached, r.fp = c.abi, c.err, true, c.fp
+		return r, nil
 	}
 	c.err = fmt.Errorf("%s: not built", in) // until extract says otherwise
 	defer close(c.done)
@@ -211,8 +252,9 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	}
 	if store == nil {
 		c.abi, _, c.err = b.extract(ctx, in)
-		r.ABI, r.Err = c.abi, c.err
-		return r
+		c.abi, c.fp = b.intern(c.abi, "")
+		r.ABI, r.Err, r.fp = c.abi, c.err, c.fp
+		return r, nil
 	}
 	// One copy of the cache per call, so a refused entry is told to this
 	// version's result.
@@ -221,6 +263,7 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		r.Warning = fmt.Sprintf("cache entry %s is corrupt (%s): rebuilt", cc.Path(key), msg)
 	}
 	var built *abi.ABI
+	var builtFP string
 	var buildErr error
 	fill := func(k string) func(tmp, final string) error {
 		return func(tmp, _ string) error {
@@ -230,13 +273,15 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 				return err
 			}
 			built = a
-			return writeEntry(filepath.Join(tmp, entryName), k, a, b.hashDeps(outside))
+			builtFP, err = writeEntry(filepath.Join(tmp, entryName), k, a, b.hashDeps(outside))
+			return err
 		}
 	}
 	// get returns the ABI of k's entry and whether the files it depends on
 	// are as they were; it builds the entry when there is none.
+	var fp string // a's fingerprint, when get computed it
 	get := func(k string) (*abi.ABI, []dep, bool, error) {
-		built, buildErr = nil, nil
+		built, buildErr, fp = nil, nil, ""
 		dir, err := cc.Get(ctx, k, fill(k))
 		switch {
 		case buildErr != nil:
@@ -244,14 +289,15 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 		case err != nil:
 			return nil, nil, false, err
 		case built != nil:
+			fp = builtFP
 			return built, nil, true, nil
 		}
-		a, deps, err := readEntry(filepath.Join(dir, entryName), k)
+		a, deps, afp, err := readEntry(filepath.Join(dir, entryName), k)
 		if err != nil {
 			r.Warning = fmt.Sprintf("cache entry %s is corrupt (%v): rebuilt", dir, err)
 			return nil, nil, false, nil
 		}
-		r.Cached = true
+		r.Cached, fp = true, afp
 		return a, deps, b.depsCurrent(deps), nil
 	}
 	a, deps, current, err := get(key)
@@ -265,17 +311,43 @@ func (b *Builder) one(ctx context.Context, in Input) (r Result) {
 	if err == nil && (a == nil || !current) {
 		// The entry cannot be trusted, or the list of files changed as
 		// well: build without the cache.
-		r.Cached = false
+		r.Cached, fp = false, ""
 		a, _, err = b.extract(ctx, in)
 	}
 	if err != nil && buildErr == nil && ctx.Err() == nil && !isVersionError(err) {
 		// The cache failed, not the version: build without it.
-		r.Note = err.Error()
+		r.Note, fp = err.Error(), ""
 		a, _, err = b.extract(ctx, in)
 	}
-	c.abi, c.err = a, err
-	r.ABI, r.Err = a, err
-	return r
+	if err == nil {
+		a, fp = b.intern(a, fp)
+	}
+	c.abi, c.fp, c.err = a, fp, err
+	r.ABI, r.Err, r.fp = a, err, fp
+	return r, nil
+}
+
+// intern returns the one ABI of the build with a's fingerprint (fp, or
+// computed when empty) and the fingerprint: versions with equal ABIs
+// (NVIDIA's 144 tags have 20) hold one copy, not one per compile or
+// cache entry, and the table does not hash each again.
+func (b *Builder) intern(a *abi.ABI, fp string) (*abi.ABI, string) {
+	if a == nil {
+		return nil, ""
+	}
+	if fp == "" {
+		fp = a.Fingerprint()
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if have, ok := b.abis[fp]; ok {
+		return have, fp
+	}
+	if b.abis == nil {
+		b.abis = map[string]*abi.ABI{}
+	}
+	b.abis[fp] = a
+	return a, fp
 }
 
 func isVersionError(err error) bool {
@@ -382,28 +454,53 @@ func (b *Builder) prefetch(ctx context.Context, inputs []Input) {
 func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, error) {
 	root := in.Dir
 	if in.Repo != "" {
-		tmp, err := os.MkdirTemp(exportRoot(), "abifloor-ranges-")
+		b.objOnce.Do(func() { b.objs, b.objsErr = newObjects() })
+		if b.objsErr != nil {
+			return nil, nil, b.objsErr
+		}
+		tmp, files, release, err := b.objs.export(ctx, in.Repo, b.trees[in.Repo+"\x00"+in.Rev])
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
 			return nil, nil, err
 		}
-		defer os.RemoveAll(tmp)
-		if err := gitExport(ctx, in.Repo, in.Rev, b.includes(), tmp); err != nil {
-			return nil, nil, err
-		}
+		defer release()
 		// A --dir tree was checked as its key was made; an exported
-		// one is checked here.
+		// one is checked here, each file's directives as they were
+		// read from git.
 		t, err := newTree(tmp, b.includes())
 		if err == nil {
+			t.known = b.objs.known
 			err = t.check(b.includes(), nil)
 		}
 		if err != nil {
 			return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), tmp+"/", ""), Err: err}
 		}
 		root = tmp
+		if err := noSpecial(root); err != nil {
+			return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), root+"/", ""), Err: err}
+		}
+		a, outside, ok, done := b.reuse(ctx, newView(files))
+		if ok {
+			return a, outside, nil
+		}
+		defer done(root, nil, nil, nil)
+		a, outside, deps, err := b.compile(ctx, in, root)
+		done(root, a, outside, deps)
+		return a, outside, err
 	}
 	if err := noSpecial(root); err != nil {
 		return nil, nil, &VersionError{Version: in.Version, Msg: strings.ReplaceAll(err.Error(), root+"/", ""), Err: err}
 	}
+	a, outside, _, err := b.compile(ctx, in, root)
+	return a, outside, err
+}
+
+// compile compiles the headers of one version's tree at root, and returns
+// its ABI, the files it read from outside the include trees and every
+// file it read.
+func (b *Builder) compile(ctx context.Context, in Input, root string) (*abi.ABI, []string, []string, error) {
 	o := b.Options
 	// Root: the compiler may read this tree and its system headers, and
 	// its diagnostics are shown only from there (a header is a
@@ -416,10 +513,11 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		opt.Flags = append(opt.Flags, "-D"+d)
 	}
 	b.compiled.Store(true)
+	b.compiles.Add(1)
 	r, err := abiread.CompileHeaders(ctx, opt)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, nil, nil, ctx.Err()
 		}
 		// The compiler names files in the temporary tree; say them as
 		// paths of the repository.
@@ -427,7 +525,7 @@ func (b *Builder) extract(ctx context.Context, in Input) (*abi.ABI, []string, er
 		if in.Repo != "" {
 			msg = strings.ReplaceAll(msg, root+"/", "")
 		}
-		return nil, nil, &VersionError{Version: in.Version, Msg: msg, Err: err}
+		return nil, nil, nil, &VersionError{Version: in.Version, Msg: msg, Err: err}
 	}
 	// Files read from outside the version's own tree (a wrapper header
 	// elsewhere, the system's headers) are part of the cache entry: each
@@ -452,7 +550,7 @@ deps:
 		}
 		outside = append(outside, p)
 	}
-	return r.ABI, outside, nil
+	return r.ABI, outside, r.Deps, nil
 }
 
 // VersionError is a version whose headers could not be read; Err is
@@ -478,7 +576,7 @@ func NewTable(o Options, rs []Result) (*table.Table, error) {
 	var failed []string
 	for _, r := range rs {
 		if r.Err == nil && r.ABI != nil {
-			vs = append(vs, Version{Name: r.Version, ABI: r.ABI})
+			vs = append(vs, Version{Name: r.Version, ABI: r.ABI, Fingerprint: r.fp})
 		} else {
 			failed = append(failed, r.Version)
 		}

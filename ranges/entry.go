@@ -89,33 +89,35 @@ const maxEntry = 64 << 20
 // entryName is the file of a cache entry's directory that holds the ABI.
 const entryName = "abi.json"
 
-// readEntry returns the ABI stored in an entry's file, or an error saying
-// why it is not sound. Package cache has checked the file against the
-// entry's manifest; the fingerprint and key are checked again here.
-func readEntry(p, key string) (*abi.ABI, []dep, error) {
+// readEntry returns the ABI stored in an entry's file and its
+// fingerprint, or an error saying why it is not sound. Package cache has
+// checked the file against the entry's manifest; the fingerprint and key
+// are checked again here.
+func readEntry(p, key string) (*abi.ABI, []dep, string, error) {
 	in, err := input.Open(p, nil, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	defer in.Close()
 	if in.Size > maxEntry {
-		return nil, nil, fmt.Errorf("%d bytes, more than the %d an entry may have", in.Size, maxEntry)
+		return nil, nil, "", fmt.Errorf("%d bytes, more than the %d an entry may have", in.Size, maxEntry)
 	}
 	data, err := io.ReadAll(io.NewSectionReader(in.FD, 0, maxEntry+1))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	var e cacheEntry
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	if e.Key != key || e.ABI == nil {
-		return nil, nil, errWrongKey
+		return nil, nil, "", errWrongKey
 	}
-	if fp := e.ABI.Fingerprint(); fp != e.Fingerprint {
-		return nil, nil, errEntryHash
+	fp := e.ABI.Fingerprint()
+	if fp != e.Fingerprint {
+		return nil, nil, "", errEntryHash
 	}
-	return e.ABI, e.Deps, nil
+	return e.ABI, e.Deps, fp, nil
 }
 
 var (
@@ -123,10 +125,22 @@ var (
 	errEntryHash = errors.New("hash mismatch")
 )
 
-func writeEntry(p, key string, a *abi.ABI, deps []dep) error {
-	data, err := json.Marshal(cacheEntry{Key: key, Fingerprint: a.Fingerprint(), ABI: a, Deps: deps})
+// writeEntry writes an entry and returns the ABI's fingerprint.
+func writeEntry(p, key string, a *abi.ABI, deps []dep) (string, error) {
+	fp := a.Fingerprint()
+	data, err := json.Marshal(struct {
+		Key         string    `json:"key"`
+		Fingerprint string    `json:"fingerprint"`
+		ABI         *plainABI `json:"abi"`
+		Deps        []dep     `json:"deps"`
+	}{key, fp, (*plainABI)(a), deps})
 	if err != nil {
-		return fmt.Errorf("cache: %w", err)
+		return "", fmt.Errorf("cache: %w", err)
 	}
-	return os.WriteFile(p, data, 0o644)
+	return fp, os.WriteFile(p, data, 0o644)
 }
+
+// plainABI is abi.ABI without its MarshalJSON, which would add the
+// fingerprint, hashing the whole ABI again: the entry has it once, and
+// reading it back (abi.ABI's UnmarshalJSON) never kept it.
+type plainABI abi.ABI

@@ -1,7 +1,6 @@
 package ranges
 
 import (
-	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
@@ -44,11 +43,7 @@ func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[stri
 	for _, rev := range revs {
 		fmt.Fprintf(&q, "%s^{commit}\n", rev)
 		for _, inc := range incs {
-			p := path.Clean(filepath.ToSlash(inc))
-			if p == "." {
-				p = ""
-			}
-			fmt.Fprintf(&q, "%s^{commit}:%s\n", rev, p)
+			fmt.Fprintf(&q, "%s^{commit}:%s\n", rev, gitPath(inc))
 		}
 	}
 	out, err := git(ctx, repo, &q, "cat-file", "--batch-check")
@@ -62,7 +57,7 @@ func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[stri
 	missing := func(l string) bool { return strings.HasSuffix(l, " missing") || strings.HasSuffix(l, " ambiguous") }
 	res := make(map[string]treeIDs, len(revs))
 	for i, rev := range revs {
-		var t treeIDs
+		t := treeIDs{rev: rev}
 		if missing(lines[i*per]) {
 			res[rev] = treeIDs{err: fmt.Errorf("%s: no tag or commit %s", repo, rev)}
 			continue
@@ -73,17 +68,58 @@ func gitTreeIDs(ctx context.Context, repo string, revs, incs []string) (map[stri
 				t = treeIDs{err: fmt.Errorf("%s has no %s", rev, inc)}
 				break
 			}
-			id, _, _ := strings.Cut(l, " ")
-			t.ids = append(t.ids, inc+" "+id)
+			f := strings.Fields(l)
+			if len(f) != 3 || !isObjectID(f[0]) {
+				t = treeIDs{err: fmt.Errorf("%s: git cat-file answered %q for %s:%s", repo, l, rev, inc)}
+				break
+			}
+			t.ids = append(t.ids, inc+" "+f[0])
+			t.objs = append(t.objs, gitObject{path: gitPath(inc), id: f[0], kind: f[1]})
 		}
 		res[rev] = t
 	}
 	return res, nil
 }
 
+// treeIDs are the objects of a version's include paths: ids is what its
+// cache key hashes, objs what its export unpacks (objects.go), the very
+// same objects.
 type treeIDs struct {
-	ids []string
-	err error
+	rev  string
+	ids  []string
+	objs []gitObject
+	err  error
+}
+
+// gitObject is the object at an include path of a version.
+type gitObject struct {
+	path string // slash-separated from the repository's root; "" is the root
+	id   string
+	kind string // tree, blob or commit (a submodule)
+}
+
+// gitPath is an include directory as a path in a git tree: slashes,
+// cleaned, "" for the root.
+func gitPath(inc string) string {
+	p := path.Clean(filepath.ToSlash(inc))
+	if p == "." {
+		return ""
+	}
+	return p
+}
+
+// isObjectID reports whether s is a git object id: 40 (SHA-1) or 64
+// (SHA-256) lowercase hex digits.
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // git runs git in repo and returns its standard output; the error carries
@@ -121,108 +157,6 @@ func exportRoot() string {
 		return "/dev/shm"
 	}
 	return ""
-}
-
-// maxExport bounds what one version's include paths may unpack to.
-const maxExport = 1 << 30
-
-// gitExport writes the files under the include paths at rev into dir,
-// straight from git's objects (git archive): no work tree is checked out.
-func gitExport(ctx context.Context, repo, rev string, incs []string, dir string) error {
-	gitPath, err := run.LookPath("git")
-	if err != nil {
-		return ErrNoGit
-	}
-	args := []string{"-C", repo, "archive", "--format=tar", rev + "^{commit}", "--"}
-	for _, inc := range incs {
-		args = append(args, path.Clean(filepath.ToSlash(inc)))
-	}
-	st, err := run.Cmd{Path: gitPath, Name: "git", Args: args}.Stream(ctx)
-	if err != nil {
-		return err
-	}
-	terr := untar(st, dir)
-	io.Copy(io.Discard, st)
-	if err := st.Wait(); err != nil {
-		msg := err.Error()
-		var re *run.Error
-		if errors.As(err, &re) && strings.TrimSpace(re.Stderr) != "" {
-			msg = strings.TrimSpace(re.Stderr)
-		}
-		return fmt.Errorf("git archive %s: %s", rev, msg)
-	}
-	return terr
-}
-
-// untar writes regular files, directories and symlinks of a tar stream
-// under dir; names that would leave dir are refused, and so are names at
-// or under a symlink the stream made (a crafted tree can hold a link and
-// a file of one name), which would write wherever the link points.
-func untar(r io.Reader, dir string) error {
-	tr := tar.NewReader(r)
-	var total int64
-	links := map[string]bool{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading git archive: %w", err)
-		}
-		name := path.Clean(h.Name)
-		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
-			return fmt.Errorf("git archive: member %q leaves the tree", h.Name)
-		}
-		for q := name; q != "."; q = path.Dir(q) {
-			if links[q] {
-				return fmt.Errorf("git archive: member %q is at or under the symlink %s", h.Name, q)
-			}
-		}
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			total += h.Size
-			if total > maxExport {
-				return fmt.Errorf("git archive: include paths larger than %d bytes", maxExport)
-			}
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(f, io.LimitReader(tr, h.Size))
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-		case tar.TypeSymlink:
-			// A link out of the tree would let the compiler read
-			// there (an absolute one too: tar recreates it as is).
-			t := h.Linkname
-			if path.IsAbs(t) || t == "" {
-				return fmt.Errorf("git archive: member %q is a link to %s, outside the tree", h.Name, t)
-			}
-			if j := path.Join(path.Dir(name), t); j == ".." || strings.HasPrefix(j, "../") {
-				return fmt.Errorf("git archive: member %q is a link to %s, outside the tree", h.Name, t)
-			}
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
-			}
-			if err := os.Symlink(h.Linkname, p); err != nil {
-				return err
-			}
-			links[name] = true
-		}
-	}
 }
 
 // GitTags lists the tags of repo that match pattern as inputs, ordered by

@@ -128,12 +128,7 @@ func TestNvproxyAgainstGVisor(t *testing.T) {
 		t.Skip("set ABIFLOOR_NVIDIA_REPO and ABIFLOOR_GVISOR_REPO to NVIDIA's open-gpu-kernel-modules and gVisor's repositories")
 	}
 	needTools(t, "git", "cc")
-	surface, tree := nvproxySurface(gitShow(t, gv, "HEAD:pkg/sentry/devices/nvproxy/version.go"))
-	t.Logf("surface: %d types, %d opaque, %d constants; gVisor tree: %d versions", len(surface.Types), len(surface.Opaque), len(surface.Constants), len(tree))
-	if p := os.Getenv("ABIFLOOR_NVPROXY_SURFACE"); p != "" {
-		b, _ := json.MarshalIndent(surface, "", "  ")
-		os.WriteFile(p, b, 0o644)
-	}
+	surface, tree := writeNvproxySurface(t, gv)
 	ctx := context.Background()
 	ins, err := GitTags(ctx, nv, `^(53[5-9]|5[4-9][0-9]|[6-9][0-9][0-9])\.`)
 	if err != nil {
@@ -146,8 +141,9 @@ func TestNvproxyAgainstGVisor(t *testing.T) {
 		cacheDir = t.TempDir()
 	}
 	start := time.Now()
-	res := (&Builder{Options: opt, CacheDir: cacheDir}).Build(ctx, ins)
-	t.Logf("%d tags built in %v", len(ins), time.Since(start))
+	b := &Builder{Options: opt, CacheDir: cacheDir}
+	res := b.Build(ctx, ins)
+	t.Logf("%d tags built in %v, %d compiles", len(ins), time.Since(start), b.compiles.Load())
 	for _, r := range res {
 		if r.Err != nil {
 			t.Errorf("version %s: %v", r.Version, r.Err)
@@ -201,6 +197,33 @@ func TestNvproxyAgainstGVisor(t *testing.T) {
 		len(tab.Ranges), len(ins), total, agree, strings.Join(rows, "\n"))
 	if total == 0 {
 		t.Error("no gVisor version is a tag of the NVIDIA repository")
+	}
+}
+
+// writeNvproxySurface derives nvproxy's surface from gVisor's head and
+// writes it to $ABIFLOOR_NVPROXY_SURFACE when set.
+func writeNvproxySurface(t *testing.T, gv string) (*Surface, []gvisorVersion) {
+	surface, tree := nvproxySurface(gitShow(t, gv, "HEAD:pkg/sentry/devices/nvproxy/version.go"))
+	t.Logf("surface: %d types, %d opaque, %d constants; gVisor tree: %d versions", len(surface.Types), len(surface.Opaque), len(surface.Constants), len(tree))
+	if p := os.Getenv("ABIFLOOR_NVPROXY_SURFACE"); p != "" {
+		b, _ := json.MarshalIndent(surface, "", "  ")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return surface, tree
+}
+
+// TestNvproxySurface only writes the surface (bench/ranges-nvidia.sh):
+// ABIFLOOR_GVISOR_REPO and ABIFLOOR_NVPROXY_SURFACE.
+func TestNvproxySurface(t *testing.T) {
+	gv := os.Getenv("ABIFLOOR_GVISOR_REPO")
+	if gv == "" || os.Getenv("ABIFLOOR_NVPROXY_SURFACE") == "" {
+		t.Skip("set ABIFLOOR_GVISOR_REPO and ABIFLOOR_NVPROXY_SURFACE")
+	}
+	needTools(t, "git")
+	if s, _ := writeNvproxySurface(t, gv); len(s.Types) == 0 || len(s.Constants) == 0 {
+		t.Error("no type or constant in gVisor's nvproxy")
 	}
 }
 

@@ -77,13 +77,17 @@ func ABIs(t *table.Table) (map[string]*abi.ABI, error) {
 func split(vs []Version) (map[string]*abi.ABI, []table.Version, error) {
 	abis := map[string]*abi.ABI{}
 	tv := make([]table.Version, len(vs))
+	hashed := map[*abi.ABI]string{} // versions often share one ABI
 	for i, v := range vs {
 		fp := v.Fingerprint
 		if fp == "" {
 			if v.ABI == nil {
 				return nil, nil, fmt.Errorf("version %s: no ABI and no fingerprint", v.Name)
 			}
-			fp = v.ABI.Fingerprint()
+			if fp = hashed[v.ABI]; fp == "" {
+				fp = v.ABI.Fingerprint()
+				hashed[v.ABI] = fp
+			}
 		}
 		if v.ABI != nil {
 			abis[fp] = v.ABI

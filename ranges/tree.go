@@ -54,6 +54,11 @@ type tree struct {
 
 	defines  map[string]dir // macros defined as a quoted or <> name
 	computed []computed
+
+	// known, when set, returns the directives of a regular file from its
+	// metadata alone (objects.known): a file the build wrote itself from
+	// a git blob it read then.
+	known func(fs.FileInfo) ([]dir, bool)
 }
 
 func newTree(root string, incs []string) (*tree, error) {
@@ -93,8 +98,11 @@ func (t *tree) rel(p string) string {
 
 // walk checks the include directory i and calls file for each regular
 // file under it, named as the compiler would name it (links to
-// directories are walked under the link's name), with its content.
-func (t *tree) walk(i int, file func(name string, in input.File) error) error {
+// directories are walked under the link's name), with its content. When
+// known is set and says it checked a file from its metadata (a file of
+// the build's git objects, whose directives were read as it was written),
+// the file is not opened.
+func (t *tree) walk(i int, file func(name string, in input.File) error, known func(name string, fi fs.FileInfo) (bool, error)) error {
 	visited := map[string]bool{}
 	var dir func(real, named string) error
 	dir = func(real, named string) error {
@@ -125,8 +133,20 @@ func (t *tree) walk(i int, file func(name string, in input.File) error) error {
 				if fi.IsDir() {
 					return dir(target, name)
 				}
+				if known != nil && fi.Mode().IsRegular() {
+					if ok, err := known(name, fi); ok || err != nil {
+						return err
+					}
+				}
 				return t.open(target, name, file)
 			case typ.IsRegular():
+				if known != nil {
+					if fi, err := d.Info(); err == nil {
+						if ok, err := known(name, fi); ok || err != nil {
+							return err
+						}
+					}
+				}
 				return t.open(p, name, file)
 			default:
 				return &TreeError{Path: t.rel(p), Msg: kindOf(typ) + ", not a regular file: refused"}
@@ -224,6 +244,18 @@ func kindOf(m fs.FileMode) string {
 // check walks every include directory, hashing each (see dirIDs) when
 // ids is not nil, and checks each file's #include names.
 func (t *tree) check(incs []string, ids *[]string) error {
+	var known func(string, fs.FileInfo) (bool, error)
+	if ids == nil && t.known != nil {
+		// Nothing to hash: a file whose directives are known is
+		// checked without reading it.
+		known = func(name string, fi fs.FileInfo) (bool, error) {
+			ds, ok := t.known(fi)
+			if !ok {
+				return false, nil
+			}
+			return true, t.apply(name, ds)
+		}
+	}
 	for i, inc := range incs {
 		h := sha256.New()
 		err := t.walk(i, func(name string, in input.File) error {
@@ -238,7 +270,7 @@ func (t *tree) check(incs []string, ids *[]string) error {
 			rel, _ := filepath.Rel(t.incs[i], name)
 			fmt.Fprintf(h, "F %s %x\n", filepath.ToSlash(rel), fh.Sum(nil))
 			return nil
-		})
+		}, known)
 		if err != nil {
 			return err
 		}
@@ -255,38 +287,63 @@ func (t *tree) check(incs []string, ids *[]string) error {
 // first for "name", then from each include directory in turn, until one
 // that exists.
 func (t *tree) includes(name string, r io.Reader) error {
+	ds, err := scanDirectives(r)
+	if aerr := t.apply(name, ds); aerr != nil {
+		return aerr
+	}
+	return err
+}
+
+// scanDirectives returns the directives of a header that a tree's check
+// looks at, in order: they depend on the header's bytes only, so a file
+// that many versions share (a git blob) is read once (objects.go). On a
+// read error it returns what it read before it.
+func scanDirectives(r io.Reader) ([]dir, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	comment := false
+	var ds []dir
+	var buf []byte
 	for {
-		line, err := logicalLine(br)
+		line, err := logicalLine(br, buf[:0])
+		buf = line
 		if len(line) > 0 {
 			var d dir
 			d, comment = directive(line, comment)
-			switch {
-			case d.kind == "define":
-				// #define P "/dev/zero" then #include P: the name a
-				// computed include most simply takes is checked too.
-				if t.defines == nil {
-					t.defines = map[string]dir{}
-				}
-				if _, ok := t.defines[d.macro]; !ok {
-					t.defines[d.macro] = d
-				}
-			case d.macro != "":
-				t.computed = append(t.computed, computed{file: name, macro: d.macro})
-			case d.name != "":
-				if err := t.includeName(name, d.name, d.quoted, ""); err != nil {
-					return err
-				}
+			if d.kind == "define" || d.kind == "include" && (d.macro != "" || d.name != "") {
+				ds = append(ds, d)
 			}
 		}
 		if err == io.EOF {
-			return nil
+			return ds, nil
 		}
 		if err != nil {
-			return err
+			return ds, err
 		}
 	}
+}
+
+// apply checks the directives ds of the header name, in order.
+func (t *tree) apply(name string, ds []dir) error {
+	for _, d := range ds {
+		switch {
+		case d.kind == "define":
+			// #define P "/dev/zero" then #include P: the name a
+			// computed include most simply takes is checked too.
+			if t.defines == nil {
+				t.defines = map[string]dir{}
+			}
+			if _, ok := t.defines[d.macro]; !ok {
+				t.defines[d.macro] = d
+			}
+		case d.macro != "":
+			t.computed = append(t.computed, computed{file: name, macro: d.macro})
+		case d.name != "":
+			if err := t.includeName(name, d.name, d.quoted, ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // checkComputed checks the computed includes whose macro the tree
@@ -370,9 +427,9 @@ func resolveIn(dir, name string) (string, bool) {
 }
 
 // logicalLine reads one line with its backslash-newlines joined, keeping
-// at most maxDirective bytes of it.
-func logicalLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
+// at most maxDirective bytes of it, appended to line (a buffer the caller
+// reuses: a header is read without a slice per line).
+func logicalLine(br *bufio.Reader, line []byte) ([]byte, error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(line) < maxDirective {
@@ -423,13 +480,35 @@ func directive(line []byte, comment bool) (dir, bool) {
 		}
 		return false
 	}
-	// rest finds whether a block comment stays open past the line.
+	// rest finds whether a block comment stays open past the line: only
+	// a "/*" or "//" outside a comment, or a "*/" inside one, matters,
+	// so it goes from one to the next (most lines of a header are not
+	// directives: this is the check's inner loop).
 	rest := func() bool {
 		for i < len(line) {
-			if !skip() {
-				break
+			if comment {
+				j := bytes.Index(line[i:], []byte("*/"))
+				if j < 0 {
+					return true
+				}
+				i += j + 2
+				comment = false
+				continue
 			}
-			i++
+			j := bytes.IndexByte(line[i:], '/')
+			if j < 0 {
+				return false
+			}
+			i += j + 1
+			if i < len(line) {
+				switch line[i] {
+				case '*':
+					i++
+					comment = true
+				case '/':
+					return false
+				}
+			}
 		}
 		return comment
 	}

@@ -100,3 +100,128 @@ func FuzzIncludes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDirective holds directive to directiveRef, the reader as it was
+// before its comment scan went from one '/' to the next: the same
+// directive and the same comment state for any line.
+func FuzzDirective(f *testing.F) {
+	for _, s := range []string{`#include "a.h" /* x`, `a /* b */ c // d`, `*/ #define P "/x"`, `# /* */ include <x> /`, "a/\n", "//", "/*/", "x/*/ */"} {
+		f.Add([]byte(s), false)
+		f.Add([]byte(s), true)
+	}
+	f.Fuzz(func(t *testing.T, line []byte, comment bool) {
+		d, c := directive(line, comment)
+		rd, rc := directiveRef(line, comment)
+		if d != rd || c != rc {
+			t.Fatalf("%q (comment %v): %+v %v, reference %+v %v", line, comment, d, c, rd, rc)
+		}
+	})
+}
+
+// directiveRef is directive as it was first written: every byte of a
+// line passed through skip.
+func directiveRef(line []byte, comment bool) (dir, bool) {
+	i := 0
+	// skip passes spaces and comments; it reports false at the end of
+	// the line or a // comment.
+	skip := func() bool {
+		for i < len(line) {
+			switch {
+			case comment:
+				if j := bytes.Index(line[i:], []byte("*/")); j >= 0 {
+					i += j + 2
+					comment = false
+				} else {
+					i = len(line)
+				}
+			case line[i] == ' ' || line[i] == '\t' || line[i] == '\f' || line[i] == '\v' || line[i] == '\r' || line[i] == '\n':
+				i++
+			case bytes.HasPrefix(line[i:], []byte("/*")):
+				i += 2
+				comment = true
+			case bytes.HasPrefix(line[i:], []byte("//")):
+				i = len(line)
+				return false
+			default:
+				return true
+			}
+		}
+		return false
+	}
+	// rest finds whether a block comment stays open past the line.
+	rest := func() bool {
+		for i < len(line) {
+			if !skip() {
+				break
+			}
+			i++
+		}
+		return comment
+	}
+	ident := func() string {
+		j := i
+		for j < len(line) && (line[j] == '_' || line[j] >= 'a' && line[j] <= 'z' || line[j] >= 'A' && line[j] <= 'Z' || j > i && line[j] >= '0' && line[j] <= '9') {
+			j++
+		}
+		id := string(line[i:j])
+		i = j
+		return id
+	}
+	// quotedName reads "name" or <name> at i.
+	quotedName := func() (string, bool, bool) {
+		end := byte('"')
+		switch line[i] {
+		case '"':
+		case '<':
+			end = '>'
+		default:
+			return "", false, false
+		}
+		k := bytes.IndexByte(line[i+1:], end)
+		if k < 0 {
+			return "", false, false
+		}
+		n := string(line[i+1 : i+1+k])
+		i += k + 2
+		return n, end == '"', true
+	}
+	var d dir
+	if !skip() {
+		return d, comment
+	}
+	switch {
+	case line[i] == '#':
+		i++
+	case bytes.HasPrefix(line[i:], []byte("%:")):
+		i += 2
+	default:
+		return d, rest()
+	}
+	if !skip() {
+		return d, comment
+	}
+	switch kw := ident(); kw {
+	case "include", "include_next", "import", "embed":
+		d.kind = "include"
+		if !skip() {
+			return d, comment
+		}
+		if n, q, ok := quotedName(); ok {
+			d.name, d.quoted = n, q
+		} else {
+			d.macro = ident()
+		}
+	case "define":
+		if !skip() {
+			return d, comment
+		}
+		m := ident()
+		if m == "" || i < len(line) && line[i] == '(' || !skip() {
+			return d, rest()
+		}
+		if n, q, ok := quotedName(); ok {
+			d = dir{kind: "define", name: n, quoted: q, macro: m}
+		}
+	}
+	return d, rest()
+}

@@ -43,11 +43,13 @@ func (sc *scan) arm64() error {
 		}
 	}
 	for _, s := range code {
-		b, err := sc.data(s)
+		// An adrp's pair lies up to a64Lookahead instructions on.
+		err := sc.eachWindow(s, 0, 4*a64Lookahead+4, false, func(w *window) []Site {
+			return sc.arm64Code(w, pages)
+		})
 		if err != nil {
 			return err
 		}
-		sc.arm64Code(s.Addr, b, pages)
 	}
 	return nil
 }
@@ -119,28 +121,31 @@ func (sc *scan) arm64PLT(addr uint64, b []byte) {
 	}
 }
 
-// arm64Code scans code b at addr.
-func (sc *scan) arm64Code(addr uint64, b []byte, pages map[uint64]bool) {
-	for i := 0; i+4 <= len(b); i += 4 {
-		w, pc := word(b, i), addr+uint64(i)
+// arm64Code scans w's code.
+func (sc *scan) arm64Code(w *window, pages map[uint64]bool) []Site {
+	var out []Site
+	addr, b := w.addr, w.b
+	for i := w.lo; i < w.hi && i+4 <= len(b); i += 4 {
+		wd, pc := word(b, i), addr+uint64(i)
 		switch {
-		case w&a64BLMask == a64BL || w&a64BLMask == a64B:
-			if key, ok := sc.plt[branchTarget(pc, w)]; ok && decodes(w, arm64asm.BL, arm64asm.B) {
-				sc.add(Site{Symbol: key, Address: pc, Kind: Call})
+		case wd&a64BLMask == a64BL || wd&a64BLMask == a64B:
+			if key, ok := sc.plt[branchTarget(pc, wd)]; ok && decodes(wd, arm64asm.BL, arm64asm.B) {
+				out = append(out, Site{Symbol: key, Address: pc, Kind: Call})
 			}
-		case w&a64ADRPMask == a64ADRP:
-			page := adrpPage(pc, w)
-			if !pages[page] || !decodes(w, arm64asm.ADRP) {
+		case wd&a64ADRPMask == a64ADRP:
+			page := adrpPage(pc, wd)
+			if !pages[page] || !decodes(wd, arm64asm.ADRP) {
 				continue
 			}
-			sc.arm64Pair(addr, b, i, page, w&31)
+			sc.arm64Pair(addr, b, i, page, wd&31, &out)
 		}
 	}
+	return out
 }
 
 // arm64Pair looks, after the adrp at b[i:] of page into register rd,
 // for the instruction that completes the address and uses a target.
-func (sc *scan) arm64Pair(addr uint64, b []byte, i int, page uint64, rd uint32) {
+func (sc *scan) arm64Pair(addr uint64, b []byte, i int, page uint64, rd uint32, out *[]Site) {
 	for j := i + 4; j+4 <= len(b) && j <= i+4*a64Lookahead; j += 4 {
 		w, pc := word(b, j), addr+uint64(j)
 		if w&a64ADRPMask == a64ADRP && w&31 == rd {
@@ -164,7 +169,7 @@ func (sc *scan) arm64Pair(addr uint64, b []byte, i int, page uint64, rd uint32) 
 		}
 		if decodes(w, arm64asm.LDR, arm64asm.STR, arm64asm.ADD, arm64asm.LDRB, arm64asm.LDRH,
 			arm64asm.STRB, arm64asm.STRH, arm64asm.LDRSW, arm64asm.LDRSB, arm64asm.LDRSH) {
-			sc.add(Site{Symbol: t.key, Address: pc, Kind: t.kind})
+			*out = append(*out, Site{Symbol: t.key, Address: pc, Kind: t.kind})
 		}
 		return
 	}

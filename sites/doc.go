@@ -14,7 +14,11 @@
 // Decoding is paid only near candidates: a cheap pass over each
 // executable section finds the bytes that could address a wanted PLT
 // entry or slot, and only from the nearest function start before each of
-// them is code decoded, as objdump decodes from each symbol. Everything
+// them is code walked, as objdump decodes from each symbol; the walk
+// measures instruction lengths from a table checked against x86asm, and
+// decodes whole only the instruction that holds a candidate. Code is read
+// a window of about a megabyte at a time (windows begin at function
+// starts), the windows of a large program on every core. Everything
 // read is bounded by the file's size (and compressed debug sections by a
 // budget); a hostile file yields an error value, never a panic.
 package sites

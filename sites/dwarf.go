@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"path"
 	"slices"
 	"sort"
 
@@ -352,6 +353,23 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A DWARF 5 line table names files in directories relative to
+	// the unit's compilation directory, and debug/dwarf leaves them so
+	// (it joins them for DWARF 4): joined here, as objdump and
+	// debuggers show them.
+	compDir, _ := cu.Val(dwarf.AttrCompDir).(string)
+	joined := map[string]string{}
+	resolve := func(name string) string {
+		if name == "" || compDir == "" || path.IsAbs(name) {
+			return name
+		}
+		j, ok := joined[name]
+		if !ok {
+			j = path.Join(compDir, name)
+			joined[name] = j
+		}
+		return j
+	}
 	if lr != nil {
 		var e dwarf.LineEntry
 		var seq []row
@@ -364,7 +382,7 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 			}
 			name := ""
 			if e.File != nil {
-				name = e.File.Name
+				name = resolve(e.File.Name)
 			}
 			r := row{e.Address, name, e.Line, e.EndSequence}
 			if at != nil {
@@ -442,7 +460,7 @@ func (ix *lineIndex) readUnit(off dwarf.Offset) (*unitInfo, error) {
 				sc := scope{ranges: rs, depth: depth, inlined: e.Tag == dwarf.TagInlinedSubroutine, name: ix.nameOf(e, 0)}
 				if sc.inlined {
 					if fi, ok := e.Val(dwarf.AttrCallFile).(int64); ok && fi >= 0 && fi < int64(len(ui.files)) && ui.files[fi] != nil {
-						sc.callFile = ui.files[fi].Name
+						sc.callFile = resolve(ui.files[fi].Name)
 					}
 					if l, ok := e.Val(dwarf.AttrCallLine).(int64); ok {
 						sc.callLine = int(l)
@@ -611,18 +629,18 @@ func (ra *rowsAt) answers() map[uint64]row {
 }
 
 // noSiteWithin reports whether no scope under e (whose real ranges are
-// rs, for a function or an inlined call) can hold one of pcs: a function
-// or inlined call whose ranges hold none (what it nests lies within
-// them), an abstract instance (DW_AT_inline and no code: its children
-// have none either), or a type, whose children are members.
+// rs, for an inlined call) can hold one of pcs: an inlined call whose
+// ranges hold none (what it nests lies within them), or a type whose
+// children are members. A function's children are always read: a
+// function nested in it (a lambda's or a local class's member, with code
+// of its own elsewhere) is its child, in its abstract instance or in its
+// concrete one; so are a class's and a union's, where GCC puts a local
+// class's member functions (fmt's vformat_to and its format_handler).
 func noSiteWithin(e *dwarf.Entry, rs [][2]uint64, pcs []uint64) bool {
 	switch e.Tag {
-	case dwarf.TagSubprogram, dwarf.TagInlinedSubroutine:
-		if len(rs) == 0 {
-			return e.Val(dwarf.AttrInline) != nil
-		}
-		return !holdsAny(rs, pcs)
-	case dwarf.TagStructType, dwarf.TagUnionType, dwarf.TagEnumerationType, dwarf.TagArrayType, dwarf.TagSubroutineType:
+	case dwarf.TagInlinedSubroutine:
+		return len(rs) > 0 && !holdsAny(rs, pcs)
+	case dwarf.TagEnumerationType, dwarf.TagArrayType, dwarf.TagSubroutineType:
 		return true
 	}
 	return false

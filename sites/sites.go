@@ -1,6 +1,7 @@
 package sites
 
 import (
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -190,7 +191,10 @@ func Find(f *elfx.File, want []string, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Sites = sc.sites
+	// One instruction uses one symbol; a data word holds one: the
+	// first site found at an address is kept.
+	slices.SortStableFunc(sc.sites, func(a, b Site) int { return cmp.Compare(a.Address, b.Address) })
+	res.Sites = slices.CompactFunc(sc.sites, func(a, b Site) bool { return a.Address == b.Address })
 	for i := range res.Sites {
 		s := &res.Sites[i]
 		if s.Kind == Data || s.Kind == Relocation {
@@ -245,7 +249,6 @@ type scan struct {
 	objs  []span // object symbols, sorted
 	syncs []uint64
 	sites []Site
-	seen  map[uint64]bool // site addresses already reported
 }
 
 // target is an address range whose use names a symbol.
@@ -302,18 +305,8 @@ func isCopy(m elf.Machine, t uint32) bool {
 	return false
 }
 
-// add records a site once per address and symbol.
-func (sc *scan) add(s Site) {
-	if sc.seen == nil {
-		sc.seen = map[uint64]bool{}
-	}
-	// One instruction uses one symbol; a data word holds one.
-	if sc.seen[s.Address] {
-		return
-	}
-	sc.seen[s.Address] = true
-	sc.sites = append(sc.sites, s)
-}
+// add records a site; Find keeps the first of each address.
+func (sc *scan) add(s Site) { sc.sites = append(sc.sites, s) }
 
 // lookup returns the target holding addr.
 func (sc *scan) lookup(addr uint64) (target, bool) {

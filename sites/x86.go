@@ -6,8 +6,6 @@ import (
 	"sort"
 
 	"golang.org/x/arch/x86/x86asm"
-
-	"github.com/abifloor/abifloor/elfx"
 )
 
 // x86 finds the sites of x86-64 code.
@@ -26,12 +24,15 @@ func (sc *scan) x86() error {
 	nonPIE := sc.f.Type == 2 // ET_EXEC: absolute addresses fit in 32 bits
 	cl := sc.clusters()
 	for _, s := range code {
-		b, err := sc.data(s)
+		// Two bytes behind a position tell whether a rel32 or
+		// disp32 may start there; an instruction at a window's end
+		// reads up to 15 bytes past it.
+		err := sc.eachWindow(s, 2, 16, true, func(w *window) []Site {
+			return sc.x86Decode(w, sc.x86Candidates(w, cl, nonPIE))
+		})
 		if err != nil {
 			return err
 		}
-		cands := sc.x86Candidates(s.Addr, b, cl, nonPIE)
-		sc.x86Decode(s, b, cands)
 	}
 	return nil
 }
@@ -106,7 +107,7 @@ func (sc *scan) x86PLT(addr uint64, b []byte) {
 	}
 }
 
-// x86Candidates returns the offsets in b (code at addr) whose next four
+// x86Candidates returns the offsets in w's code whose next four
 // bytes, read as a rel32 or a RIP-relative disp32, could reach a PLT
 // entry or target: the only places decoding must confirm. nonPIE also
 // takes the four bytes as an absolute address (mov $entry, %edi).
@@ -118,11 +119,12 @@ func (sc *scan) x86PLT(addr uint64, b []byte) {
 // the code and is most of Find's time. A non-PIE program may also name
 // an entry by its absolute address, after any opcode: there every
 // offset is tested.
-func (sc *scan) x86Candidates(addr uint64, b []byte, cl []span, nonPIE bool) []int {
+func (sc *scan) x86Candidates(w *window, cl []span, nonPIE bool) []int {
 	var out []int
 	if len(cl) == 0 {
 		return nil
 	}
+	addr, b := w.addr, w.b
 	le := binary.LittleEndian
 	// t = addr + i + 4 + disp lies in [lo-4, hi) when i + disp lies in
 	// [lo-addr-8, hi-addr-4): computed once per cluster, and once for
@@ -141,7 +143,7 @@ func (sc *scan) x86Candidates(addr uint64, b []byte, cl []span, nonPIE bool) []i
 	for a := range sc.plt {
 		r8lo, r8hi = min(r8lo, int64(a-addr)-1-127), max(r8hi, int64(a-addr)-1+128)
 	}
-	for i := 0; i+4 <= len(b); i++ {
+	for i := w.lo; i < w.hi && i+4 <= len(b); i++ {
 		if i > 0 {
 			p := b[i-1]
 			if int64(i) >= r8lo && int64(i) <= r8hi && (p == 0xeb || p&0xf0 == 0x70) {
@@ -218,41 +220,58 @@ const (
 	beforeJcc  = 2
 )
 
-// x86Decode decodes s's code b from the last known instruction start
-// before each candidate to past it, and reports every use it finds.
-func (sc *scan) x86Decode(s *elfx.Section, b []byte, cands []int) {
-	cur := 0 // the next instruction start, in sync
+// x86Decode walks s's code b from the last known instruction start
+// before each candidate to the instruction that holds it, and reports
+// that instruction when it uses a wanted symbol. Every use has a
+// candidate of its own (x86Candidates), so the instructions between are
+// only measured (x86Len), and only a candidate's is decoded whole.
+func (sc *scan) x86Decode(w *window, cands []int) []Site {
+	var out []Site
+	b := w.b
+	cur := w.lo // the next instruction start, in sync
 	for _, c := range cands {
 		if c < cur {
-			continue // already decoded
+			continue // in an instruction already decoded
 		}
-		if sync, ok := sc.syncBefore(s.Addr + uint64(c)); ok && sync >= s.Addr+uint64(cur) && sync-s.Addr <= uint64(c) {
-			cur = int(sync - s.Addr)
+		if sync, ok := sc.syncBefore(w.addr + uint64(c)); ok && sync >= w.addr+uint64(cur) && sync-w.addr <= uint64(c) {
+			cur = int(sync - w.addr)
 		}
 		for cur <= c && cur < len(b) {
+			if n := x86Len(b[cur:]); n > 0 && cur+n <= c {
+				cur += n
+				continue
+			}
 			st := x86Decode1(b[cur:])
 			if st.n == 0 {
 				cur++
 				continue
 			}
-			pc := s.Addr + uint64(cur)
-			if st.vex {
-				if st.rip {
-					ea := pc + uint64(st.n) + uint64(st.ripOff)
-					if t, ok := sc.lookup(ea); ok && sc.useful(pc, t) {
-						sc.add(Site{Symbol: t.key, Address: pc, Kind: t.kind})
-					}
-				}
-			} else {
-				sc.x86Inst(pc, st.inst)
+			if cur+st.n > c {
+				sc.x86Use(w.addr+uint64(cur), st, &out)
 			}
 			cur += st.n
+		}
+	}
+	return out
+}
+
+// x86Use reports the decoded instruction st at pc when it uses a wanted
+// symbol.
+func (sc *scan) x86Use(pc uint64, st x86Step, out *[]Site) {
+	if !st.vex {
+		sc.x86Inst(pc, st.inst, out)
+		return
+	}
+	if st.rip {
+		ea := pc + uint64(st.n) + uint64(st.ripOff)
+		if t, ok := sc.lookup(ea); ok && sc.useful(pc, t) {
+			*out = append(*out, Site{Symbol: t.key, Address: pc, Kind: t.kind})
 		}
 	}
 }
 
 // x86Inst reports inst at pc when it uses a wanted symbol.
-func (sc *scan) x86Inst(pc uint64, inst x86asm.Inst) {
+func (sc *scan) x86Inst(pc uint64, inst x86asm.Inst, out *[]Site) {
 	next := pc + uint64(inst.Len)
 	for _, a := range inst.Args {
 		switch a := a.(type) {
@@ -260,7 +279,7 @@ func (sc *scan) x86Inst(pc uint64, inst x86asm.Inst) {
 			return
 		case x86asm.Rel:
 			if key, ok := sc.plt[next+uint64(int64(a))]; ok {
-				sc.add(Site{Symbol: key, Address: pc, Kind: Call})
+				*out = append(*out, Site{Symbol: key, Address: pc, Kind: Call})
 				return
 			}
 		case x86asm.Mem:
@@ -274,16 +293,16 @@ func (sc *scan) x86Inst(pc uint64, inst x86asm.Inst) {
 				continue
 			}
 			if key, ok := sc.plt[ea]; ok && inst.Op == x86asm.LEA {
-				sc.add(Site{Symbol: key, Address: pc, Kind: Address})
+				*out = append(*out, Site{Symbol: key, Address: pc, Kind: Address})
 				return
 			}
 			if t, ok := sc.lookup(ea); ok && sc.useful(pc, t) {
-				sc.add(Site{Symbol: t.key, Address: pc, Kind: t.kind})
+				*out = append(*out, Site{Symbol: t.key, Address: pc, Kind: t.kind})
 				return
 			}
 		case x86asm.Imm:
 			if key, ok := sc.plt[uint64(a)]; ok && sc.f.Type == 2 {
-				sc.add(Site{Symbol: key, Address: pc, Kind: Address})
+				*out = append(*out, Site{Symbol: key, Address: pc, Kind: Address})
 				return
 			}
 		}

@@ -36,6 +36,9 @@ type File struct {
 	Err  error
 	// Head is the start of the file when Options.Keep is set.
 	Head []byte
+	// Dir is set for a root directory that Options.Claim took: it was
+	// not listed, its caller reads it whole.
+	Dir bool
 }
 
 // Options tune a walk.
@@ -56,6 +59,13 @@ type Options struct {
 	// files matter (ELF files in /usr) then never hands the others on.
 	Keep     func(head []byte) bool
 	HeadSize int
+	// Claim, when set, is asked about each root that is a directory;
+	// one it claims is sent as a File with Dir set instead of being
+	// listed (an OCI image layout, read as one artefact). It is called
+	// from one goroutine, root by root. Asking here,
+	// where the root is stat'ed anyway, costs the roots that are files
+	// nothing.
+	Claim func(dir string) bool
 	// Exclude holds shell patterns (path.Match syntax). A file or
 	// directory inside a tree is skipped when a pattern matches its name
 	// or its whole path; a skipped directory is not entered. Roots are
@@ -120,7 +130,10 @@ func Walk(ctx context.Context, roots []string, opt Options, stats *Stats) <-chan
 	if stats == nil {
 		stats = new(Stats)
 	}
-	out := make(chan File, 256)
+	// Room for every root: thousands of files named on a command line
+	// are stat'ed ahead of the readers, which then never wait for the
+	// walker, nor wake it for each file they take.
+	out := make(chan File, min(max(256, len(roots)), 1<<16))
 	w := &walker{ctx: ctx, opt: opt, out: out, stats: stats, dirs: make(chan dirJob, 1024)}
 	if opt.Follow && opt.Within == "" {
 		for _, r := range roots {
@@ -169,6 +182,10 @@ func (w *walker) root(path string, idx int) {
 	}
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
+		if w.opt.Claim != nil && w.opt.Claim(path) {
+			w.send(File{Path: path, Root: idx, Dir: true})
+			return
+		}
 		if w.firstVisit(devIno{st.Dev, st.Ino}) {
 			w.enqueue(dirJob{path: filepath.Clean(path), root: idx})
 		}

@@ -242,3 +242,85 @@ func TestProcessAbandonsStuckWorker(t *testing.T) {
 		t.Errorf("Process after cancel = %v, want at most [a b]: the stuck file dropped, nothing taken after the cancel", paths)
 	}
 }
+
+// TestClaim: a root directory Claim takes is sent as one File with Dir
+// set and not listed; other roots, and directories inside a tree, are
+// walked as before, and Claim is never asked about a file.
+func TestClaim(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir+"/layout/oci-layout", "{}")
+	write(t, dir+"/layout/blobs/x", "x")
+	write(t, dir+"/tree/layout/oci-layout", "{}")
+	write(t, dir+"/file", "f")
+	var asked []string
+	claim := func(d string) bool {
+		asked = append(asked, d)
+		return filepath.Base(d) == "layout"
+	}
+	var files, dirs []string
+	for f := range Walk(context.Background(), []string{dir + "/layout", dir + "/tree", dir + "/file"}, Options{Claim: claim}, nil) {
+		switch {
+		case f.Err != nil:
+			t.Errorf("error: %v", f.Err)
+		case f.Dir:
+			dirs = append(dirs, f.Path)
+		default:
+			files = append(files, f.Path)
+		}
+	}
+	sort.Strings(files)
+	if want := []string{dir + "/file", dir + "/tree/layout/oci-layout"}; !slices.Equal(files, want) {
+		t.Errorf("files %v, want %v", files, want)
+	}
+	if want := []string{dir + "/layout"}; !slices.Equal(dirs, want) {
+		t.Errorf("claimed %v, want %v", dirs, want)
+	}
+	if want := []string{dir + "/layout", dir + "/tree"}; !slices.Equal(asked, want) {
+		t.Errorf("Claim asked about %v, want the root directories %v", asked, want)
+	}
+}
+
+// TestProcessOrder: whichever worker finishes first, results come out
+// by root, then path, each with its own value.
+func TestProcessOrder(t *testing.T) {
+	var in []File
+	for root := 0; root < 7; root++ {
+		for _, name := range []string{"m", "a", "z", "b", "y", "c"} {
+			in = append(in, File{Root: root, Path: name + strings.Repeat("x", root)})
+		}
+	}
+	for seed := int64(0); seed < 20; seed++ {
+		shuffled := slices.Clone(in)
+		for i := len(shuffled) - 1; i > 0; i-- {
+			j := int((seed*7919 + int64(i)*104729) % int64(i+1))
+			shuffled[i], shuffled[j] = shuffled[j], shuffled[i]
+		}
+		files := make(chan File, len(shuffled))
+		for _, f := range shuffled {
+			files <- f
+		}
+		close(files)
+		got := Process(context.Background(), files, 3, func() func(File) (string, bool) {
+			return func(f File) (string, bool) { return f.Path, f.Path[0] != 'y' }
+		})
+		var want []string
+		for root := 0; root < 7; root++ {
+			for _, name := range []string{"a", "b", "c", "m", "z"} {
+				want = append(want, name+strings.Repeat("x", root))
+			}
+		}
+		var paths []string
+		for i, it := range got {
+			if it.Value != it.Path {
+				t.Fatalf("seed %d: item %d holds %q for %q", seed, i, it.Value, it.Path)
+			}
+			if i > 0 && got[i-1].Root > it.Root {
+				t.Fatalf("seed %d: root %d after %d", seed, it.Root, got[i-1].Root)
+			}
+			paths = append(paths, it.Path)
+		}
+		if !slices.Equal(paths, want) {
+			t.Fatalf("seed %d: %q, want %q", seed, paths, want)
+		}
+	}
+}

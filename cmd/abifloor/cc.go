@@ -113,18 +113,19 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 		return fail(flagged(err))
 	}
 	if install != "" {
+		var inst ccwrap.Installed
 		self, err := ccwrap.SelfPath(os.Args[0])
 		if err == nil {
 			compiler := ""
 			if len(ccArgs) > 0 {
 				compiler = ccArgs[0]
 			}
-			err = w.Install(self, install, compiler)
+			inst, err = w.Install(self, install, compiler)
 		}
 		if err != nil {
 			return fail(err)
 		}
-		fmt.Fprintf(env.stdout, "%s: cc and c++ link for glibc %s\n", report.Clean(install), w.Limits()["GLIBC"])
+		writeInstalled(env, install, w.Limits()["GLIBC"], inst)
 		return exitOK
 	}
 	if len(ccArgs) == 0 {
@@ -175,6 +176,26 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 		say("%s: loads on glibc %s: proven (floor and loader)", res.Proof.Output, res.Proof.Glibc)
 	}
 	return exitOK
+}
+
+// writeInstalled says what --install wrote and how a build uses it.
+func writeInstalled(env *cmdEnv, dir, release string, inst ccwrap.Installed) {
+	fmt.Fprintf(env.stdout, "%s: cc and c++ link for glibc %s\n", report.Clean(dir), release)
+	q := func(s string) string { return report.Clean(report.ShellQuote(s)) }
+	line := "  configure: CC=" + q(inst.CC) + " CXX=" + q(inst.CXX)
+	if inst.PkgConfig != "" {
+		line += " PKG_CONFIG=" + q(inst.PkgConfig)
+	}
+	fmt.Fprintln(env.stdout, line)
+	if inst.Toolchain != "" {
+		fmt.Fprintln(env.stdout, "  cmake: -DCMAKE_TOOLCHAIN_FILE="+q(inst.Toolchain))
+	}
+	if inst.PkgConfig == "" {
+		fmt.Fprintln(env.stdout, "  no pkg-config on PATH: none written")
+	}
+	if inst.Why != "" {
+		fmt.Fprintln(env.stdout, "  "+report.Clean(inst.Why))
+	}
 }
 
 // flagged names the flag a library error is about.

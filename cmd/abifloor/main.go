@@ -81,6 +81,7 @@ func init() {
 		{name: "c++", summary: "compile and link C++ against a glibc floor, then prove it (--glibc 2.17 -- g++ ...)", run: func(ctx context.Context, env *cmdEnv, args []string) int {
 			return runCC(ctx, env, args, true)
 		}},
+		{name: "pkg-config", summary: "pkg-config for a link through cc: hides the packages whose libraries it would refuse (--glibc 2.17 -- pkg-config ...)", run: runPkgConfig},
 		{name: "stubs", summary: "write stub libraries of a glibc release to link against (--glibc 2.17 -o DIR)", run: runStubs},
 		{name: "targets", summary: "print the embedded table of named targets", run: runTargets},
 		{name: "completion", summary: "print a shell completion script: completion bash|zsh|fish", run: runCompletion},

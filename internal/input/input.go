@@ -68,3 +68,14 @@ func Open(path string, head, buf []byte) (File, error) {
 
 // Close closes the descriptor.
 func (in File) Close() error { return unix.Close(int(in.FD)) }
+
+// FileError is an error of reading the file at Path. A report that shows
+// the path beside the error says Err alone (elfx.Message), without the
+// path twice.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }

@@ -68,8 +68,9 @@ const (
 	// SoftMemory is the Go heap's soft limit (runtime/debug) of a run
 	// unless GOMEMLIMIT is set: it keeps the collector from letting
 	// garbage pile up to twice the live heap on big trees. BindMemory is
-	// bind's, whose live heap is larger: at 48 MiB its collector would
-	// run without pause.
+	// bind's, whose live heap is larger, and --why's, which keeps every
+	// call site until the report: at 48 MiB their collector would run
+	// without pause.
 	SoftMemory = 48 << 20
 	BindMemory = 192 << 20
 )

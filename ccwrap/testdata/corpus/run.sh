@@ -71,6 +71,47 @@ pcre2)
 	r pcre2grep -o '(?<=line )1[0-9]{3}(?= of)' in.txt | tail -n 3
 	printf '/(\\d+)-(\\w+)/\n    12-abc\n' | r pcre2test -q
 	;;
+pcre2-cmake)
+	r pcre2grep -c 'line [0-9]*7 of' in.txt
+	r pcre2grep -o '(?<=line )1[0-9]{3}(?= of)' in.txt | tail -n 3
+	gzip -c in.txt >in.gz
+	r pcre2grep -c 'line 1[0-9]*9 of' in.gz
+	printf '/(\\d+)-(\\w+)/\n    12-abc\n' | r pcre2test -q
+	;;
+libevent)
+	r evtest
+	;;
+tmux)
+	r tmux -V
+	# A server, a session whose pane prints, its screen read back.
+	s=$dir/tmux.sock
+	r tmux -S "$s" -f /dev/null new-session -d -x 60 -y 5 'printf "hello from tmux %s\n" "$((6 * 7))"; sleep 30'
+	n=0
+	until r tmux -S "$s" capture-pane -p | grep -q 'hello from tmux'; do
+		n=$((n + 1))
+		[ $n -lt 50 ] || break
+		sleep 0.1
+	done
+	r tmux -S "$s" capture-pane -p | grep 'hello from tmux'
+	r tmux -S "$s" list-sessions -F '#{session_name} #{session_windows} #{window_width}x#{window_height}'
+	r tmux -S "$s" kill-server
+	;;
+libsodium)
+	r sodiumtest
+	;;
+brotli)
+	r brotli -c in.txt >in.br
+	r brotli -dc in.br | sum
+	;;
+cjson)
+	r cJSON_test | head -n 20
+	;;
+lmdb)
+	mkdir db
+	printf 'VERSION=3\nformat=print\ntype=btree\nmapsize=1048576\nmaxreaders=126\ndb_pagesize=4096\nHEADER=END\n a\n one\n b\n two\nDATA=END\n' | r mdb_load db
+	r mdb_dump -p db | sed -n '/HEADER=END/,$p'
+	r mdb_stat db | grep -E 'Entries|Depth'
+	;;
 libpng1.6)
 	cp "$prefix/pngtest.png" .
 	r pngtest pngtest.png out.png | grep -E 'PASS|FAIL' | sed 's/ in [0-9.]* seconds//'
