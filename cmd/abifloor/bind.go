@@ -62,7 +62,7 @@ func runBind(ctx context.Context, env *cmdEnv, args []string) int {
 	// would run without pause and take half the CPU; at 192 MiB it keeps
 	// its usual pace, and garbage is still bounded.
 	if env.getenv == nil || env.getenv("GOMEMLIMIT") == "" {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limits.BindMemory))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limits.HeavyMemory))
 	}
 	opt := bind.Options{Sysroot: sysroot, CacheFile: cache, Dlopen: dlopen, Follow: *follow, Workers: jobs, Tree: *tree, BindNow: *bindNow, Host: *hostProg}
 	if libPath != "" {

@@ -96,13 +96,13 @@ func scanOptions(env *cmdEnv, sf scanFlags) (floor.Options, func()) {
 // function restores it: --why keeps every call site until the report is
 // written (some 35 MB for /usr/bin's 258,000). Past the run's 48 MiB the
 // collector would run without pause and double the CPU time; at bind's
-// 192 MiB (limits.BindMemory) it keeps its usual pace. An explicit
+// 192 MiB (limits.HeavyMemory) it keeps its usual pace. An explicit
 // GOMEMLIMIT wins.
 func (sf scanFlags) memoryLimit(env *cmdEnv) func() {
 	if !sf.why || env.getenv != nil && env.getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	prev := debug.SetMemoryLimit(limits.BindMemory)
+	prev := debug.SetMemoryLimit(limits.HeavyMemory)
 	return func() { debug.SetMemoryLimit(prev) }
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/internal/atomicfile"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/ranges"
 	"github.com/abifloor/abifloor/ranges/table"
 	"github.com/abifloor/abifloor/report"
@@ -25,19 +26,12 @@ func rangesUsage(w io.Writer) {
 	fmt.Fprintln(w, "       abifloor ranges show TABLE [--format text|json|go|html]")
 }
 
-// rangesMemoryLimit is the soft memory limit (runtime/debug) of ranges
-// build and add: their live heap (the ABIs kept, an object's DWARF being
-// read) stays near 30 MB, and at the run's 48 MiB the collector ran
-// several times a second, its idle workers taking the CPU the compilers
-// wanted (NVIDIA's 144 tags: 35.7 s CPU against 27.1 s at 192 MiB).
-const rangesMemoryLimit = 192 << 20
-
 func runRanges(ctx context.Context, env *cmdEnv, args []string) int {
 	if len(args) == 0 {
 		return missingSub(env, "ranges")
 	}
 	if (args[0] == "build" || args[0] == "add") && (env.getenv == nil || env.getenv("GOMEMLIMIT") == "") {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(rangesMemoryLimit))
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limits.HeavyMemory))
 	}
 	switch args[0] {
 	case "build":

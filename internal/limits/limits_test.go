@@ -67,7 +67,7 @@ func Rows() []Row {
 		{"rpm header entries", fmt.Sprintf("%d × the artefact's size + %s, at most %s", HoldRatio, bytes(HoldSlack), bytes(RPMHeader))},
 		{"member name, link target, image layer name", fmt.Sprintf("%d bytes (PATH_MAX with its NUL)", PathMax-1)},
 		{"unreadable members reported per artefact", fmt.Sprintf("%d, then one line", Unreadable)},
-		{"Go heap, soft limit", fmt.Sprintf("%s (`bind` and `--why`: %s), unless `GOMEMLIMIT` is set", bytes(SoftMemory), bytes(BindMemory))},
+		{"Go heap, soft limit", fmt.Sprintf("%s (`bind`, `--why`, `ranges build` and `add`: %s), unless `GOMEMLIMIT` is set", bytes(SoftMemory), bytes(HeavyMemory))},
 		// ELF, DWARF and ABI JSON (abi/abiread).
 		{"uncompressed size of compressed sections, per file", fmt.Sprintf("%d × the file's size (for a member, its artefact's) + %s, at most %s", DebugRatio, bytes(DebugSlack), bytes(DebugSize))},
 		{"DWARF names read and composed, per file", fmt.Sprintf("%d × its info and string sections, at most %d × its bytes on disk, + %s", NamesRatio, NamesReal, bytes(NamesSlack))},
