@@ -73,7 +73,7 @@ const (
 	// compilers want the CPU a busy collector takes: at 48 MiB their
 	// collector would run without pause (NVIDIA's 144 tags: 35.7 s of CPU
 	// against 27.1 s at 192 MiB).
-	SoftMemory = 48 << 20
+	SoftMemory  = 48 << 20
 	HeavyMemory = 192 << 20
 )
 
