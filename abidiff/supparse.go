@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/lazyre"
 	"github.com/abifloor/abifloor/internal/limits"
 )
 
@@ -70,7 +70,7 @@ func ParseSuppressions(name string, r io.Reader) (*Suppressions, error) {
 	return parseSimple(name, lines)
 }
 
-var ruleWord = regexp.MustCompile(`^[a-z_]+$`)
+var ruleWord = lazyre.New(`^[a-z_]+$`)
 
 // looksSimple reports whether some line is, or is shaped like, a rule of
 // abifloor's simple format: "symbol REGEX", "type REGEX", or any other
@@ -81,7 +81,7 @@ func looksSimple(lines []string) bool {
 			continue
 		}
 		kind, _, _ := strings.Cut(t, " ")
-		if kind == ruleSymbol || kind == ruleType || len(strings.Fields(t)) == 2 && ruleWord.MatchString(kind) {
+		if kind == ruleSymbol || kind == ruleType || len(strings.Fields(t)) == 2 && ruleWord().MatchString(kind) {
 			return true
 		}
 	}

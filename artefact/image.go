@@ -24,11 +24,11 @@ import (
 	"io"
 	"os"
 	"path"
-	"regexp"
 	"runtime"
 	"strings"
 
 	"github.com/abifloor/abifloor/internal/input"
+	"github.com/abifloor/abifloor/internal/lazyre"
 )
 
 // blobs opens the files of an image by their path in the layout.
@@ -141,10 +141,10 @@ type descriptor struct {
 	Annotations map[string]string `json:"annotations"`
 }
 
-var digestRE = regexp.MustCompile(`^([a-z0-9]+(?:[+._-][a-z0-9]+)*):([a-fA-F0-9]{32,})$`)
+var digestRE = lazyre.New(`^([a-z0-9]+(?:[+._-][a-z0-9]+)*):([a-fA-F0-9]{32,})$`)
 
 func blobPath(digest string) (string, error) {
-	m := digestRE.FindStringSubmatch(digest)
+	m := digestRE().FindStringSubmatch(digest)
 	if m == nil {
 		return "", fmt.Errorf("%w: bad digest %q", ErrFormat, shownName(digest))
 	}

@@ -2,18 +2,18 @@ package ccwrap
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/internal/lazyre"
 )
 
 // Undefined symbols, as GNU ld (quoted `x' or ‘x’) and lld name them; and
 // a shared library's versioned references, which GNU ld reports with the
 // library's name.
 var (
-	undefinedRE    = regexp.MustCompile("undefined reference to [`\u2018]([^'\u2019\n]+)['\u2019]|undefined symbol: ([^\\s(]+)")
-	libUndefinedRE = regexp.MustCompile("([^\\s:]+\\.so(?:\\.[0-9]+)*): undefined reference to [`\u2018]([^'\u2019@\n]+@[^'\u2019\n]+)['\u2019]")
+	undefinedRE    = lazyre.New("undefined reference to [`\u2018]([^'\u2019\n]+)['\u2019]|undefined symbol: ([^\\s(]+)")
+	libUndefinedRE = lazyre.New("([^\\s:]+\\.so(?:\\.[0-9]+)*): undefined reference to [`\u2018]([^'\u2019@\n]+@[^'\u2019\n]+)['\u2019]")
 )
 
 // explainUndefined reads the link editor's messages for symbols it could
@@ -22,7 +22,7 @@ var (
 // library of the host that needs a newer glibc gets one line naming it.
 // all is true when every undefined symbol was explained.
 func explainUndefined(msgs []byte, arch, target string) (lines []string, all bool) {
-	ms := undefinedRE.FindAllSubmatch(msgs, -1)
+	ms := undefinedRE().FindAllSubmatch(msgs, -1)
 	if len(ms) == 0 {
 		return nil, false
 	}
@@ -35,7 +35,7 @@ func explainUndefined(msgs []byte, arch, target string) (lines []string, all boo
 	fromLib := map[string]bool{}
 	var libs []string
 	needs := map[string][]string{}
-	for _, m := range libUndefinedRE.FindAllSubmatch(msgs, -1) {
+	for _, m := range libUndefinedRE().FindAllSubmatch(msgs, -1) {
 		lib, ref := string(m[1]), string(m[2])
 		if !fromLib[ref] {
 			fromLib[ref] = true

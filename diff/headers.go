@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abi/abiread"
+	"github.com/abifloor/abifloor/internal/lazyre"
 )
 
 // maxHeaders bounds the header files one --headers-dir may bring in.
@@ -130,7 +130,7 @@ func publicTypes(ctx context.Context, dirs []string, a *abi.ABI) (types map[stri
 const maxApart = 64
 
 // definitionRe finds "struct NAME {" (union, enum, class) in header text.
-var definitionRe = regexp.MustCompile(`\b(struct|union|enum|class)\s+([A-Za-z_]\w*)\s*(?::[^{;]*)?\{`)
+var definitionRe = lazyre.New(`\b(struct|union|enum|class)\s+([A-Za-z_]\w*)\s*(?::[^{;]*)?\{`)
 
 // scanDefinitions reads the struct, union and enum definitions of headers
 // from their text, when no compile of them succeeds: a fallback that can
@@ -146,7 +146,7 @@ func scanDefinitions(headers []string) (map[string]bool, error) {
 		if len(b) > 16<<20 {
 			return nil, fmt.Errorf("%s: header over 16 MB", h)
 		}
-		for _, m := range definitionRe.FindAllSubmatch(b, -1) {
+		for _, m := range definitionRe().FindAllSubmatch(b, -1) {
 			kind := string(m[1])
 			if kind == "class" {
 				kind = "struct"

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	pathpkg "path"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/abifloor/abifloor/artefact"
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/internal/input"
+	"github.com/abifloor/abifloor/internal/lazyre"
 	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/walk"
@@ -251,7 +251,7 @@ func flatten(items []walk.Item[item]) []item {
 
 // libcName matches the C library's file names: libc.so.6, and libc-2.31.so
 // in releases before 2.34, where libc.so.6 is a link to it.
-var libcName = regexp.MustCompile(`^libc(\.so\.6|-[0-9.]+\.so)$`)
+var libcName = lazyre.New(`^libc(\.so\.6|-[0-9.]+\.so)$`)
 
 // ImageGlibc returns the glibc release of a container image (an OCI
 // layout or a docker-save tarball): the highest GLIBC_x version its
@@ -260,7 +260,7 @@ var libcName = regexp.MustCompile(`^libc(\.so\.6|-[0-9.]+\.so)$`)
 func ImageGlibc(ctx context.Context, img string) (string, error) {
 	best := ""
 	err := artefact.Walk(ctx, img, artefact.Options{}, func(m *artefact.Member) error {
-		if m.Content == nil || !libcName.MatchString(pathpkg.Base(m.Name)) {
+		if m.Content == nil || !libcName().MatchString(pathpkg.Base(m.Name)) {
 			return nil
 		}
 		f, err := elfx.NewFile(m.Content, m.Size)

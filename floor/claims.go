@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/lazyre"
 	"github.com/abifloor/abifloor/symver"
 	"github.com/abifloor/abifloor/targets"
 )
@@ -73,12 +73,12 @@ func wantClaim(name string) bool {
 }
 
 var (
-	debField  = regexp.MustCompile(`(?m)^((?:Pre-)?Depends):([^\n]*(?:\n[ \t][^\n]*)*)`)
-	debRel    = regexp.MustCompile(`^([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?\s*(?:\(\s*(>=|>>|<=|<<|=|>|<)\s*([^)\s]+)\s*\))?`)
-	debLibcRE = regexp.MustCompile(`^libc(?:6|6\.1|0\.1|0\.3)(?:-([a-z0-9]+))?(-cross)?$`)
-	rpmLibc   = regexp.MustCompile(`(?m)^libc\.so\.6\(GLIBC_([0-9][0-9.]*)\)`)
-	wheelRE   = regexp.MustCompile(`^[^-]+-[^-]+(?:-[^-]+)?-[^-]+-[^-]+-([^-]+)\.whl$`)
-	upstream  = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)*`)
+	debField  = lazyre.New(`(?m)^((?:Pre-)?Depends):([^\n]*(?:\n[ \t][^\n]*)*)`)
+	debRel    = lazyre.New(`^([a-z0-9][a-z0-9+.-]*)(?::[a-z0-9-]+)?\s*(?:\(\s*(>=|>>|<=|<<|=|>|<)\s*([^)\s]+)\s*\))?`)
+	debLibcRE = lazyre.New(`^libc(?:6|6\.1|0\.1|0\.3)(?:-([a-z0-9]+))?(-cross)?$`)
+	rpmLibc   = lazyre.New(`(?m)^libc\.so\.6\(GLIBC_([0-9][0-9.]*)\)`)
+	wheelRE   = lazyre.New(`^[^-]+-[^-]+(?:-[^-]+)?-[^-]+-[^-]+-([^-]+)\.whl$`)
+	upstream  = lazyre.New(`^[0-9]+(?:\.[0-9]+)*`)
 )
 
 // multilib maps the architecture suffix of a multilib libc package
@@ -92,7 +92,7 @@ var multilib = map[string]string{"i386": "i386", "amd64": "x86_64", "x32": "x86_
 func debLibcClaims(control string) []libcClaim {
 	best := map[string]libcClaim{}
 	var order []string
-	for _, f := range debField.FindAllStringSubmatch(control, -1) {
+	for _, f := range debField().FindAllStringSubmatch(control, -1) {
 		for _, group := range strings.Split(f[2], ",") {
 			c, ok := libcGroup(f[1], group)
 			if !ok {
@@ -120,11 +120,11 @@ func libcGroup(field, group string) (c libcClaim, ok bool) {
 	group = strings.Join(strings.Fields(group), " ")
 	c.source = field + ": " + group
 	for i, alt := range strings.Split(group, "|") {
-		m := debRel.FindStringSubmatch(strings.TrimSpace(alt))
+		m := debRel().FindStringSubmatch(strings.TrimSpace(alt))
 		if m == nil {
 			return c, false
 		}
-		lm := debLibcRE.FindStringSubmatch(m[1])
+		lm := debLibcRE().FindStringSubmatch(m[1])
 		if lm == nil {
 			return c, false
 		}
@@ -149,7 +149,7 @@ func libcGroup(field, group string) (c libcClaim, ok bool) {
 			if _, rest, ok := strings.Cut(v, ":"); ok {
 				v = rest
 			}
-			low = upstream.FindString(v)
+			low = upstream().FindString(v)
 		}
 		if i == 0 {
 			c.arch, c.version = arch, low
@@ -167,7 +167,7 @@ func libcGroup(field, group string) (c libcClaim, ok bool) {
 func (c *claims) resolve(artefactPath string, user []targets.Target) {
 	c.libc = debLibcClaims(c.control)
 	if c.libc == nil {
-		if ms := rpmLibc.FindAllStringSubmatch(c.control, -1); ms != nil {
+		if ms := rpmLibc().FindAllStringSubmatch(c.control, -1); ms != nil {
 			top := ""
 			for _, m := range ms {
 				if top == "" || symver.Compare(m[1], top) > 0 {
@@ -179,7 +179,7 @@ func (c *claims) resolve(artefactPath string, user []targets.Target) {
 	}
 	c.rt = runtimeClaims(c.control)
 	c.targets = nil
-	if m := wheelRE.FindStringSubmatch(path.Base(artefactPath)); m != nil {
+	if m := wheelRE().FindStringSubmatch(path.Base(artefactPath)); m != nil {
 		for _, tag := range strings.Split(m[1], ".") {
 			// The whole tag names a policy of one architecture
 			// (targets.Lookup), so a binary of another breaks it too.

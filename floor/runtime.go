@@ -2,9 +2,9 @@ package floor
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/lazyre"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -25,8 +25,8 @@ type rtClaim struct {
 }
 
 var (
-	debRuntimeRE = regexp.MustCompile(`^(libstdc\+\+6|libgcc-s1|libgcc1)$`)
-	rpmRuntimeRE = regexp.MustCompile(`(?m)^(libstdc\+\+\.so\.6|libgcc_s\.so\.1)\((GLIBCXX|CXXABI|GCC)_([0-9][0-9.]*)\)`)
+	debRuntimeRE = lazyre.New(`^(libstdc\+\+6|libgcc-s1|libgcc1)$`)
+	rpmRuntimeRE = lazyre.New(`(?m)^(libstdc\+\+\.so\.6|libgcc_s\.so\.1)\((GLIBCXX|CXXABI|GCC)_([0-9][0-9.]*)\)`)
 )
 
 // gccRelease is libstdc++'s history: the GCC release that added each
@@ -77,14 +77,14 @@ func runtimeClaims(control string) []rtClaim {
 			best[c.ns] = c
 		}
 	}
-	for _, f := range debField.FindAllStringSubmatch(control, -1) {
+	for _, f := range debField().FindAllStringSubmatch(control, -1) {
 		for _, group := range strings.Split(f[2], ",") {
 			for _, c := range runtimeGroup(f[1], group) {
 				keep(c)
 			}
 		}
 	}
-	for _, m := range rpmRuntimeRE.FindAllStringSubmatch(control, -1) {
+	for _, m := range rpmRuntimeRE().FindAllStringSubmatch(control, -1) {
 		if !symver.Valid(m[3]) {
 			continue // "GCC_0.": no version rpm would write
 		}
@@ -104,8 +104,8 @@ func runtimeGroup(field, group string) []rtClaim {
 	source := field + ": " + group
 	pkg, low := "", ""
 	for i, alt := range strings.Split(group, "|") {
-		m := debRel.FindStringSubmatch(strings.TrimSpace(alt))
-		if m == nil || !debRuntimeRE.MatchString(m[1]) {
+		m := debRel().FindStringSubmatch(strings.TrimSpace(alt))
+		if m == nil || !debRuntimeRE().MatchString(m[1]) {
 			return nil
 		}
 		p := m[1]
@@ -119,7 +119,7 @@ func runtimeGroup(field, group string) []rtClaim {
 			if _, rest, ok := strings.Cut(v, ":"); ok {
 				v = rest // libgcc1's epoch (1:8.3.0-6)
 			}
-			v = upstream.FindString(v)
+			v = upstream().FindString(v)
 		}
 		switch {
 		case i == 0:

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/lazyre"
 	"github.com/abifloor/abifloor/report"
 )
 
@@ -141,8 +141,8 @@ func (c *CheckResult) Write(w io.Writer, format report.Format, text TextOptions,
 // namespace is read from the files checked, so a name such as
 // "$(curl ...)" or "<img ...>" is left out: the JSON report has it.
 var (
-	outputName    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
-	outputVersion = regexp.MustCompile(`^[0-9][0-9A-Za-z._+-]{0,63}$`)
+	outputName    = lazyre.New(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+	outputVersion = lazyre.New(`^[0-9][0-9A-Za-z._+-]{0,63}$`)
 )
 
 // WriteOutputs writes the outputs of a check a workflow branches on, as
@@ -156,7 +156,7 @@ func (c *CheckResult) WriteOutputs(w io.Writer) error {
 	report.GitHubOutput(b, "errors", strconv.FormatInt(c.Stats.Errors, 10))
 	floors := map[string]string{}
 	for ns, v := range c.Floors {
-		if outputName.MatchString(ns) && outputVersion.MatchString(v) {
+		if outputName().MatchString(ns) && outputVersion().MatchString(v) {
 			floors[ns] = v
 		}
 	}

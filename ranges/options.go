@@ -3,9 +3,9 @@ package ranges
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/abifloor/abifloor/internal/lazyre"
 	"github.com/abifloor/abifloor/ranges/table"
 )
 
@@ -14,7 +14,7 @@ import (
 type Options table.Options
 
 // defineForm is NAME, NAME=VALUE or NAME(ARGS)=VALUE, as -D takes it.
-var defineForm = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\([A-Za-z0-9_, .]*\))?(=.*)?$`)
+var defineForm = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*(\([A-Za-z0-9_, .]*\))?(=.*)?$`)
 
 // Check refuses options that would reach outside each version's tree or
 // past the compiler's command line: an include directory or header that
@@ -35,7 +35,7 @@ func (o Options) Check() error {
 		}
 	}
 	for _, d := range o.Defines {
-		if !defineForm.MatchString(d) || hasControl(d) {
+		if !defineForm().MatchString(d) || hasControl(d) {
 			return fmt.Errorf("define %q: not NAME or NAME=VALUE", d)
 		}
 	}

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/abifloor/abifloor/internal/lazyre"
 	"github.com/abifloor/abifloor/internal/run"
 )
 
@@ -56,13 +56,13 @@ func (e *OutsideError) Error() string {
 
 // diagDenied is the compiler failing to open a file it was not allowed
 // to (GCC, then Clang).
-var diagDenied = regexp.MustCompile(`^.+?:\d+:(?:\d+:)? fatal error: (?:(.+): Permission denied|cannot open file '(.+)': Permission denied)$`)
+var diagDenied = lazyre.New(`^.+?:\d+:(?:\d+:)? fatal error: (?:(.+): Permission denied|cannot open file '(.+)': Permission denied)$`)
 
 // denied returns an *OutsideError for the first file outside that the
 // compiler, located in a file it may read, says it could not open.
 func (c *confinement) denied(stderr string) error {
 	for _, l := range strings.Split(stderr, "\n") {
-		m := diagDenied.FindStringSubmatch(l)
+		m := diagDenied().FindStringSubmatch(l)
 		if m == nil || !c.keepLine(l) {
 			continue
 		}
@@ -187,9 +187,9 @@ func (c *confinement) check(deps []string) error {
 // that a line number and a kind follow, so a directory of the tree named
 // "a.h:1:" does not pass for a.h.
 var (
-	diagLocation = regexp.MustCompile(`^(.+?):(\d+):(?:\d+:)? (?:fatal error|error|warning|note): `)
-	diagAnywhere = regexp.MustCompile(`:\d+:(?:\d+:)? (?:fatal error|error|warning|note): `)
-	diagProgram  = regexp.MustCompile(`^[A-Za-z0-9_.+-]+: (?:fatal error|error): `)
+	diagLocation = lazyre.New(`^(.+?):(\d+):(?:\d+:)? (?:fatal error|error|warning|note): `)
+	diagAnywhere = lazyre.New(`:\d+:(?:\d+:)? (?:fatal error|error|warning|note): `)
+	diagProgram  = lazyre.New(`^[A-Za-z0-9_.+-]+: (?:fatal error|error): `)
 )
 
 // keepLine reports whether a line of the compiler's stderr may be shown:
@@ -197,11 +197,11 @@ var (
 // itself about its command line. A line with a second location in it
 // (a file name that spells one) is not shown.
 func (c *confinement) keepLine(l string) bool {
-	m := diagLocation.FindStringSubmatchIndex(l)
+	m := diagLocation().FindStringSubmatchIndex(l)
 	if m == nil {
-		return diagProgram.MatchString(l) && !diagAnywhere.MatchString(l)
+		return diagProgram().MatchString(l) && !diagAnywhere().MatchString(l)
 	}
-	if diagAnywhere.MatchString(l[m[1]:]) {
+	if diagAnywhere().MatchString(l[m[1]:]) {
 		return false
 	}
 	ok, _ := c.allowed(l[m[2]:m[3]])

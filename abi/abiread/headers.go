@@ -11,16 +11,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/abifloor/abifloor/abi"
-	"github.com/abifloor/abifloor/internal/input"
-	"github.com/abifloor/abifloor/internal/limits"
-
 	"github.com/abifloor/abifloor/elfx"
+	"github.com/abifloor/abifloor/internal/input"
+	"github.com/abifloor/abifloor/internal/lazyre"
+	"github.com/abifloor/abifloor/internal/limits"
 	"github.com/abifloor/abifloor/internal/run"
 )
 
@@ -61,7 +60,7 @@ type HeaderOptions struct {
 // ErrNoCompiler is wrapped by Headers when the C compiler is not on PATH.
 var ErrNoCompiler = errors.New("c compiler not found on PATH")
 
-var constName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var constName = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Compiler is the name of the compiler Headers runs for opt: opt.CC, else
 // "cc", or TRIPLE-gcc when opt.Arch is not the host's.
@@ -236,7 +235,7 @@ func CompileHeaders(ctx context.Context, opt HeaderOptions) (*HeaderResult, erro
 		fmt.Fprintf(&src, "#include \"%s\"\n", strings.ReplaceAll(h, `"`, `\"`))
 	}
 	for _, c := range opt.Consts {
-		if !constName.MatchString(c) {
+		if !constName().MatchString(c) {
 			return nil, fmt.Errorf("constant %q is not a C identifier", c)
 		}
 		// Not static and used: -O0 keeps the object and its bytes in
