@@ -175,9 +175,6 @@ func NewFileScratch(r io.ReaderAt, size int64, head []byte, s *Scratch) (*File, 
 // Size is the file size in bytes.
 func (f *File) Size() int64 { return f.rd.size }
 
-// Reads is the number of read calls issued so far.
-func (f *File) Reads() int { return f.rd.reads }
-
 // ByteOrder is the file's byte order.
 func (f *File) ByteOrder() binary.ByteOrder { return f.bo }
 

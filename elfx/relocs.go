@@ -13,11 +13,6 @@ type Reloc struct {
 	PLT bool
 }
 
-// Relocs returns every dynamic relocation: DT_RELA or DT_REL, then the
-// PLT relocations of DT_JMPREL. A PLT table that DT_RELASZ also covers is
-// returned once, as PLT.
-func (f *File) Relocs() ([]Reloc, error) { return f.relocs(false) }
-
 // SymbolRelocs is Relocs for callers that care only about relocations
 // naming a symbol (and about every PLT relocation). Large libraries carry
 // hundreds of thousands of RELATIVE relocations (8 MiB of them in

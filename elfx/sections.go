@@ -5,7 +5,6 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"io"
-	"os"
 	"strings"
 )
 
@@ -16,26 +15,6 @@ import (
 // describe bytes the file does not hold.
 func NewHeaders(r io.ReaderAt, size int64) (*File, error) {
 	return newHeader(r, size, nil, nil)
-}
-
-// ReaderSize is the size of the file r reads, when r can say it: a
-// *bytes.Reader, *strings.Reader or *io.SectionReader (Size() int64), or
-// a file (Size() (int64, error), as input.FD; Stat, as *os.File).
-func ReaderSize(r io.ReaderAt) (int64, bool) {
-	switch s := r.(type) {
-	case interface{ Size() int64 }:
-		return s.Size(), true
-	case interface{ Size() (int64, error) }:
-		n, err := s.Size()
-		return n, err == nil
-	case interface{ Stat() (os.FileInfo, error) }:
-		st, err := s.Stat()
-		if err != nil {
-			return 0, false
-		}
-		return st.Size(), true
-	}
-	return 0, false
 }
 
 // ShStrNdx is the index of the section name table (0 when there is none).

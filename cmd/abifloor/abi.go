@@ -22,7 +22,7 @@ func runABI(ctx context.Context, env *cmdEnv, args []string) int {
 		if len(args) == 0 {
 			return missingSub(env, "abi")
 		}
-		fmt.Fprintf(env.stderr, "abifloor abi: unknown sub-command %q%s\n", args[0], didYouMean(args[0], subcommands["abi"], ""))
+		env.sayf("abi", "unknown sub-command %q%s", args[0], didYouMean(args[0], subcommands["abi"], ""))
 		abiUsage(env.stderr)
 		return exitError
 	}
@@ -51,7 +51,7 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(pos) != 1 {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor abi dump:", errText(err))
+			env.say("abi dump", errText(err))
 			return exitError
 		}
 		return usageError(fs, "%s", missingArgs([]string{"FILE"}, pos))
@@ -72,20 +72,20 @@ func runABIDump(ctx context.Context, env *cmdEnv, args []string) int {
 	case <-loaded:
 	case <-ctx.Done():
 		done()
-		fmt.Fprintf(env.stderr, "abifloor abi dump: incomplete: interrupted while reading %s; no ABI written\n", report.Clean(pos[0]))
+		env.sayf("abi dump", "incomplete: interrupted while reading %s; no ABI written", report.Clean(pos[0]))
 		return exitError
 	}
 	done()
 	if err == nil && ctx.Err() != nil {
-		fmt.Fprintf(env.stderr, "abifloor abi dump: incomplete: interrupted while reading %s; no ABI written\n", report.Clean(pos[0]))
+		env.sayf("abi dump", "incomplete: interrupted while reading %s; no ABI written", report.Clean(pos[0]))
 		return exitError
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor abi dump:", cleanLines(err.Error())+limitHint(err))
+		env.say("abi dump", cleanLines(err.Error())+limitHint(err))
 		return exitError
 	}
 	if a.DebugInfo == abi.DebugNone {
-		fmt.Fprintf(env.stderr, "abifloor abi dump: %s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only\n", report.Clean(name))
+		env.sayf("abi dump", "%s: no debug info found (in the file, by build ID or .gnu_debuglink): symbols only", report.Clean(name))
 	}
 	return writeABI(env, f, a)
 }
@@ -98,7 +98,7 @@ func writeABI(env *cmdEnv, f report.Format, a *abi.ABI) int {
 		err = abitext.WriteText(env.stdout, a)
 	}
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor abi:", errText(err))
+		env.say("abi", errText(err))
 		return exitError
 	}
 	return exitOK
@@ -127,9 +127,9 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 	f, err := report.ParseFormat(*format, report.Text, report.JSON)
 	if err != nil || len(pos) != 0 || len(hdr) == 0 || len(typ)+len(cst) == 0 {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor abi headers:", errText(err))
+			env.say("abi headers", errText(err))
 		} else if len(pos) != 0 {
-			fmt.Fprintf(env.stderr, "abifloor abi headers: unexpected argument %q\n", pos[0])
+			env.sayf("abi headers", "unexpected argument %q", pos[0])
 		} else {
 			fmt.Fprintln(env.stderr, "abifloor abi headers: need --header and at least one --type or --const")
 		}
@@ -152,7 +152,7 @@ func runABIHeaders(ctx context.Context, env *cmdEnv, args []string) int {
 			msg += "\n(raise --max-memory)"
 		}
 		// The compiler quotes the headers.
-		fmt.Fprintln(env.stderr, "abifloor abi headers:", cleanLines(strings.TrimSpace(msg)))
+		env.say("abi headers", cleanLines(strings.TrimSpace(msg)))
 		return exitError
 	}
 	return writeABI(env, f, a)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"runtime/debug"
 
 	"github.com/abifloor/abifloor/abi/abiread"
@@ -51,7 +50,7 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	f, err := report.ParseFormat(*format, report.Text, report.JSON, report.GitHub, report.SARIF, report.JUnit)
 	if err != nil || len(pos) != 2 {
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", errText(err))
+			env.say("diff", errText(err))
 			return diffError | diffUsage
 		}
 		usageError(fs, "%s", missingArgs([]string{"OLD", "NEW"}, pos))
@@ -61,11 +60,11 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 	for _, name := range supFiles {
 		s, err := diff.ReadSuppressions(name)
 		if err != nil {
-			fmt.Fprintln(env.stderr, "abifloor diff:", errText(err))
+			env.say("diff", errText(err))
 			return diffError | diffUsage
 		}
 		for _, w := range s.Warnings {
-			fmt.Fprintln(env.stderr, "abifloor diff: warning:", report.CleanLines(w))
+			env.say("diff", "warning:", report.CleanLines(w))
 		}
 		sups = append(sups, s)
 	}
@@ -80,15 +79,15 @@ func runDiff(ctx context.Context, env *cmdEnv, args []string) int {
 		},
 		Headers: [2][]string{hdirs1, hdirs2},
 		Rules:   abidiff.ExitRules{Strict: *strict, Harmless: *harmless},
-		Note:    func(s string) { fmt.Fprintln(env.stderr, "abifloor diff:", s) },
+		Note:    func(s string) { env.say("diff", s) },
 	}
 	r, err := diff.Run(ctx, pos[0], pos[1], opt)
 	if err != nil {
-		fmt.Fprintln(env.stderr, "abifloor diff:", cleanLines(err.Error())+limitHint(err))
+		env.say("diff", cleanLines(err.Error())+limitHint(err))
 		return diffError
 	}
 	if err := r.Write(env.stdout, f, buildVersion(), report.Painter{On: report.UseColor(env.tty, env.getenv)}); err != nil {
-		fmt.Fprintln(env.stderr, "abifloor diff:", errText(err))
+		env.say("diff", errText(err))
 		return diffError
 	}
 	return r.Exit()
