@@ -26,7 +26,7 @@ for tool in hyperfine jq dpkg-deb objdump apt-get /usr/bin/time; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$out/abifloor" ./cmd/abifloor
 af="$out/abifloor"
 rss() { /usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1; }
 cmp() { # name json: ratios of every command to abifloor (the first)

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 if [ -z "${ABIFLOOR:-}" ]; then
-	go build -o "$tmp/abifloor" ./cmd/abifloor
+	CGO_ENABLED=0 go build -o "$tmp/abifloor" ./cmd/abifloor
 	ABIFLOOR=$tmp/abifloor
 fi
 "$ABIFLOOR" bind --bind-now --format json "$@" >"$tmp/bind.json" 2>/dev/null || true

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- /usr
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$tmp/abifloor" ./cmd/abifloor
 ABIFLOOR=${ABIFLOOR:-$tmp/abifloor}
 # The files are those the audit takes up without an error reading them.
 "$ABIFLOOR" bind --format json "$@" >"$tmp/list.json" 2>/dev/null || true

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- /usr/bin /usr/lib
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$tmp/abifloor" ./cmd/abifloor
 # The ELF files the audit looked at are the ones ldd gets.
 "$tmp/abifloor" bind --format json "$@" >"$tmp/bind.json" || true
 python3 - "$tmp/bind.json" >"$tmp/files" <<'PY'

@@ -23,7 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export JOBS=${JOBS:-2}
 
-go build -o "$work/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$work/abifloor" ./cmd/abifloor
 "$work/abifloor" cc --glibc 2.17 --cache-dir "$work/cache" --install "$work/abifloor-bin" -- gcc >/dev/null
 "$work/abifloor" c++ --glibc 2.17 --cache-dir "$work/cache" --install "$work/abifloor-bin" -- g++ >/dev/null
 

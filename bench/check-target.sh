@@ -4,7 +4,7 @@
 #
 #   BASE=/path/to/abifloor-base bench/check-target.sh [TARGET [TREE]]
 #        (default debian-12 /usr/bin; BASE default /tmp/abifloor-main,
-#        built from the main branch: go build -o /tmp/abifloor-main ./cmd/abifloor)
+#        built from the main branch: CGO_ENABLED=0 go build -o /tmp/abifloor-main ./cmd/abifloor)
 #
 # Prints hyperfine's table, the ratio this tree / base of the medians, the
 # CPU time of each (GNU time) and the load average. Needs hyperfine, jq and
@@ -19,7 +19,7 @@ for tool in hyperfine jq /usr/bin/time "$base"; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$out/abifloor" ./cmd/abifloor
 echo "== check --target $target $tree (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 # Exit 1 (violations) is an answer, not a failure: -i.
 hyperfine --warmup 1 --runs "${RUNS:-7}" -i -N --export-json "$out/r.json" \

@@ -18,7 +18,7 @@ new=/lib/x86_64-linux-gnu/libc.so.6
 [ -e "$old" ] || { echo "no $old: run .ci/fetch-bullseye.sh" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$tmp/abifloor" ./cmd/abifloor
 
 # usage COMMAND...: peak RSS in KiB and CPU seconds (user+sys) of one run.
 # CPU time is what to compare on a busy machine, where wall time is noise.

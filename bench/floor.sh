@@ -16,7 +16,7 @@ for tool in hyperfine objdump jq /usr/bin/time; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$out/abifloor" ./cmd/abifloor
 af="$out/abifloor"
 
 echo "== 1. whole tree: $tree"

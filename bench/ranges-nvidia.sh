@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 nv=$1 gv=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$tmp/abifloor" ./cmd/abifloor
 if [ -d "$gv" ]; then
 	surf=$tmp/surface.json
 	ABIFLOOR_GVISOR_REPO=$gv ABIFLOOR_NVPROXY_SURFACE=$surf go test ./ranges -run '^TestNvproxySurface$' -count=1 >/dev/null

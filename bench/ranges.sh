@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 n=${1:-200}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$tmp/abifloor" ./cmd/abifloor
 export GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@example.com GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@example.com
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_SYSTEM=/dev/null
 

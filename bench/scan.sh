@@ -19,7 +19,7 @@ for tool in hyperfine jq objdump; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$out/abifloor" ./cmd/abifloor
 af="$out/abifloor"
 echo "$tree: $(find "$tree" -xdev -type f 2>/dev/null | wc -l) files, $(find "$tree" -xdev -type f \( -name '*.jar' -o -name '*.whl' -o -name '*.zip' -o -name '*.tar*' -o -name '*.tgz' -o -name '*.deb' \) 2>/dev/null | wc -l) archives by name"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) CPUs)"

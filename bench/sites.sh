@@ -20,7 +20,7 @@ set -eu
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$tmp/abifloor" ./cmd/abifloor
 A=$tmp/abifloor
 src=${ABIFLOOR_SQLITE_C:-}
 if [ -z "$src" ]; then

@@ -26,7 +26,7 @@ for tool in hyperfine gcc jq; do
 done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/abifloor" ./cmd/abifloor
+CGO_ENABLED=0 go build -o "$out/abifloor" ./cmd/abifloor
 af="$out/abifloor"
 cat >"$out/p.c" <<'C'
 #include <stdio.h>

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,14 +243,15 @@ func TestREADMEInstall(t *testing.T) {
 	}
 	var line []string
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "go install ") {
+		if strings.HasPrefix(l, "CGO_ENABLED=0 go install ") {
 			line = strings.Fields(l)
 			break
 		}
 	}
-	if len(line) != 3 || line[2] != "./cmd/abifloor" {
-		t.Fatalf("README: no line `go install ./cmd/abifloor` (got %q)", line)
+	if len(line) != 4 || line[3] != "./cmd/abifloor" {
+		t.Fatalf("README: no line `CGO_ENABLED=0 go install ./cmd/abifloor` (got %q)", line)
 	}
+	env, line := line[0], line[1:]
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go not on PATH")
@@ -257,9 +259,21 @@ func TestREADMEInstall(t *testing.T) {
 	bin := t.TempDir()
 	cmd := exec.Command(goTool, line[1:]...)
 	cmd.Dir = "../.."
-	cmd.Env = append(os.Environ(), "GOBIN="+bin)
+	cmd.Env = append(os.Environ(), "GOBIN="+bin, env)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", strings.Join(line, " "), err, out)
+	}
+	// Static: no interpreter, so nothing of the host's C library is
+	// loaded at each start (README says why).
+	if f, err := elf.Open(filepath.Join(bin, "abifloor")); err != nil {
+		t.Fatal(err)
+	} else {
+		for _, p := range f.Progs {
+			if p.Type == elf.PT_INTERP {
+				t.Errorf("installed abifloor has an interpreter: not static")
+			}
+		}
+		f.Close()
 	}
 	out, err := exec.Command(filepath.Join(bin, "abifloor"), "--version").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "abifloor ") || !strings.Contains(string(out), "platform policies:") {
