@@ -142,9 +142,8 @@ type comparer struct {
 	oa, na *abi.ABI
 	ox, nx *expander
 	// match is the suppressions' matcher for this comparison, built
-	// once (matchFor is the Suppressions it was built from).
-	match    *matcher
-	matchFor *Suppressions
+	// once: a comparison has one Suppressions.
+	match *matcher
 	// ctx is checked every stopEvery symbols or types (stopped); err is
 	// its error once it is done.
 	ctx   context.Context
@@ -185,8 +184,8 @@ func (c *comparer) scope(sup *Suppressions) scope {
 	}
 	if sup != nil {
 		sc.files = sup.files
-		if c.match == nil || c.matchFor != sup {
-			c.match, c.matchFor = newMatcher(sup, sc), sup
+		if c.match == nil {
+			c.match = newMatcher(sup, sc)
 		}
 		sc.x, sc.m = c.match, &c.match.meter
 	}

@@ -93,3 +93,31 @@ func DebugCandidates(path string, id []byte, link string, dirs []string) []strin
 	}
 	return cands
 }
+
+// FindDebug opens the DebugCandidates of f, the file at path, in turn
+// with open, which says whether it takes the candidate (a regular file
+// holding DWARF, read within its bounds). A taken file whose build ID is
+// not f's, when both have one, is closed and passed over. It returns the
+// first kept and its path, or ok false when none is.
+func FindDebug[D interface {
+	BuildID() []byte
+	Close() error
+}](f *File, path string, dirs []string, open func(string) (D, bool)) (string, D, bool) {
+	id := f.BuildID()
+	for _, c := range DebugCandidates(path, id, f.DebugLink(), dirs) {
+		if c == path {
+			continue
+		}
+		dbg, ok := open(c)
+		if !ok {
+			continue
+		}
+		if got := dbg.BuildID(); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
+			dbg.Close()
+			continue
+		}
+		return c, dbg, true
+	}
+	var none D
+	return "", none, false
+}

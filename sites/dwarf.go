@@ -1,7 +1,6 @@
 package sites
 
 import (
-	"bytes"
 	"debug/dwarf"
 	"debug/elf"
 	"encoding/binary"
@@ -124,35 +123,25 @@ func loadDWARF(f *elfx.File, maxDebug int64) (*dwarf.Data, []byte, error) {
 	return d, dat[".debug_line"], nil
 }
 
-// findDebug looks for f's separate debug file as gdb does: by build ID
-// under each debug directory, then by .gnu_debuglink beside the file, in
-// its .debug directory and under each debug directory. A candidate must
-// be a regular file holding DWARF, with f's build ID when both have one.
+// findDebug looks for f's separate debug file as gdb does (see
+// elfx.FindDebug): a candidate must be a regular file holding DWARF.
 func findDebug(f *elfx.File, opt Options) (string, *elfx.File) {
 	dirs := append([]string(nil), opt.DebugDirs...)
 	if !opt.NoDefaultDebugDir {
 		dirs = append(dirs, DefaultDebugDir)
 	}
-	id := f.BuildID()
-	for _, c := range elfx.DebugCandidates(opt.Path, id, f.DebugLink(), dirs) {
-		if c == opt.Path {
-			continue
-		}
+	c, dbg, _ := elfx.FindDebug(f, opt.Path, dirs, func(c string) (*elfx.File, bool) {
 		dbg, err := elfx.Open(c)
 		if err != nil {
-			continue
+			return nil, false
 		}
 		if !hasDWARF(dbg) {
 			dbg.Close()
-			continue
+			return nil, false
 		}
-		if got := dbg.BuildID(); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
-			dbg.Close()
-			continue
-		}
-		return c, dbg
-	}
-	return "", nil
+		return dbg, true
+	})
+	return c, dbg
 }
 
 // lineIndex answers, for an address, its compilation unit's line and

@@ -1,7 +1,6 @@
 package abiread
 
 import (
-	"bytes"
 	"debug/dwarf"
 	"debug/elf"
 	"fmt"
@@ -173,7 +172,7 @@ type debugFile struct {
 	in input.File
 }
 
-func (d *debugFile) Close() { d.in.Close() }
+func (d *debugFile) Close() error { return d.in.Close() }
 
 // openDebug opens the candidate debug file path: nil unless it is a
 // regular file (a FIFO named by a planted link must not block the open or
@@ -191,24 +190,12 @@ func openDebug(path string, maxDebug int64) *debugFile {
 	return &debugFile{File: ef, in: in}
 }
 
-// findDebug looks for the separate debug file of f as gdb does: by build
-// ID under each debug directory, then by .gnu_debuglink next to the file,
-// in its .debug directory and under each debug directory.
+// findDebug looks for the separate debug file of f as gdb does (see
+// elfx.FindDebug), opening each candidate within opt's bounds.
 func findDebug(f *elfx.File, path string, opt Options) (string, *debugFile) {
-	id := f.BuildID()
-	for _, c := range elfx.DebugCandidates(path, id, f.DebugLink(), opt.debugDirs()) {
-		if c == path {
-			continue
-		}
+	c, dbg, _ := elfx.FindDebug(f, path, opt.debugDirs(), func(c string) (*debugFile, bool) {
 		dbg := openDebug(c, opt.maxDebugSize())
-		if dbg == nil {
-			continue
-		}
-		if got := dbg.BuildID(); len(id) > 0 && got != nil && !bytes.Equal(got, id) {
-			dbg.Close()
-			continue
-		}
-		return c, dbg
-	}
-	return "", nil
+		return dbg, dbg != nil
+	})
+	return c, dbg
 }
