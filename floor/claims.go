@@ -90,28 +90,56 @@ var multilib = map[string]string{"i386": "i386", "amd64": "x86_64", "x32": "x86_
 // alternatives (a | b) the lowest bound holds; of several relations the
 // highest.
 func debLibcClaims(control string) []libcClaim {
-	best := map[string]libcClaim{}
-	var order []string
+	var all []libcClaim
 	for _, f := range debField().FindAllStringSubmatch(control, -1) {
 		for _, group := range strings.Split(f[2], ",") {
-			c, ok := libcGroup(f[1], group)
-			if !ok {
-				continue
-			}
-			cur, seen := best[c.arch]
-			if !seen {
-				order = append(order, c.arch)
-			}
-			if !seen || (c.version != "" && (cur.version == "" || symver.Compare(c.version, cur.version) > 0)) {
-				best[c.arch] = c
+			if c, ok := libcGroup(f[1], group); ok {
+				all = append(all, c)
 			}
 		}
 	}
-	var out []libcClaim
-	for _, a := range order {
-		out = append(out, best[a])
+	return strongest(all)
+}
+
+// bounded is a claim with a key (what it limits) and a lower bound.
+type bounded interface{ bound() (key, version string) }
+
+func (c libcClaim) bound() (string, string) { return c.arch, c.version }
+func (c rtClaim) bound() (string, string)   { return c.ns, c.version }
+
+// strongest keeps, of several relations on one key, the one with the
+// highest lower bound (any bound beats none), keys in first-seen order;
+// nil when cs is empty.
+func strongest[C bounded](cs []C) []C {
+	at := map[string]int{}
+	var out []C
+	for _, c := range cs {
+		k, v := c.bound()
+		i, seen := at[k]
+		if !seen {
+			at[k] = len(out)
+			out = append(out, c)
+			continue
+		}
+		if _, cur := out[i].bound(); v != "" && (cur == "" || symver.Compare(v, cur) > 0) {
+			out[i] = c
+		}
 	}
 	return out
+}
+
+// debBound is the lower bound a .deb relation's operator and version
+// set, "" for none. A Debian version is [epoch:]upstream[-revision];
+// 2.36-9 satisfies >> 2.36, so the bound is the upstream release.
+func debBound(op, version string) string {
+	switch op {
+	case ">=", ">>", "=", ">":
+		if _, rest, ok := strings.Cut(version, ":"); ok {
+			version = rest
+		}
+		return upstream().FindString(version)
+	}
+	return ""
 }
 
 // libcGroup reads one group of alternatives; ok when every alternative
@@ -140,17 +168,7 @@ func libcGroup(field, group string) (c libcClaim, ok bool) {
 				return c, false // libc6-dev, libc6-dbg: not the runtime
 			}
 		}
-		low := ""
-		switch m[2] {
-		case ">=", ">>", "=", ">":
-			// A Debian version: [epoch:]upstream[-revision]; 2.36-9
-			// satisfies >> 2.36, so the bound is the upstream release.
-			v := m[3]
-			if _, rest, ok := strings.Cut(v, ":"); ok {
-				v = rest
-			}
-			low = upstream().FindString(v)
-		}
+		low := debBound(m[2], m[3])
 		if i == 0 {
 			c.arch, c.version = arch, low
 		} else if c.arch != arch {

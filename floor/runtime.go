@@ -66,35 +66,19 @@ func libstdcxxOf(gcc string) (glibcxx, cxxabi string, ok bool) {
 // or an rpm's Requires. Of alternatives the lowest bound holds, of
 // several relations the highest.
 func runtimeClaims(control string) []rtClaim {
-	best := map[string]rtClaim{}
-	var order []string
-	keep := func(c rtClaim) {
-		cur, seen := best[c.ns]
-		if !seen {
-			order = append(order, c.ns)
-		}
-		if !seen || (c.version != "" && (cur.version == "" || symver.Compare(c.version, cur.version) > 0)) {
-			best[c.ns] = c
-		}
-	}
+	var all []rtClaim
 	for _, f := range debField().FindAllStringSubmatch(control, -1) {
 		for _, group := range strings.Split(f[2], ",") {
-			for _, c := range runtimeGroup(f[1], group) {
-				keep(c)
-			}
+			all = append(all, runtimeGroup(f[1], group)...)
 		}
 	}
 	for _, m := range rpmRuntimeRE().FindAllStringSubmatch(control, -1) {
 		if !symver.Valid(m[3]) {
 			continue // "GCC_0.": no version rpm would write
 		}
-		keep(rtClaim{ns: m[2], version: m[3], source: fmt.Sprintf("Requires: %s(%s_%s)", m[1], m[2], m[3])})
+		all = append(all, rtClaim{ns: m[2], version: m[3], source: fmt.Sprintf("Requires: %s(%s_%s)", m[1], m[2], m[3])})
 	}
-	out := make([]rtClaim, 0, len(order))
-	for _, ns := range order {
-		out = append(out, best[ns])
-	}
-	return out
+	return strongest(all)
 }
 
 // runtimeGroup reads one group of alternatives of a .deb relation: the
@@ -112,15 +96,7 @@ func runtimeGroup(field, group string) []rtClaim {
 		if p == "libgcc1" {
 			p = "libgcc-s1" // the same library, renamed in GCC 10
 		}
-		v := ""
-		switch m[2] {
-		case ">=", ">>", "=", ">":
-			v = m[3]
-			if _, rest, ok := strings.Cut(v, ":"); ok {
-				v = rest // libgcc1's epoch (1:8.3.0-6)
-			}
-			v = upstream().FindString(v)
-		}
+		v := debBound(m[2], m[3]) // past libgcc1's epoch (1:8.3.0-6)
 		switch {
 		case i == 0:
 			pkg, low = p, v

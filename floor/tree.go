@@ -47,7 +47,6 @@ func splitAdvisories(viol []Violation) (fail, warn []Violation) {
 // and soname, and the files that need each, so that the copy the loader
 // would load for a file can be found as bind finds it.
 type shippedIndex struct {
-	shipped map[string][]string      // name → the directories it lies in
 	where   map[string][]string      // name → the paths that ship it
 	at      map[string]*FileReport   // directory + "/" + name → the copy there
 	needers map[string][]*FileReport // name → the files that need it
@@ -55,7 +54,7 @@ type shippedIndex struct {
 }
 
 func newShippedIndex(files []FileReport) *shippedIndex {
-	sh := &shippedIndex{shipped: map[string][]string{}, where: map[string][]string{}, at: map[string]*FileReport{},
+	sh := &shippedIndex{where: map[string][]string{}, at: map[string]*FileReport{},
 		needers: map[string][]*FileReport{}, byPath: map[string]*FileReport{}}
 	for i := range files {
 		f := &files[i]
@@ -69,7 +68,6 @@ func newShippedIndex(files []FileReport) *shippedIndex {
 			names = append(names, f.Soname)
 		}
 		for _, name := range names {
-			sh.shipped[name] = append(sh.shipped[name], dir)
 			sh.where[name] = append(sh.where[name], f.Path)
 			if _, ok := sh.at[dir+"/"+name]; !ok {
 				sh.at[dir+"/"+name] = f
@@ -89,7 +87,7 @@ func newShippedIndex(files []FileReport) *shippedIndex {
 // the tree ships none there.
 func (sh *shippedIndex) find(p, lib string) *FileReport {
 	f := sh.byPath[p]
-	if f == nil || len(sh.shipped[lib]) == 0 {
+	if f == nil || len(sh.where[lib]) == 0 {
 		return nil
 	}
 	dirs, run := bind.SearchDirs(path.Dir(f.Path), f.Rpath, f.Runpath)
@@ -104,9 +102,8 @@ func (sh *shippedIndex) find(p, lib string) *FileReport {
 		}
 	}
 	for _, d := range dirs {
-		d = path.Clean(d)
-		if slices.Contains(sh.shipped[lib], d) {
-			return sh.at[d+"/"+lib]
+		if c := sh.at[path.Clean(d)+"/"+lib]; c != nil {
+			return c
 		}
 	}
 	return nil
