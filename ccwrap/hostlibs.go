@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/abifloor/abifloor/cache"
-	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/symver"
 )
 
 // A library of this host was built against this host's glibc. Linking one
@@ -59,17 +59,8 @@ func (w *Wrapper) hideHostLibs(ctx context.Context, c *cache.Cache, comp *glibc.
 		path string
 	}
 	var cands []cand
-	var dirs []string
-	loaded := false
-	sysDirs := func() ([]string, error) {
-		if loaded {
-			return dirs, nil
-		}
-		loaded = true
-		var err error
-		dirs, err = searchDirs(ctx, c, comp)
-		return dirs, err
-	}
+	lr := &libRefuser{c: c, comp: comp, target: target}
+	sysDirs := func() ([]string, error) { return lr.searchDirs(ctx) }
 	inSys := func(p string) bool {
 		ds, _ := sysDirs()
 		for _, d := range ds {
@@ -115,28 +106,17 @@ func (w *Wrapper) hideHostLibs(ctx context.Context, c *cache.Cache, comp *glibc.
 	if len(cands) == 0 {
 		return argv, nil, nil
 	}
-	var paths []string
-	for _, cd := range cands {
-		paths = append(paths, cd.path)
-	}
-	res := floor.Scan(ctx, paths, floor.Options{Limits: floor.Limits{"GLIBC": target}})
-	if res.Err != nil {
-		return nil, nil, res.Err
-	}
-	above, sonames := map[string]string{}, map[string]string{}
-	for _, f := range res.Files {
-		sonames[f.Path] = f.Soname
-	}
-	for _, v := range res.Violations {
-		if v.Namespace == "GLIBC" {
-			above[v.Path] = v.Required
-		}
-	}
+	// Each candidate's floor as the pkg-config wrapper reads it:
+	// remembered per file, so a warm build reads a host library once.
 	var hidden []Hidden
 	drop := map[int]bool{}
 	for _, cd := range cands {
-		if req, ok := above[cd.path]; ok {
-			hidden = append(hidden, Hidden{Arg: cd.arg, Path: cd.path, Soname: sonames[cd.path], Needs: req, Target: target})
+		info, err := lr.libFloor(ctx, cd.path)
+		if err != nil {
+			return nil, nil, err
+		}
+		if info.floor != "" && symver.Compare(info.floor, target) > 0 {
+			hidden = append(hidden, Hidden{Arg: cd.arg, Path: cd.path, Soname: info.soname, Needs: info.floor, Target: target})
 			for k := cd.i; k < cd.i+cd.n; k++ {
 				drop[k] = true
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/abifloor/abifloor/floor"
 	"github.com/abifloor/abifloor/glibc"
 	"github.com/abifloor/abifloor/internal/run"
+	"github.com/abifloor/abifloor/report"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -55,7 +56,9 @@ func (w *Wrapper) PkgConfig(ctx context.Context, compiler string, argv []string)
 					out = w.o.Stdout
 				}
 				for _, r := range refused {
-					fmt.Fprintf(out, "Package '%s' is hidden by abifloor: %s\n", r.pkg, r.why)
+					// The package is the caller's word and the reason holds a
+					// library's DT_SONAME: neither reaches a terminal raw.
+					fmt.Fprintf(out, "Package '%s' is hidden by abifloor: %s\n", report.Clean(r.pkg), report.CleanLines(r.why))
 				}
 			}
 			return 1, nil
