@@ -10,6 +10,7 @@ import (
 
 	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/glibc"
+	"github.com/abifloor/abifloor/internal/input"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -326,6 +327,9 @@ func (lc loaderCheck) unbound(f *elfx.File, r *FileReport, syms []elfx.Symbol, a
 	}
 	relocs, err := f.SymbolRelocs()
 	if err != nil {
+		// Which of them the loader binds cannot be known: the file is
+		// not checked, and a check that did not happen never passes.
+		r.Error = &input.FileError{Path: r.Path, Err: fmt.Errorf("reading relocations: %w", err)}
 		return nil
 	}
 	now := f.Dynamic.BindNow

@@ -2,6 +2,9 @@ package floor
 
 import (
 	"context"
+	"debug/elf"
+	"encoding/binary"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -128,6 +131,37 @@ func TestLoaderChecks(t *testing.T) {
 			}
 		})
 	}
+	// A program whose relocation table cannot be read: which of its
+	// unresolved symbols the loader binds is unknown, so the file is an
+	// error, never a pass.
+	broken := filepath.Join(dir, "nvml-broken")
+	b, err := os.ReadFile(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ef, err := elf.Open(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := ef.Section(".dynamic")
+	for off := dyn.Offset; off+16 <= dyn.Offset+dyn.Size; off += 16 {
+		if elf.DynTag(binary.LittleEndian.Uint64(b[off:])) == elf.DT_PLTRELSZ {
+			binary.LittleEndian.PutUint64(b[off+8:], 1<<40)
+		}
+	}
+	ef.Close()
+	if err := os.WriteFile(broken, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tg, _ := targets.Lookup("debian-12")
+	br, err := Check(context.Background(), []string{broken}, Requirements{Targets: []targets.Target{tg}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if br.Stats.Errors != 1 || br.Verdict() != Error {
+		t.Errorf("broken relocations: %d errors, verdict %v; want the file an error", br.Stats.Errors, br.Verdict())
+	}
+
 	// --max GLIBC= names a release: the merge is the loader's, whatever
 	// names it; the interpreter needs a system to judge.
 	var rq Requirements
