@@ -121,3 +121,14 @@ func FindDebug[D interface {
 	var none D
 	return "", none, false
 }
+
+// HasDWARF reports whether f holds DWARF debug information: a .debug_info
+// section with contents, or GNU's compressed .zdebug_info.
+func (f *File) HasDWARF() bool {
+	for _, name := range []string{".debug_info", ".zdebug_info"} {
+		if s := f.Section(name); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
+			return true
+		}
+	}
+	return false
+}

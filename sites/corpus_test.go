@@ -256,5 +256,5 @@ func fileHasDWARF(t *testing.T, path string) bool {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return hasDWARF(f)
+	return f.HasDWARF()
 }

@@ -2,7 +2,6 @@ package sites
 
 import (
 	"debug/dwarf"
-	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -25,7 +24,7 @@ func addLines(f *elfx.File, res *Result, opt Options) {
 		return
 	}
 	src := f
-	if !hasDWARF(f) {
+	if !f.HasDWARF() {
 		path, dbg := findDebug(f, opt)
 		if dbg == nil {
 			return
@@ -68,15 +67,6 @@ func inFile(path string) string {
 		return ""
 	}
 	return " (" + path + ")"
-}
-
-func hasDWARF(f *elfx.File) bool {
-	for _, name := range []string{".debug_info", ".zdebug_info"} {
-		if s := f.Section(name); s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // loadDWARF reads f's debug sections, decompressed within a budget of
@@ -135,7 +125,7 @@ func findDebug(f *elfx.File, opt Options) (string, *elfx.File) {
 		if err != nil {
 			return nil, false
 		}
-		if !hasDWARF(dbg) {
+		if !dbg.HasDWARF() {
 			dbg.Close()
 			return nil, false
 		}

@@ -161,11 +161,6 @@ func (s *sections) data() (*dwarf.Data, error) {
 	return d, nil
 }
 
-func hasDWARF(f *elfx.File) bool {
-	s := f.Section(".debug_info")
-	return s != nil && s.Type != elf.SHT_NOBITS && s.Size > 0
-}
-
 // debugFile is a separate debug file kept open while its DWARF is read.
 type debugFile struct {
 	*elfx.File
@@ -183,7 +178,7 @@ func openDebug(path string, maxDebug int64) *debugFile {
 		return nil
 	}
 	ef, err := openELF(in.FD, in.Size, maxDebug)
-	if err != nil || !hasDWARF(ef) {
+	if err != nil || !ef.HasDWARF() {
 		in.Close()
 		return nil
 	}

@@ -14,7 +14,7 @@ import (
 // info it contains. It is the entry point the fuzzer drives.
 func fromELF(name string, b []byte) (*abi.ABI, error) {
 	a, ef, err := readELF(name, bytes.NewReader(b), int64(len(b)), int64(len(b)), 0)
-	if err != nil || !hasDWARF(ef) {
+	if err != nil || !ef.HasDWARF() {
 		return a, err
 	}
 	return a, addTypesFrom(context.Background(), name, a, ef, int64(len(b)), 0, nil, ef.Type == elf.ET_REL)

@@ -110,7 +110,7 @@ func load(ctx context.Context, name, disk string, r io.ReaderAt, size int64, hea
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if !hasDWARF(ef) {
+		if !ef.HasDWARF() {
 			dbgPath, dbg := findDebug(ef, disk, opt)
 			if dbg == nil {
 				return a, nil

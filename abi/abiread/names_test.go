@@ -140,7 +140,7 @@ func TestNamesBudgetReal(t *testing.T) {
 	for _, p := range paths {
 		b := readFile(t, p)
 		a, ef, err := readELF(p, bytes.NewReader(b), int64(len(b)), int64(len(b)), 0)
-		if err != nil || !hasDWARF(ef) {
+		if err != nil || !ef.HasDWARF() {
 			t.Errorf("%s: %v", p, err)
 			continue
 		}
