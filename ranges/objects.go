@@ -425,47 +425,45 @@ func (o *objects) materialize(files []lsEntry, dir string) error {
 			return err
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		switch e.mode {
-		case "160000":
+		if e.mode == "160000" {
 			if err := os.Mkdir(p, 0o755); err != nil {
 				return err
 			}
 			dirs[name] = true
-		case "120000":
-			o.mu.Lock()
-			b := o.blobs[e.id]
-			o.mu.Unlock()
-			if e.size > maxLink || b == nil {
-				return fmt.Errorf("%s: a link of %d bytes", name, e.size)
-			}
-			target, err := os.ReadFile(b.file)
-			if err != nil {
-				return err
-			}
-			// A link out of the tree would let the compiler read
-			// there (an absolute one too: it is made as it is).
-			t := string(target)
-			if path.IsAbs(t) || t == "" || strings.IndexByte(t, 0) >= 0 {
-				return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
-			}
-			if j := path.Join(path.Dir(name), t); j == ".." || strings.HasPrefix(j, "../") {
-				return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
-			}
-			if err := os.Symlink(t, p); err != nil {
-				return err
-			}
-			links[name] = true
-		default:
-			o.mu.Lock()
-			b := o.blobs[e.id]
-			o.mu.Unlock()
-			if b == nil {
-				return fmt.Errorf("%s: blob %s not read", name, e.id)
-			}
+			continue
+		}
+		o.mu.Lock()
+		b := o.blobs[e.id]
+		o.mu.Unlock()
+		if b == nil {
+			return fmt.Errorf("%s: blob %s not read", name, e.id)
+		}
+		if e.mode != "120000" {
 			if err := os.Link(b.file, p); err != nil {
 				return err
 			}
+			continue
 		}
+		if e.size > maxLink {
+			return fmt.Errorf("%s: a link of %d bytes", name, e.size)
+		}
+		target, err := os.ReadFile(b.file)
+		if err != nil {
+			return err
+		}
+		// A link out of the tree would let the compiler read there (an
+		// absolute one too: it is made as it is).
+		t := string(target)
+		if path.IsAbs(t) || t == "" || strings.IndexByte(t, 0) >= 0 {
+			return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
+		}
+		if j := path.Join(path.Dir(name), t); j == ".." || strings.HasPrefix(j, "../") {
+			return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
+		}
+		if err := os.Symlink(t, p); err != nil {
+			return err
+		}
+		links[name] = true
 	}
 	return nil
 }
