@@ -452,7 +452,10 @@ func (o *objects) materialize(files []lsEntry, dir string) error {
 			return err
 		}
 		// A link out of the tree would let the compiler read there (an
-		// absolute one too: it is made as it is).
+		// absolute one too: it is made as it is). This check is by the
+		// name only: one that climbs out through a link inside
+		// (d -> ".", then d/x/../..) is refused by tree.link, which
+		// resolves each link as the kernel does once all exist.
 		t := string(target)
 		if path.IsAbs(t) || t == "" || strings.IndexByte(t, 0) >= 0 {
 			return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
