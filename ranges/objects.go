@@ -497,6 +497,9 @@ type lsEntry struct {
 	path string // relative to the tree listed
 }
 
+// lsTreeKind is the object type each mode git ls-tree shows must name.
+var lsTreeKind = map[string]string{"100644": "blob", "100755": "blob", "120000": "blob", "160000": "commit", "040000": "tree"}
+
 // parseLsTree reads the output of git ls-tree -z -l (with -r when
 // recursive: then no entry is a tree): "MODE TYPE ID SIZE\tPATH\0" per
 // entry. Every field is checked: a path that is empty, absolute or has a
@@ -523,7 +526,7 @@ func parseLsTree(b []byte, recursive bool) ([]lsEntry, error) {
 			return nil, fmt.Errorf("git ls-tree: %.80q: not MODE TYPE ID SIZE", meta)
 		}
 		e := lsEntry{mode: f[0], kind: f[1], id: f[2], size: -1, path: string(name)}
-		want := map[string]string{"100644": "blob", "100755": "blob", "120000": "blob", "160000": "commit", "040000": "tree"}[e.mode]
+		want := lsTreeKind[e.mode]
 		if want == "" || want != e.kind || recursive && e.kind == "tree" {
 			return nil, fmt.Errorf("git ls-tree: %q: mode %s with type %s", e.path, e.mode, e.kind)
 		}
