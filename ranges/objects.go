@@ -425,47 +425,48 @@ func (o *objects) materialize(files []lsEntry, dir string) error {
 			return err
 		}
 		p := filepath.Join(dir, filepath.FromSlash(name))
-		switch e.mode {
-		case "160000":
+		if e.mode == "160000" {
 			if err := os.Mkdir(p, 0o755); err != nil {
 				return err
 			}
 			dirs[name] = true
-		case "120000":
-			o.mu.Lock()
-			b := o.blobs[e.id]
-			o.mu.Unlock()
-			if e.size > maxLink || b == nil {
-				return fmt.Errorf("%s: a link of %d bytes", name, e.size)
-			}
-			target, err := os.ReadFile(b.file)
-			if err != nil {
-				return err
-			}
-			// A link out of the tree would let the compiler read
-			// there (an absolute one too: it is made as it is).
-			t := string(target)
-			if path.IsAbs(t) || t == "" || strings.IndexByte(t, 0) >= 0 {
-				return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
-			}
-			if j := path.Join(path.Dir(name), t); j == ".." || strings.HasPrefix(j, "../") {
-				return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
-			}
-			if err := os.Symlink(t, p); err != nil {
-				return err
-			}
-			links[name] = true
-		default:
-			o.mu.Lock()
-			b := o.blobs[e.id]
-			o.mu.Unlock()
-			if b == nil {
-				return fmt.Errorf("%s: blob %s not read", name, e.id)
-			}
+			continue
+		}
+		o.mu.Lock()
+		b := o.blobs[e.id]
+		o.mu.Unlock()
+		if b == nil {
+			return fmt.Errorf("%s: blob %s not read", name, e.id)
+		}
+		if e.mode != "120000" {
 			if err := os.Link(b.file, p); err != nil {
 				return err
 			}
+			continue
 		}
+		if e.size > maxLink {
+			return fmt.Errorf("%s: a link of %d bytes", name, e.size)
+		}
+		target, err := os.ReadFile(b.file)
+		if err != nil {
+			return err
+		}
+		// A link out of the tree would let the compiler read there (an
+		// absolute one too: it is made as it is). This check is by the
+		// name only: one that climbs out through a link inside
+		// (d -> ".", then d/x/../..) is refused by tree.link, which
+		// resolves each link as the kernel does once all exist.
+		t := string(target)
+		if path.IsAbs(t) || t == "" || strings.IndexByte(t, 0) >= 0 {
+			return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
+		}
+		if j := path.Join(path.Dir(name), t); j == ".." || strings.HasPrefix(j, "../") {
+			return fmt.Errorf("%s is a link to %s, outside the tree", name, t)
+		}
+		if err := os.Symlink(t, p); err != nil {
+			return err
+		}
+		links[name] = true
 	}
 	return nil
 }
@@ -496,6 +497,9 @@ type lsEntry struct {
 	path string // relative to the tree listed
 }
 
+// lsTreeKind is the object type each mode git ls-tree shows must name.
+var lsTreeKind = map[string]string{"100644": "blob", "100755": "blob", "120000": "blob", "160000": "commit", "040000": "tree"}
+
 // parseLsTree reads the output of git ls-tree -z -l (with -r when
 // recursive: then no entry is a tree): "MODE TYPE ID SIZE\tPATH\0" per
 // entry. Every field is checked: a path that is empty, absolute or has a
@@ -522,7 +526,7 @@ func parseLsTree(b []byte, recursive bool) ([]lsEntry, error) {
 			return nil, fmt.Errorf("git ls-tree: %.80q: not MODE TYPE ID SIZE", meta)
 		}
 		e := lsEntry{mode: f[0], kind: f[1], id: f[2], size: -1, path: string(name)}
-		want := map[string]string{"100644": "blob", "100755": "blob", "120000": "blob", "160000": "commit", "040000": "tree"}[e.mode]
+		want := lsTreeKind[e.mode]
 		if want == "" || want != e.kind || recursive && e.kind == "tree" {
 			return nil, fmt.Errorf("git ls-tree: %q: mode %s with type %s", e.path, e.mode, e.kind)
 		}

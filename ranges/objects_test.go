@@ -71,6 +71,9 @@ func TestExportCraftedTrees(t *testing.T) {
 		"1.1": {"120000 blob ../../x\ta.h"},
 		"1.2": {"120000 blob ../inc/../../x\ta.h"},
 		"1.3": {"120000 blob ../..\ta.h"},
+		// Inside as written, out when the kernel walks it: d is the
+		// directory itself, so each ".." after d/x climbs one more.
+		"1.4": {"120000 blob .\td", "040000 tree\tx", "120000 blob " + strings.Repeat("d/", 30) + "x" + strings.Repeat("/..", 31) + "/etc/passwd\ta.h"},
 		"2.0": {"100644 blob int a;\ta.h", "120000 blob " + outside + "\tevil", "040000 tree\tevil"},
 		"2.1": {"100644 blob int a;\ta.h", "120000 blob .\tevil", "040000 tree\tevil"},
 		"2.2": {"100644 blob int a;\ta.h", "100644 blob int b;\ta.h"},
@@ -86,6 +89,7 @@ func TestExportCraftedTrees(t *testing.T) {
 		"1.1": "inc/a.h is a link to ../../x, outside the tree",
 		"1.2": "outside the tree",
 		"1.3": "outside the tree",
+		"1.4": "outside the tree",
 		"2.0": "inc/evil",
 		"2.1": "inc/evil",
 		"2.2": "inc/a.h given twice",
