@@ -155,6 +155,22 @@ var multiarchDirs = []string{
 // CacheError is the error reading the image's ld.so.cache, if any.
 func (a *Auditor) CacheError() error { a.cache(); return a.cacheErr }
 
+// Preload reads now what an audit begun later would read itself: the
+// image's ld.so.cache, the LibraryPath directories and the libraries at
+// paths (inside the image), so that a caller who knows early what is
+// coming reads it while it waits for something else (abifloor cc parses
+// the stub libraries while the compiler runs). It changes when a file is
+// read, never what an audit reports: a file that cannot be read is an
+// error for the audit that needs it, as if that audit had read it; so
+// paths should be files that nothing rewrites meanwhile.
+func (a *Auditor) Preload(paths ...string) {
+	a.cache()
+	a.libPathDirs()
+	for _, p := range paths {
+		a.open(p, nil)
+	}
+}
+
 // Result is a whole audit. Field names are part of the JSON contract
 // (docs/bind-json.md).
 type Result struct {

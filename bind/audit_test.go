@@ -2,6 +2,7 @@ package bind
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 )
@@ -50,5 +51,35 @@ func TestCancel(t *testing.T) {
 	res := New(Options{}).Audit(ctx, []string{"/usr/bin"})
 	if len(res.Files) > 64 {
 		t.Errorf("a cancelled audit still read %d files", len(res.Files))
+	}
+}
+
+// Preload reads ahead what an audit will read, and nothing it changes
+// shows in the audit: the libraries are not parsed again, a path that
+// does not exist stays an absence, and the reports are those of an
+// auditor that preloaded nothing.
+func TestPreload(t *testing.T) {
+	const prog = "/usr/bin/ls"
+	if _, err := os.Stat(prog); err != nil {
+		t.Skipf("no %s here", prog)
+	}
+	ctx := context.Background()
+	want := New(Options{Workers: 1}).Audit(ctx, []string{prog})
+	if len(want.Files) != 1 || len(want.Files[0].Libraries) == 0 {
+		t.Fatalf("audit of %s without preloading: %+v", prog, want.Files)
+	}
+	a := New(Options{Workers: 1})
+	a.Preload(append(want.Files[0].Libraries, "/nonexistent/libc.so.6")...)
+	n := a.Parsed()
+	if n != len(want.Files[0].Libraries) {
+		t.Errorf("preloading %d libraries parsed %d", len(want.Files[0].Libraries), n)
+	}
+	got := a.Audit(ctx, []string{prog})
+	if a.Parsed() != n+1 {
+		t.Errorf("the audit parsed %d files after preloading, want 1 (the program)", a.Parsed()-n)
+	}
+	g, w := got.Files[0], want.Files[0]
+	if fmt.Sprint(g.Libraries, g.Unresolved, g.MissingLibraries, g.DiesAtStart, g.Error) != fmt.Sprint(w.Libraries, w.Unresolved, w.MissingLibraries, w.DiesAtStart, w.Error) {
+		t.Errorf("preloaded audit differs:\n got %+v\nwant %+v", g, w)
 	}
 }

@@ -48,7 +48,7 @@ func BenchmarkWarmFixedCost(b *testing.B) {
 	}
 	b.Run("proof", func(b *testing.B) {
 		for b.Loop() {
-			p, err := w.prove(ctx, line, sl.dir, sl.a)
+			p, err := w.prove(ctx, line, newProofAuditor(line, sl.dir, nil), sl.a)
 			if err != nil || !p.OK() {
 				b.Fatalf("%v %+v", err, p)
 			}

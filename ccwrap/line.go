@@ -20,6 +20,8 @@ type ccLine struct {
 	// shared: -shared; relocatable: -r; static: -static or -static-pie;
 	// nostart: no start files (-nostartfiles, -nostdlib, -nolibc).
 	shared, relocatable, static, nostart bool
+	// pthread: -pthread or -lpthread (the stubs' libpthread is loaded).
+	pthread bool
 	// libDirs are the -L directories, in order.
 	libDirs []string
 	// libFiles are the shared libraries named by a path (libtool's
@@ -32,6 +34,12 @@ type ccLine struct {
 // files, which the constructor wrapper of old targets applies to.
 func (l *ccLine) executable() bool {
 	return l.link && !l.shared && !l.relocatable && !l.static && !l.nostart
+}
+
+// provable reports whether the link's output is proven: a loadable file
+// (not -r, not -static) written to a file (not /dev/null).
+func (l *ccLine) provable() bool {
+	return l.link && !l.relocatable && !l.static && l.output != os.DevNull
 }
 
 // ccSepArg are gcc (and clang) options whose argument is the next word.
@@ -114,10 +122,15 @@ func parseCCLine(args []string) ccLine {
 			}
 		case strings.HasPrefix(a, "-L"):
 			l.libDirs = append(l.libDirs, a[2:])
+		case a == "-pthread":
+			l.pthread = true
 		case a == "-l":
-			next()
+			if v, _ := next(); v == "pthread" {
+				l.pthread = true
+			}
 			inputs++
 		case strings.HasPrefix(a, "-l"):
+			l.pthread = l.pthread || a == "-lpthread"
 			inputs++
 		case ccSepArg[a]:
 			next()

@@ -91,6 +91,32 @@ func TestParseCCLine(t *testing.T) {
 	}
 }
 
+// What the proof will read is told from the line: -pthread or -lpthread
+// loads the stubs' libpthread; -r, -static and -o /dev/null prove nothing.
+func TestParseCCLineProof(t *testing.T) {
+	for _, tt := range []struct {
+		args              string
+		pthread, provable bool
+	}{
+		{"-o p x.c", false, true},
+		{"-pthread -o p x.c", true, true},
+		{"-o p x.c -lpthread", true, true},
+		{"-o p x.c -l pthread", true, true},
+		{"-o p x.c -lpthreadx", false, true},
+		{"-o p x.c -lm", false, true},
+		{"-shared -pthread -o libx.so x.c", true, true},
+		{"-static -pthread -o p x.c", true, false},
+		{"-r -o x.o a.o", false, false},
+		{"-o /dev/null x.c", false, false},
+		{"-c -pthread x.c", false, false},
+	} {
+		l := parseCCLine(strings.Fields(tt.args))
+		if l.pthread != tt.pthread || l.provable() != tt.provable {
+			t.Errorf("parseCCLine(%q): pthread %v provable %v, want %v %v", tt.args, l.pthread, l.provable(), tt.pthread, tt.provable)
+		}
+	}
+}
+
 func TestSplitResponse(t *testing.T) {
 	got := splitResponse(`a 'b c' "d\"e" f\ g  ''` + "\n")
 	want := []string{"a", "b c", `d"e`, "f g", ""}

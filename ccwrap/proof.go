@@ -76,7 +76,7 @@ func (p *Proof) Problems() []string {
 
 // prove checks the linked file's floors against the limits, then the
 // loader's view.
-func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc.Arch) (*Proof, error) {
+func (w *Wrapper) prove(ctx context.Context, line ccLine, aud *bind.Auditor, a *glibc.Arch) (*Proof, error) {
 	p := &Proof{Output: line.output, Glibc: w.limits["GLIBC"]}
 	// The floor's own loader checks against a GLIBC limit read the
 	// release's symbols out of the embedded database (most of a warm
@@ -109,7 +109,7 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, stubs string, a *glibc
 		p.Violations = append(p.Violations, v)
 	}
 	if len(p.Violations) == 0 {
-		p.Loader, p.Lazy = loaderProof(ctx, line, stubs, a.Name, w.limits["GLIBC"], w.o.Dlopen)
+		p.Loader, p.Lazy = loaderProof(ctx, line, aud, a.Name, w.limits["GLIBC"], w.o.Dlopen)
 	}
 	return p, nil
 }
@@ -139,8 +139,8 @@ func scanOutput(ctx context.Context, output string, limits floor.Limits) (*floor
 // bound symbols that are not glibc's are bind's warning (lazy), not a
 // failure: the program dlopens their library before the first call (the
 // go-nvml pattern); with dlopen named, they must be defined there.
-func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string, dlopen []string) (msgs, lazy []string) {
-	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1, Dlopen: dlopen}).Audit(ctx, []string{line.output})
+func loaderProof(ctx context.Context, line ccLine, aud *bind.Auditor, arch, target string, dlopen []string) (msgs, lazy []string) {
+	res := aud.Audit(ctx, []string{line.output})
 	if res.Incomplete || len(res.Files) == 0 {
 		// A proof cut short proves nothing: never an empty "no objection".
 		return []string{"the loader's view was not proven (interrupted)"}, nil
@@ -193,6 +193,34 @@ func loaderProof(ctx context.Context, line ccLine, stubs, arch, target string, d
 		}
 	}
 	return msgs, lazy
+}
+
+// newProofAuditor is the auditor of line's loader proof (loaderProof),
+// which finds libraries on proofPath.
+func newProofAuditor(line ccLine, stubs string, dlopen []string) *bind.Auditor {
+	return bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1, Dlopen: dlopen})
+}
+
+// preloadPaths are the files the loader proof of a link made with the
+// stubs reads whatever the link: the target's libc and, with -pthread,
+// its libpthread (separate up to glibc 2.33), and the loader an
+// executable names, at the path the architecture's ABI gives it. Each is
+// a file nothing rewrites during the link (the stubs are a cache entry,
+// never changed once made).
+func preloadPaths(line ccLine, stubs string, a *glibc.Arch) []string {
+	paths := []string{filepath.Join(stubs, "libc.so.6")}
+	if line.pthread {
+		paths = append(paths, filepath.Join(stubs, "libpthread.so.0"))
+	}
+	if !line.shared {
+		for _, dir := range []string{"/lib64", "/lib"} {
+			if p := filepath.Join(dir, a.Loader); exists(p) {
+				paths = append(paths, p)
+				break
+			}
+		}
+	}
+	return paths
 }
 
 // proofPath is where the loader proof finds libraries: the stubs, then

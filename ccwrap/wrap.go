@@ -238,6 +238,18 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 			res.Notes = append(res.Notes, "not linked: "+h.Arg+": "+h.String())
 		}
 	}
+	// The loader proof reads the stubs it binds against while the
+	// compiler runs: with a core to spare, the proof of a warm link then
+	// costs little more than the reading of the output.
+	aud := newProofAuditor(line, stubs, w.o.Dlopen)
+	if line.provable() {
+		preloaded := make(chan struct{})
+		go func() {
+			defer close(preloaded)
+			aud.Preload(preloadPaths(line, stubs, a)...)
+		}()
+		defer func() { <-preloaded }()
+	}
 	before, _ := os.Lstat(line.output)
 	// The link's messages are held back (up to a bound) so that a symbol
 	// missing from the target can be explained in one line instead of the
@@ -321,7 +333,7 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 			res.Notes = append(res.Notes, "links libstdc++ and libgcc statically: "+why)
 		}
 	}
-	p, err := w.prove(ctx, line, stubs, a)
+	p, err := w.prove(ctx, line, aud, a)
 	res.Proof = p
 	if err == nil && !p.OK() {
 		// A refused output goes, as the link editor removes a failed

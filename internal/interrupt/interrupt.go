@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -74,12 +75,23 @@ func ProcessCPU() time.Duration {
 // cancels, with an *Error cause; on the second, again is called, and
 // late, saying which bound ran out, when the run is still at work past
 // g (the caller exits from both). stop ends the watching.
+//
+// The handlers are installed in the background: os/signal starts a
+// thread of its own to manage the signal mask and hands the caller's
+// thread off on the way, half a millisecond that a compiler wrapper, paid
+// on every call, need not wait for. Until they are in place a signal
+// ends the process as it would have before Notify was called (children
+// die with it: internal/run sets Pdeathsig), and no program is started
+// before then (Ready).
 func Notify(parent context.Context, again func(os.Signal), g Grace, late func(os.Signal, string)) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	done := make(chan struct{})
+	installing.Add(1)
 	go func() {
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		installing.Done()
+		defer signal.Stop(sigs)
 		var first os.Signal
 		select {
 		case first = <-sigs:
@@ -110,8 +122,17 @@ func Notify(parent context.Context, again func(os.Signal), g Grace, late func(os
 		}
 	}()
 	return ctx, func() {
-		signal.Stop(sigs)
+		// The watcher stops watching (signal.Stop) on its way out; a
+		// process about to exit does not wait for it.
 		close(done)
 		cancel(nil)
 	}
 }
+
+// installing counts the Notify calls whose handlers are not in place yet.
+var installing sync.WaitGroup
+
+// Ready returns once the handlers of every Notify called so far are in
+// place. internal/run waits for it before it starts a program, which
+// must not outlive an interrupt that came too early to be handled.
+func Ready() { installing.Wait() }
