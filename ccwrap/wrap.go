@@ -381,7 +381,7 @@ func (w *Wrapper) stubsFor(ctx context.Context, cc string) (stubSet, error) {
 	if err := so.Compiler.Targets(so.Arch); err != nil {
 		return stubSet{}, err
 	}
-	a, err := archHeader(ctx, c, so.Arch)
+	a, err := glibc.ArchHeader(so.Arch)
 	if err != nil {
 		return stubSet{}, err
 	}
@@ -436,32 +436,6 @@ func (w *Wrapper) openCache() (*cache.Cache, error) {
 	}
 	c.Warn = w.o.Warn
 	return c, nil
-}
-
-// archHeader is the database's header of arch (its releases, triple and
-// loader), kept in the cache: unpacking the embedded database to read it
-// would cost a warm run more than everything else it does.
-func archHeader(ctx context.Context, c *cache.Cache, arch string) (*glibc.Arch, error) {
-	dir, err := c.Get(ctx, strings.Join([]string{"glibc-arch", "1", glibc.Digest(), arch}, "\x00"), func(tmp, final string) error {
-		a, err := glibc.LoadArch(arch, false)
-		if err != nil {
-			return err
-		}
-		h := a.Header()
-		return os.WriteFile(filepath.Join(tmp, "arch"), []byte(strings.Join([]string{h.Name, h.Triple, h.Loader, h.First, h.Newest}, "\t")+"\n"), 0o644)
-	})
-	if err != nil {
-		return nil, err
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "arch"))
-	if err != nil {
-		return nil, err
-	}
-	f := strings.Split(strings.TrimSpace(string(b)), "\t")
-	if len(f) != 5 {
-		return nil, fmt.Errorf("cache: %s: malformed architecture header", dir)
-	}
-	return &glibc.Arch{Name: f[0], Triple: f[1], Loader: f[2], First: f[3], Newest: f[4], Digest: glibc.Digest()}, nil
 }
 
 // heldWriter keeps what is written, up to limit bytes; past that it passes

@@ -80,12 +80,8 @@ func LinkFlag(soname string) string {
 	return "-l" + strings.TrimPrefix(base, "lib")
 }
 
-// Digest is the hash of the embedded database, which every cache key holds.
-func Digest() string { return embeddedDigest() }
-
 // Header is a copy of a without its libraries: what ResolveWith, Check and
-// Key need, small enough to keep in a cache so that a warm abifloor cc does
-// not unpack the database.
+// Key need (ArchHeader has it without unpacking the database).
 func (a *Arch) Header() Arch {
 	return Arch{Name: a.Name, Triple: a.Triple, Loader: a.Loader, Digest: a.Digest, First: a.First, Newest: a.Newest}
 }
