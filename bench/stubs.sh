@@ -3,8 +3,11 @@
 #
 #   bench/stubs.sh
 #
-# 1. plain gcc  vs  abifloor cc with a warm cache  vs  a cold cache (stubs
-#    built on every run: the first build of a project, or a new version)
+# 1. plain gcc  vs  abifloor cc with a warm cache, for p.c (threads, stdio)
+#    and hi.c (the hello world of the issue), in $ROUNDS rounds (default 6)
+#    that alternate the two; then a bare Go program that runs gcc (the
+#    floor of any wrapper in Go); then a cold cache (stubs built on every
+#    run: the first build of a project, or a new version)
 # 2. abifloor stubs alone (what a cold cache pays)
 # 3. C++: plain g++  vs  abifloor c++ --glibc 2.31 warm  vs  cold (stubs and
 #    the static runtime's polyfills built on every run)
@@ -19,6 +22,7 @@
 # Needs hyperfine and gcc (g++ for 3).
 set -euo pipefail
 parts=" ${*:-cc stubs cxx zig storm} "
+rounds=${ROUNDS:-6}
 want() { [[ $parts == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 for tool in hyperfine gcc jq; do
@@ -48,14 +52,67 @@ C
 sleep 1.1
 
 if want cc; then
-echo "== 1. compile and link one C file"
-hyperfine --warmup 3 --runs 40 -N --export-json "$out/cc.json" \
-	-n gcc "gcc -O2 -pthread -o $out/p $out/p.c" \
-	-n 'abifloor cc (warm)' "$af cc --glibc 2.17 --cache-dir $out/warm -- gcc -O2 -pthread -o $out/p $out/p.c" \
-	-n 'abifloor cc (cold)' --prepare "rm -rf $out/cold" "$af cc --glibc 2.17 --cache-dir $out/cold -- gcc -O2 -pthread -o $out/p $out/p.c"
-jq -r '.results as $r | "warm/gcc: \(($r[1].median / $r[0].median * 100 | round) / 100)x   cold/gcc: \(($r[2].median / $r[0].median * 100 | round) / 100)x"' "$out/cc.json"
-jq -r '.results as $r | "cc overhead over gcc: +\((($r[1].median / $r[0].median - 1) * 100) | round)% (median \($r[1].median * 1000 | round) ms vs \($r[0].median * 1000 | round) ms; CPU +\(((($r[1].user + $r[1].system) / ($r[0].user + $r[0].system)) - 1) * 100 | round)%)"' "$out/cc.json"
+echo "== 1. compile and link one C file, warm cache: gcc and abifloor cc in $rounds rounds of 15 runs each, the order swapped each round"
+# A machine drifts over the minute a long run of one command takes: the
+# two alternate, and each round's ratio compares figures taken together.
+cat >"$out/hi.c" <<'C'
+#include <stdio.h>
+int main(void) { puts("hi"); return 0; }
+C
+for prog in p hi; do
+	flags="-O2 -o $out/$prog $out/$prog.c"
+	[ "$prog" = p ] && flags="-O2 -pthread -o $out/$prog $out/$prog.c"
+	"$af" cc --glibc 2.17 --cache-dir "$out/warm" -- gcc $flags
+	for r in $(seq "$rounds"); do
+		g=(-n gcc "gcc $flags")
+		w=(-n 'abifloor cc (warm)' "$af cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags")
+		if ((r % 2)); then set -- "${g[@]}" "${w[@]}"; else set -- "${w[@]}" "${g[@]}"; fi
+		hyperfine --warmup 2 --runs 15 -N --export-json "$out/cc-$prog-$r.json" "$@" >/dev/null
+	done
+	jq -rs --arg prog "$prog.c ($flags)" '
+		def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		[.[] | .results | {g: (.[] | select(.command | startswith("gcc")) | .times), w: (.[] | select(.command | startswith("gcc") | not) | .times)}] as $rs
+		| ($rs | map((.w | med) / (.g | med)) ) as $ratio
+		| ([$rs[].g[]] | med) as $g | ([$rs[].w[]] | med) as $w
+		| "\($prog | sub(" -o [^ ]*"; "") | sub("-O2"; "gcc -O2")): cc overhead over gcc +\((($ratio | med) - 1) * 1000 | round / 10)% (median of the rounds; rounds \($ratio | map((. - 1) * 100 | round | tostring + "%") | join(" ")); pooled medians \($w * 1000 * 10 | round / 10) ms vs \($g * 1000 * 10 | round / 10) ms, +\(($w - $g) * 10000 | round / 10) ms)"' "$out"/cc-"$prog"-*.json
+done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "== 1a. the floor under any wrapper written in Go: a 20-line Go program that starts gcc and waits for it (as a shell's fork and exec would)"
+mkdir -p "$out/gowrap"
+cat >"$out/gowrap/main.go" <<'GO'
+package main
+
+import (
+	"os"
+	"os/exec"
+)
+
+func main() {
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if cmd.Run() != nil {
+		os.Exit(1)
+	}
+}
+GO
+(cd "$out/gowrap" && printf 'module gowrap\n\ngo 1.24\n' >go.mod && CGO_ENABLED=0 go build -o gowrap .)
+flags="-O2 -o $out/hi $out/hi.c"
+for r in $(seq "$rounds"); do
+	g=(-n gcc "gcc $flags")
+	w=(-n 'go wrapper' "$out/gowrap/gowrap gcc $flags")
+	if ((r % 2)); then set -- "${g[@]}" "${w[@]}"; else set -- "${w[@]}" "${g[@]}"; fi
+	hyperfine --warmup 2 --runs 15 -N --export-json "$out/gw-$r.json" "$@" >/dev/null
+done
+jq -rs '
+	def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	[.[] | .results | {g: (.[] | select(.command | startswith("gcc")) | .times), w: (.[] | select(.command | startswith("gcc") | not) | .times)}] as $rs
+	| ([$rs[].g[]] | med) as $g | ([$rs[].w[]] | med) as $w
+	| "hi.c: a bare Go wrapper costs +\(($w / $g - 1) * 1000 | round / 10)% (\($w * 1000 * 10 | round / 10) ms vs \($g * 1000 * 10 | round / 10) ms, +\(($w - $g) * 10000 | round / 10) ms)"' "$out"/gw-*.json
+echo "== 1b. a cold cache (stubs built on every run: the first build of a project, or a new version)"
+hyperfine --warmup 1 --runs 10 -N --export-json "$out/cold.json" \
+	-n gcc "gcc -O2 -pthread -o $out/p $out/p.c" \
+	-n 'abifloor cc (cold)' --prepare "rm -rf $out/cold" "$af cc --glibc 2.17 --cache-dir $out/cold -- gcc -O2 -pthread -o $out/p $out/p.c" >/dev/null
+jq -r '.results as $r | "cold/gcc: \(($r[1].median / $r[0].median * 10 | round) / 10)x (median \($r[1].median * 1000 | round) ms vs \($r[0].median * 1000 | round) ms)"' "$out/cold.json"
 fi
 
 if want stubs; then
