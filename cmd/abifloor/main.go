@@ -199,6 +199,13 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		usage(env.stdout)
 		return exitOK
 	}
+	if args[0] != "cc" && args[0] != "c++" && lookupCommand(args[0]) != nil || args[0] == actionCommand {
+		// Only the compiler wrapper, paid on every compiler call, works
+		// while the interrupt handlers are being installed (until the
+		// compiler starts); every other command waits for them, so that
+		// a signal always finds its handler however busy the machine.
+		interrupt.Ready()
+	}
 	if args[0] == actionCommand {
 		return runAction(ctx, env, args[1:])
 	}
