@@ -4,25 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"testing"
 
 	"github.com/abifloor/abifloor/abi"
 	"github.com/abifloor/abifloor/abidiff"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
-
-// countdown is a context that ends at its n-th check of Err.
-type countdown struct {
-	context.Context
-	left atomic.Int64
-}
-
-func (c *countdown) Err() error {
-	if c.left.Add(-1) < 0 {
-		return context.Canceled
-	}
-	return nil
-}
 
 // TestCompareCancel: Compare checks its context between symbols and
 // between types, and a comparison cut short returns the context's error
@@ -42,8 +29,7 @@ func TestCompareCancel(t *testing.T) {
 		if checks > 1000 {
 			t.Fatal("Compare never finished")
 		}
-		ctx := &countdown{Context: context.Background()}
-		ctx.left.Store(checks)
+		ctx := fixture.NewCountdown(checks)
 		r, err := abidiff.Compare(ctx, old, new, nil, nil)
 		if err == nil {
 			if r.Compatible {

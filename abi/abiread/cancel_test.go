@@ -5,25 +5,11 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/abifloor/abifloor/abi/abiread"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
-
-// countdown is a context that ends at its n-th check of Err: it shows
-// where a reader checks, whatever the speed of the machine.
-type countdown struct {
-	context.Context
-	left atomic.Int64
-}
-
-func (c *countdown) Err() error {
-	if c.left.Add(-1) < 0 {
-		return context.Canceled
-	}
-	return nil
-}
 
 // TestCancelInsideDWARF: a reader told to stop stops inside the DWARF walk
 // (between compilation units and between symbols), with the context's
@@ -36,8 +22,7 @@ func TestCancelInsideDWARF(t *testing.T) {
 		if n > 100 {
 			t.Fatal("Load never finished")
 		}
-		ctx := &countdown{Context: context.Background()}
-		ctx.left.Store(n)
+		ctx := fixture.NewCountdown(n)
 		a, err := abiread.Load(ctx, lib, abiread.Options{NoDefaultDebugDir: true})
 		if err == nil {
 			if a.DebugInfo != "dwarf" || n < 2 {
