@@ -36,9 +36,10 @@ func (l *ccLine) executable() bool {
 	return l.link && !l.shared && !l.relocatable && !l.static && !l.nostart
 }
 
-// provable reports whether the link's output is proven: a loadable file
-// (not -r, not -static) written to a file (not /dev/null).
-func (l *ccLine) provable() bool {
+// preloads reports whether the loader proof will bind the link's output
+// against the stubs, which Run then reads while the compiler runs: an
+// output written to a file (not /dev/null), neither -r nor -static.
+func (l *ccLine) preloads() bool {
 	return l.link && !l.relocatable && !l.static && l.output != os.DevNull
 }
 

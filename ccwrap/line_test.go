@@ -92,11 +92,12 @@ func TestParseCCLine(t *testing.T) {
 }
 
 // What the proof will read is told from the line: -pthread or -lpthread
-// loads the stubs' libpthread; -r, -static and -o /dev/null prove nothing.
+// loads the stubs' libpthread; -r and -static bind no library and -o
+// /dev/null is not proven, so nothing is read ahead for them.
 func TestParseCCLineProof(t *testing.T) {
 	for _, tt := range []struct {
-		args              string
-		pthread, provable bool
+		args             string
+		pthread, preload bool
 	}{
 		{"-o p x.c", false, true},
 		{"-pthread -o p x.c", true, true},
@@ -111,8 +112,8 @@ func TestParseCCLineProof(t *testing.T) {
 		{"-c -pthread x.c", false, false},
 	} {
 		l := parseCCLine(strings.Fields(tt.args))
-		if l.pthread != tt.pthread || l.provable() != tt.provable {
-			t.Errorf("parseCCLine(%q): pthread %v provable %v, want %v %v", tt.args, l.pthread, l.provable(), tt.pthread, tt.provable)
+		if l.pthread != tt.pthread || l.preloads() != tt.preload {
+			t.Errorf("parseCCLine(%q): pthread %v preload %v, want %v %v", tt.args, l.pthread, l.preloads(), tt.pthread, tt.preload)
 		}
 	}
 }

@@ -242,7 +242,7 @@ func (w *Wrapper) Run(ctx context.Context, argv []string) (Result, error) {
 	// compiler runs: with a core to spare, the proof of a warm link then
 	// costs little more than the reading of the output.
 	aud := newProofAuditor(line, stubs, w.o.Dlopen)
-	if line.provable() {
+	if line.preloads() {
 		preloaded := make(chan struct{})
 		go func() {
 			defer close(preloaded)
