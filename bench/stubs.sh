@@ -59,22 +59,29 @@ cat >"$out/hi.c" <<'C'
 #include <stdio.h>
 int main(void) { puts("hi"); return 0; }
 C
+# alternate TAG LABEL NAME COMMAND: gcc $flags and COMMAND (called NAME)
+# in $rounds rounds, the order swapped each round; prints LABEL: the
+# overhead over gcc (the median of the rounds' ratios, and each round's),
+# and the pooled medians.
+alternate() {
+	local tag=$1 label=$2 name=$3 cmd=$4 r
+	for r in $(seq "$rounds"); do
+		local g=(-n gcc "gcc $flags") w=(-n "$name" "$cmd")
+		if ((r % 2)); then set -- "${g[@]}" "${w[@]}"; else set -- "${w[@]}" "${g[@]}"; fi
+		hyperfine --warmup 2 --runs 15 -N --export-json "$out/$tag-$r.json" "$@" >/dev/null
+	done
+	jq -rs --arg title "$label" '
+		def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		[.[] | .results | {g: (.[] | select(.command == "gcc") | .times), w: (.[] | select(.command != "gcc") | .times)}] as $rs
+		| ($rs | map((.w | med) / (.g | med))) as $ratio
+		| ([$rs[].g[]] | med) as $g | ([$rs[].w[]] | med) as $w
+		| "\($title) +\((($ratio | med) - 1) * 1000 | round / 10)% (median of the rounds; rounds \($ratio | map((. - 1) * 100 | round | tostring + "%") | join(" ")); pooled medians \($w * 1000 * 10 | round / 10) ms vs \($g * 1000 * 10 | round / 10) ms, +\(($w - $g) * 10000 | round / 10) ms)"' "$out/$tag"-*.json
+}
 for prog in p hi; do
 	flags="-O2 -o $out/$prog $out/$prog.c"
 	[ "$prog" = p ] && flags="-O2 -pthread -o $out/$prog $out/$prog.c"
 	"$af" cc --glibc 2.17 --cache-dir "$out/warm" -- gcc $flags
-	for r in $(seq "$rounds"); do
-		g=(-n gcc "gcc $flags")
-		w=(-n 'abifloor cc (warm)' "$af cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags")
-		if ((r % 2)); then set -- "${g[@]}" "${w[@]}"; else set -- "${w[@]}" "${g[@]}"; fi
-		hyperfine --warmup 2 --runs 15 -N --export-json "$out/cc-$prog-$r.json" "$@" >/dev/null
-	done
-	jq -rs --arg prog "$prog.c ($flags)" '
-		def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-		[.[] | .results | {g: (.[] | select(.command | startswith("gcc")) | .times), w: (.[] | select(.command | startswith("gcc") | not) | .times)}] as $rs
-		| ($rs | map((.w | med) / (.g | med)) ) as $ratio
-		| ([$rs[].g[]] | med) as $g | ([$rs[].w[]] | med) as $w
-		| "\($prog | sub(" -o [^ ]*"; "") | sub("-O2"; "gcc -O2")): cc overhead over gcc +\((($ratio | med) - 1) * 1000 | round / 10)% (median of the rounds; rounds \($ratio | map((. - 1) * 100 | round | tostring + "%") | join(" ")); pooled medians \($w * 1000 * 10 | round / 10) ms vs \($g * 1000 * 10 | round / 10) ms, +\(($w - $g) * 10000 | round / 10) ms)"' "$out"/cc-"$prog"-*.json
+	alternate "cc-$prog" "$prog.c (gcc ${flags%% -o *}): cc overhead over gcc" 'abifloor cc (warm)' "$af cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags"
 done
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== 1a. the floor under any wrapper written in Go: a 20-line Go program that starts gcc and waits for it (as a shell's fork and exec would)"
@@ -97,17 +104,7 @@ func main() {
 GO
 (cd "$out/gowrap" && printf 'module gowrap\n\ngo 1.24\n' >go.mod && CGO_ENABLED=0 go build -o gowrap .)
 flags="-O2 -o $out/hi $out/hi.c"
-for r in $(seq "$rounds"); do
-	g=(-n gcc "gcc $flags")
-	w=(-n 'go wrapper' "$out/gowrap/gowrap gcc $flags")
-	if ((r % 2)); then set -- "${g[@]}" "${w[@]}"; else set -- "${w[@]}" "${g[@]}"; fi
-	hyperfine --warmup 2 --runs 15 -N --export-json "$out/gw-$r.json" "$@" >/dev/null
-done
-jq -rs '
-	def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-	[.[] | .results | {g: (.[] | select(.command | startswith("gcc")) | .times), w: (.[] | select(.command | startswith("gcc") | not) | .times)}] as $rs
-	| ([$rs[].g[]] | med) as $g | ([$rs[].w[]] | med) as $w
-	| "hi.c: a bare Go wrapper costs +\(($w / $g - 1) * 1000 | round / 10)% (\($w * 1000 * 10 | round / 10) ms vs \($g * 1000 * 10 | round / 10) ms, +\(($w - $g) * 10000 | round / 10) ms)"' "$out"/gw-*.json
+alternate gw "hi.c: a bare Go wrapper costs" 'go wrapper' "$out/gowrap/gowrap gcc $flags"
 echo "== 1b. a cold cache (stubs built on every run: the first build of a project, or a new version)"
 hyperfine --warmup 1 --runs 10 -N --export-json "$out/cold.json" \
 	-n gcc "gcc -O2 -pthread -o $out/p $out/p.c" \
