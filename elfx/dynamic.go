@@ -32,7 +32,9 @@ type Dynamic struct {
 // Has reports whether the dynamic section has tag t.
 func (d *Dynamic) Has(t elf.DynTag) bool { _, ok := d.tags.get(t); return ok }
 
-// Tag returns the value of the first entry of tag t.
+// Tag returns the value of the first entry of tag t (of a tag outside
+// the generic, address and version ranges, among the first maxRestTags
+// such tags only).
 func (d *Dynamic) Tag(t elf.DynTag) (uint64, bool) { return d.tags.get(t) }
 
 // dynTags is a dynamic section's tags by value, without a map: the
@@ -86,7 +88,14 @@ func (t *dynTags) get(tag elf.DynTag) (uint64, bool) {
 	}
 }
 
-// add records val for tag unless tag was seen before.
+// maxRestTags bounds the distinct tags kept outside the fixed slots: a
+// real file has a handful (processor-specific ones), and each later entry
+// is compared with all of them, so a crafted section of a million
+// distinct tags must not cost a million squared.
+const maxRestTags = 64
+
+// add records val for tag unless tag was seen before (or is one more tag
+// outside the slots than maxRestTags).
 func (t *dynTags) add(tag elf.DynTag, val uint64) {
 	if _, ok := t.get(tag); ok {
 		return
@@ -95,7 +104,9 @@ func (t *dynTags) add(tag elf.DynTag, val uint64) {
 	case -1:
 		t.low[i], t.lowSet = val, t.lowSet|1<<i
 	case -2:
-		t.rest = append(t.rest, tagValue{tag, val})
+		if len(t.rest) < maxRestTags {
+			t.rest = append(t.rest, tagValue{tag, val})
+		}
 	default:
 		t.hi[r][i], t.hiSet[r] = val, t.hiSet[r]|1<<i
 	}

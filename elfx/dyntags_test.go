@@ -39,6 +39,29 @@ func TestDynTags(t *testing.T) {
 	}
 }
 
+// Past maxRestTags distinct tags outside the slots, later ones are not
+// kept (a crafted section must not cost its length squared); the first
+// stay, and tags in the slots are kept however many came before.
+func TestDynTagsRestBounded(t *testing.T) {
+	var d dynTags
+	for i := range 100000 {
+		d.add(elf.DynTag(0x70000000+i), uint64(i))
+	}
+	d.add(elf.DT_NEEDED, 7)
+	if len(d.rest) != maxRestTags {
+		t.Errorf("%d tags outside the slots kept, want %d", len(d.rest), maxRestTags)
+	}
+	if v, ok := d.get(0x70000000); !ok || v != 0 {
+		t.Errorf("first tag = %d, %v", v, ok)
+	}
+	if _, ok := d.get(0x70000000 + maxRestTags); ok {
+		t.Error("a tag past the bound was kept")
+	}
+	if v, ok := d.get(elf.DT_NEEDED); !ok || v != 7 {
+		t.Errorf("DT_NEEDED = %d, %v", v, ok)
+	}
+}
+
 // TestDynamicTagsAgainstStd: on real files, Tag gives debug/elf's first
 // value of every tag the dynamic section holds.
 func TestDynamicTagsAgainstStd(t *testing.T) {

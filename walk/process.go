@@ -58,7 +58,7 @@ func Process[T any](ctx context.Context, files <-chan File, workers int, newWork
 				mu.Lock()
 				if !closed {
 					if len(all) == 0 || len(all[len(all)-1]) == cap(all[len(all)-1]) {
-						all = append(all, make([]Item[T], 0, min(16<<len(all), 1024)))
+						all = append(all, make([]Item[T], 0, 16<<min(len(all), 6)))
 					}
 					all[len(all)-1] = append(all[len(all)-1], Item[T]{f.Root, f.Path, v})
 				}

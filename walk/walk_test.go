@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -240,6 +241,26 @@ func TestProcessAbandonsStuckWorker(t *testing.T) {
 	// are never there.
 	if got := strings.Join(paths, ","); got != "a,b" && got != "a" && got != "b" && got != "" {
 		t.Errorf("Process after cancel = %v, want at most [a b]: the stuck file dropped, nothing taken after the cancel", paths)
+	}
+}
+
+// Process keeps every result of a large run: its blocks grow to 1024
+// results and stay there (60,000 results once overflowed the capacity
+// of the 60th block).
+func TestProcessManyResults(t *testing.T) {
+	const n = 60000
+	files := make(chan File, 1024)
+	go func() {
+		for i := range n {
+			files <- File{Path: strconv.Itoa(i)}
+		}
+		close(files)
+	}()
+	got := Process(context.Background(), files, 4, func() func(File) (int, bool) {
+		return func(File) (int, bool) { return 1, true }
+	})
+	if len(got) != n {
+		t.Errorf("%d results, want %d", len(got), n)
 	}
 }
 
