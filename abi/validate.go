@@ -2,6 +2,7 @@ package abi
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -143,7 +144,7 @@ func (v *validator) check(t *Type, where string) error {
 	if err := v.check(t.Elem, where); err != nil {
 		return err
 	}
-	for _, m := range append(t.Members, t.Statics...) {
+	for _, m := range slices.Concat(t.Members, t.Statics) {
 		if m.Type == nil {
 			return fmt.Errorf("%s: member %q without a type", where, m.Name)
 		}

@@ -211,7 +211,7 @@ func runRangesBuild(ctx context.Context, env *cmdEnv, args []string) int {
 			code = exitError
 		}
 		if r.Err != nil {
-			env.sayf("ranges build", "version %s: %s", r.Version, strings.TrimSpace(r.Err.Error()))
+			env.sayf("ranges build", "version %s: %s", r.Version, cleanLines(strings.TrimSpace(r.Err.Error())))
 			code = exitError
 		}
 	}
@@ -364,7 +364,7 @@ func runRangesAdd(ctx context.Context, env *cmdEnv, args []string) int {
 		return env.sayf("ranges add", "incomplete: interrupted before version %s was built; the table is unchanged", version)
 	}
 	if res.Err != nil {
-		return env.sayf("ranges add", "version %s: %s", version, strings.TrimSpace(res.Err.Error()))
+		return env.sayf("ranges add", "version %s: %s", version, cleanLines(strings.TrimSpace(res.Err.Error())))
 	}
 	if err := ranges.Add(t, ranges.Version{Name: version, ABI: res.ABI}); err != nil {
 		return env.say("ranges add", err)
