@@ -61,14 +61,14 @@ func (w *Wrapper) hideHostLibs(ctx context.Context, c *cache.Cache, comp *glibc.
 	var cands []cand
 	lr := &libRefuser{c: c, comp: comp, target: target}
 	sysDirs := func() ([]string, error) { return lr.searchDirs(ctx) }
-	inSys := func(p string) bool {
-		ds, _ := sysDirs()
+	inSys := func(p string) (bool, error) {
+		ds, err := sysDirs()
 		for _, d := range ds {
 			if filepath.Dir(filepath.Clean(p)) == filepath.Clean(d) {
-				return true
+				return true, nil
 			}
 		}
-		return false
+		return false, err
 	}
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
@@ -78,8 +78,12 @@ func (w *Wrapper) hideHostLibs(ctx context.Context, c *cache.Cache, comp *glibc.
 			name, n = argv[i+1], 2
 		case strings.HasPrefix(a, "-l") && len(a) > 2 && !strings.HasPrefix(a, "-l:"):
 			name = a[2:]
-		case !strings.HasPrefix(a, "-") && (strings.HasSuffix(a, ".so") || strings.Contains(filepath.Base(a), ".so.")) && filepath.IsAbs(a):
-			if inSys(a) {
+		case !strings.HasPrefix(a, "-") && isSharedName(a) && filepath.IsAbs(a):
+			sys, err := inSys(a)
+			if err != nil {
+				return nil, nil, err
+			}
+			if sys {
 				cands = append(cands, cand{i: i, n: 1, arg: a, path: a})
 			}
 			continue

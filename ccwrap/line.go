@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -139,7 +138,7 @@ func parseCCLine(args []string) ccLine {
 			inputs++ // standard input, with -x
 		case strings.HasPrefix(a, "-"):
 		default:
-			if b := filepath.Base(a); strings.HasSuffix(b, ".so") || strings.Contains(b, ".so.") {
+			if isSharedName(a) {
 				l.libFiles = append(l.libFiles, a)
 			}
 			inputs++

@@ -131,8 +131,11 @@ type libRefuser struct {
 	c      *cache.Cache
 	comp   *glibc.Compiler
 	target string
-	dirs   []string // the compiler's search directories, once asked
-	asked  bool
+	// dirs are the compiler's search directories, asked for once; an
+	// error asking is kept and returned to every later caller too.
+	dirs    []string
+	dirsErr error
+	asked   bool
 }
 
 func (w *Wrapper) newLibRefuser(ctx context.Context, compiler string) (*libRefuser, error) {
@@ -156,13 +159,9 @@ func (w *Wrapper) newLibRefuser(ctx context.Context, compiler string) (*libRefus
 func (lr *libRefuser) searchDirs(ctx context.Context) ([]string, error) {
 	if !lr.asked {
 		lr.asked = true
-		d, err := searchDirs(ctx, lr.c, lr.comp)
-		if err != nil {
-			return nil, err
-		}
-		lr.dirs = d
+		lr.dirs, lr.dirsErr = searchDirs(ctx, lr.c, lr.comp)
 	}
-	return lr.dirs, nil
+	return lr.dirs, lr.dirsErr
 }
 
 // linkLibs are the libraries a link command names: -L directories, -l

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/abifloor/abifloor/cache"
+	"github.com/abifloor/abifloor/glibc"
 	"github.com/abifloor/abifloor/internal/fixture"
 )
 
@@ -296,4 +298,27 @@ func FuzzParseLinkerScript(f *testing.F) {
 			t.Fatalf("cache round trip of %q: %q, %v", names, info.script, ok)
 		}
 	})
+}
+
+// A compiler that cannot tell its search directories is an error for
+// every caller that asks, not for the first only: a later -lNAME must not
+// go unchecked for want of directories.
+func TestSearchDirsErrorKept(t *testing.T) {
+	comp, err := glibc.FindCompiler("false")
+	if err != nil {
+		t.Skip(err)
+	}
+	c, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
+		return compilerAnswer(ctx, c, comp, args...)
+	}
+	lr := &libRefuser{c: c, comp: comp, target: "2.17"}
+	for i := range 2 {
+		if dirs, err := lr.searchDirs(context.Background()); err == nil {
+			t.Errorf("call %d: %v and no error from a compiler that fails", i+1, dirs)
+		}
+	}
 }
