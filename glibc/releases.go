@@ -9,7 +9,7 @@ import (
 // first: its first version (2.2.5 on x86_64), then every 2.N up to the
 // newest; nil when arch is not in it.
 func Releases(arch string) []string {
-	a, err := LoadArch(arch, false)
+	a, err := ArchHeader(arch)
 	if err != nil {
 		return nil
 	}
