@@ -45,26 +45,9 @@ func runCC(ctx context.Context, env *cmdEnv, args []string, cxx bool) int {
 	}
 	var dlopen multiFlag
 	fs.Var(&dlopen, "dlopen", "a library the program dlopen()s with RTLD_GLOBAL (repeatable): its lazily bound symbols must be defined there")
-	say := func(format string, a ...any) {
-		fmt.Fprintf(env.stderr, "abifloor %s: %s\n", o.Name, report.CleanLines(fmt.Sprintf(format, a...)))
-	}
+	say := func(format string, a ...any) { sayWrapper(env, o.Name, format, a...) }
 	o.Warn = func(m string) { say("warning: %s", m) }
-	fail := func(err error) int {
-		// An interrupt fails every stub build in flight: one line says
-		// so, not one error per build with its temporary paths.
-		var ie *interrupt.Error
-		if errors.As(context.Cause(ctx), &ie) {
-			sayIncomplete(env, o.Name, ie.Error()+"; the cache is intact")
-			return exitError
-		}
-		var ae *glibc.ArchError
-		if errors.As(err, &ae) {
-			say("%v, or --arch %s", err, ae.Have)
-		} else {
-			say("%v", err)
-		}
-		return exitError
-	}
+	fail := func(err error) int { return wrapperFail(ctx, env, o.Name, err) }
 	own, ccArgs, dashes := splitDashes(args)
 	missing := func() int {
 		say("missing -- between abifloor's flags and the compiler")
@@ -257,4 +240,29 @@ func writeCCReport(env *cmdEnv, f report.Format, name string, res ccwrap.Result)
 	for _, m := range r.Warnings {
 		report.WriteAnnotation(env.stdout, report.Annotation{Level: "warning", File: r.Output, Title: title, Message: m})
 	}
+}
+
+// sayWrapper writes a line of the compiler wrapper's commands (cc, c++,
+// pkg-config) on stderr: "abifloor NAME: MESSAGE", the message cleaned.
+func sayWrapper(env *cmdEnv, name, format string, a ...any) {
+	fmt.Fprintf(env.stderr, "abifloor %s: %s\n", name, report.CleanLines(fmt.Sprintf(format, a...)))
+}
+
+// wrapperFail reports err, abifloor's own failure in cc, c++ or
+// pkg-config, and returns the exit code. An interrupt fails every stub
+// build in flight: one line says so, not one error per build with its
+// temporary paths.
+func wrapperFail(ctx context.Context, env *cmdEnv, name string, err error) int {
+	var ie *interrupt.Error
+	if errors.As(context.Cause(ctx), &ie) {
+		sayIncomplete(env, name, ie.Error()+"; the cache is intact")
+		return exitError
+	}
+	var ae *glibc.ArchError
+	if errors.As(err, &ae) {
+		sayWrapper(env, name, "%v, or --arch %s", err, ae.Have)
+	} else {
+		sayWrapper(env, name, "%v", err)
+	}
+	return exitError
 }

@@ -25,9 +25,7 @@ func runPkgConfig(ctx context.Context, env *cmdEnv, args []string) int {
 	fs.StringVar(&o.CacheDir, "cache-dir", "", "cache (default $ABIFLOOR_CACHE, $XDG_CACHE_HOME/abifloor or ~/.cache/abifloor)")
 	cc := fs.String("cc", "cc", "the C compiler of the link, whose library directories count")
 	library := fs.Bool("library", false, "the arguments are library files: exit 1 naming those the link would refuse")
-	say := func(format string, a ...any) {
-		fmt.Fprintf(env.stderr, "abifloor pkg-config: %s\n", report.CleanLines(fmt.Sprintf(format, a...)))
-	}
+	say := func(format string, a ...any) { sayWrapper(env, "pkg-config", format, a...) }
 	o.Warn = func(m string) { say("warning: %s", m) }
 	own, after, dashes := splitDashes(args)
 	pos, err := parseFlags(fs, own)
@@ -54,10 +52,7 @@ func runPkgConfig(ctx context.Context, env *cmdEnv, args []string) int {
 		say("%v", flagged(err))
 		return exitError
 	}
-	fail := func(err error) int {
-		say("%v", err)
-		return exitError
-	}
+	fail := func(err error) int { return wrapperFail(ctx, env, "pkg-config", err) }
 	if *library {
 		refused, err := w.Refuses(ctx, *cc, rest)
 		if err != nil {
