@@ -61,7 +61,7 @@ func (b *Budget) Because(why string) *Budget {
 // budget: an error wrapping ErrTooLarge when they do not fit or when they
 // claim more than MaxRatio times stored.
 func (b *Budget) Take(name string, size, stored uint64) error {
-	if size > uint64(max(b.b.Left(), 0)) {
+	over := func() error {
 		why := ""
 		if w := b.b.Why(); w != "" {
 			why = " (" + w + ")"
@@ -69,11 +69,18 @@ func (b *Budget) Take(name string, size, stored uint64) error {
 		return fmt.Errorf("section %s: %w: %d bytes uncompressed, over the limit of %d bytes%s",
 			name, ErrTooLarge, size, b.b.Max(), why)
 	}
+	if size > uint64(max(b.b.Left(), 0)) {
+		return over()
+	}
 	if stored < 1<<40 && size > stored*MaxRatio+ratioSlack {
 		return fmt.Errorf("section %s: %w: %d bytes stored claim %d bytes uncompressed, more than %d times as many",
 			name, ErrTooLarge, stored, size, MaxRatio)
 	}
-	b.b.Take(size)
+	// Readers that share the budget may have taken some of it since the
+	// test above: the charge itself decides.
+	if !b.b.Take(size) {
+		return over()
+	}
 	return nil
 }
 
