@@ -97,11 +97,22 @@ func (t *SymTab) Len() int { return t.n }
 
 func (t *SymTab) nameOff(i int) uint32 { return t.bo.Uint32(t.raw[int64(i)*t.ent:]) }
 
+// name is the name of symbol i. A name offset of 0 is no name (the
+// gABI's st_name), whatever byte a crafted string table starts with:
+// HasUnversionedRefs, which reads no string table, skips such a symbol
+// too.
+func (t *SymTab) name(i int) string {
+	if off := t.nameOff(i); off != 0 {
+		return cstr(t.strs[off:])
+	}
+	return ""
+}
+
 // At decodes symbol i (0 <= i < Len()) as Symbols does.
 func (t *SymTab) At(i int) Symbol {
 	var s Symbol
-	name := decodeSymEntry(t.bo, t.is64, t.raw[int64(i)*t.ent:], &s)
-	s.Name = cstr(t.strs[name:])
+	decodeSymEntry(t.bo, t.is64, t.raw[int64(i)*t.ent:], &s)
+	s.Name = t.name(i)
 	t.version(i, &s)
 	return s
 }

@@ -167,6 +167,5 @@ func (h *GNUHash) Hashed() int { return int(h.n - h.symoff) }
 // HashedName is the name of the i-th symbol the table indexes
 // (0 <= i < Hashed()).
 func (h *GNUHash) HashedName(i int) string {
-	t := h.t
-	return cstr(t.strs[t.nameOff(int(h.symoff)+i):])
+	return h.t.name(int(h.symoff) + i)
 }

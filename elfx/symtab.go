@@ -55,10 +55,10 @@ func (f *File) StaticSymbols() ([]Symbol, error) {
 		e := raw[int64(i)*es:]
 		s := &syms[i]
 		name := f.decodeSym(e, s)
+		if name == 0 {
+			continue // no name (st_name 0), as in the dynamic table
+		}
 		if uint64(name) >= uint64(len(strs)) {
-			if name == 0 {
-				continue
-			}
 			return nil, formatErr(int64(tab.Off)+int64(i)*es, ".symtab symbol %d name offset %d outside the string table", i, name)
 		}
 		b := strs[name:]
