@@ -142,16 +142,9 @@ func (w *Wrapper) newLibRefuser(ctx context.Context, compiler string) (*libRefus
 	if compiler == "" {
 		compiler = "cc"
 	}
-	comp, err := glibc.FindCompiler(compiler)
+	comp, c, err := w.compilerWithCache(compiler)
 	if err != nil {
 		return nil, err
-	}
-	c, err := w.openCache()
-	if err != nil {
-		return nil, err
-	}
-	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
-		return compilerAnswer(ctx, c, comp, args...)
 	}
 	return &libRefuser{c: c, comp: comp, target: w.limits["GLIBC"]}, nil
 }

@@ -246,7 +246,7 @@ func proofPath(line ccLine, stubs string) []string {
 // need a glibc above target, one line each, as the link editor's
 // complaint would have been explained.
 func hostLibsBeyond(ctx context.Context, line ccLine, stubs, target string) []string {
-	res := bind.New(bind.Options{LibraryPath: proofPath(line, stubs), Workers: 1}).Audit(ctx, []string{line.output})
+	res := newProofAuditor(line, stubs, nil).Audit(ctx, []string{line.output})
 	var libs []string
 	for _, f := range res.Files {
 		for _, l := range f.Libraries {

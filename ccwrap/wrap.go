@@ -360,16 +360,9 @@ type stubSet struct {
 // building them when the cache has none: the fixed cost of every link.
 func (w *Wrapper) stubsFor(ctx context.Context, cc string) (stubSet, error) {
 	so := glibc.StubOptions{Arch: w.o.Arch, Target: w.limits["GLIBC"], CC: cc}
-	comp, err := glibc.FindCompiler(so.CC)
-	if err != nil {
-		return stubSet{}, err // before the cache is made
-	}
-	c, err := w.openCache()
+	comp, c, err := w.compilerWithCache(cc)
 	if err != nil {
 		return stubSet{}, err
-	}
-	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
-		return compilerAnswer(ctx, c, comp, args...)
 	}
 	if err := comp.AskTarget(ctx); err != nil {
 		return stubSet{}, err
@@ -397,6 +390,23 @@ func (w *Wrapper) stubsFor(ctx context.Context, cc string) (stubSet, error) {
 		return stubSet{}, err
 	}
 	return stubSet{c: c, comp: comp, so: so, a: a, dir: stubs}, nil
+}
+
+// compilerWithCache finds the compiler cc and opens the cache, which
+// remembers the compiler's answers to queries (compilerAnswer).
+func (w *Wrapper) compilerWithCache(cc string) (*glibc.Compiler, *cache.Cache, error) {
+	comp, err := glibc.FindCompiler(cc)
+	if err != nil {
+		return nil, nil, err // before the cache is made
+	}
+	c, err := w.openCache()
+	if err != nil {
+		return nil, nil, err
+	}
+	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
+		return compilerAnswer(ctx, c, comp, args...)
+	}
+	return comp, c, nil
 }
 
 // runCompiler runs the user's compiler with the caller's standard streams
