@@ -399,11 +399,17 @@ func (sc *scan) enclosing(addr uint64, data bool) string {
 // syncBefore is the last address at or below addr where code is known to
 // start an instruction.
 func (sc *scan) syncBefore(addr uint64) (uint64, bool) {
-	i := sort.Search(len(sc.syncs), func(i int) bool { return sc.syncs[i] > addr })
+	i := sc.syncIndex(addr)
 	if i == 0 {
 		return 0, false
 	}
 	return sc.syncs[i-1], true
+}
+
+// syncIndex is the index of the first known instruction start above
+// addr (len(sc.syncs) when there is none).
+func (sc *scan) syncIndex(addr uint64) int {
+	return sort.Search(len(sc.syncs), func(i int) bool { return sc.syncs[i] > addr })
 }
 
 // codeSections are the executable sections with contents, PLT sections

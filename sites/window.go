@@ -54,19 +54,11 @@ func (sc *scan) windowBounds(addr, size uint64, atSync bool) []uint64 {
 
 // syncAfter is the first known instruction start above addr.
 func (sc *scan) syncAfter(addr uint64) (uint64, bool) {
-	lo, hi := 0, len(sc.syncs)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if sc.syncs[m] > addr {
-			hi = m
-		} else {
-			lo = m + 1
-		}
-	}
-	if lo == len(sc.syncs) {
+	i := sc.syncIndex(addr)
+	if i == len(sc.syncs) {
 		return 0, false
 	}
-	return sc.syncs[lo], true
+	return sc.syncs[i], true
 }
 
 var windowBufs = sync.Pool{New: func() any { b := make([]byte, 0, windowSize+4096); return &b }}
