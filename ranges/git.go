@@ -125,20 +125,36 @@ func isObjectID(s string) bool {
 // git runs git in repo and returns its standard output; the error carries
 // git's standard error.
 func git(ctx context.Context, repo string, stdin io.Reader, args ...string) ([]byte, error) {
-	gitPath, err := run.LookPath("git")
+	cmd, err := gitCmd(repo, stdin, args...)
 	if err != nil {
-		return nil, ErrNoGit
+		return nil, err
 	}
-	res, err := run.Cmd{Path: gitPath, Name: "git", Args: append([]string{"-C", repo}, args...), Stdin: stdin, MaxOutput: 256 << 20}.Run(ctx)
+	cmd.MaxOutput = 256 << 20
+	res, err := cmd.Run(ctx)
 	if err != nil {
-		var re *run.Error
-		msg := err.Error()
-		if errors.As(err, &re) && strings.TrimSpace(re.Stderr) != "" {
-			msg = strings.TrimSpace(re.Stderr)
-		}
-		return nil, fmt.Errorf("git %s: %s", args[0], msg)
+		return nil, gitErr(args[0], err)
 	}
 	return res.Stdout, nil
+}
+
+// gitCmd is git run in repo, found on PATH (ErrNoGit when it is not).
+func gitCmd(repo string, stdin io.Reader, args ...string) (run.Cmd, error) {
+	gitPath, err := run.LookPath("git")
+	if err != nil {
+		return run.Cmd{}, ErrNoGit
+	}
+	return run.Cmd{Path: gitPath, Name: "git", Args: append([]string{"-C", repo}, args...), Stdin: stdin}, nil
+}
+
+// gitErr is git's failure in subcommand sub, told by git's standard
+// error when it said something.
+func gitErr(sub string, err error) error {
+	msg := err.Error()
+	var re *run.Error
+	if errors.As(err, &re) && strings.TrimSpace(re.Stderr) != "" {
+		msg = strings.TrimSpace(re.Stderr)
+	}
+	return fmt.Errorf("git %s: %s", sub, msg)
 }
 
 // ErrNoGit is returned when git is not on PATH.

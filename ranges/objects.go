@@ -16,8 +16,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-
-	"github.com/abifloor/abifloor/internal/run"
 )
 
 // A version of a git repository is unpacked from git's objects, not from
@@ -271,12 +269,12 @@ func (o *objects) pin(ctx context.Context, repo string, files []lsEntry) ([]*blo
 	for _, e := range missing {
 		q.WriteString(e.id + "\n")
 	}
-	gitPath, err := run.LookPath("git")
+	cmd, err := gitCmd(repo, &q, "cat-file", "--batch")
 	if err != nil {
 		unpinAll()
-		return nil, ErrNoGit
+		return nil, err
 	}
-	st, err := run.Cmd{Path: gitPath, Name: "git", Args: []string{"-C", repo, "cat-file", "--batch"}, Stdin: &q}.Stream(ctx)
+	st, err := cmd.Stream(ctx)
 	if err != nil {
 		unpinAll()
 		return nil, err
@@ -294,37 +292,25 @@ func (o *objects) pin(ctx context.Context, repo string, files []lsEntry) ([]*blo
 	}
 	io.Copy(io.Discard, st)
 	werr := st.Wait()
-	o.mu.Lock()
-	for _, b := range written {
-		if rerr == nil && werr == nil {
-			b.pins, b.used = 1, o.tick
-			o.blobs[b.id] = b
-			o.byIno[b.ino] = b
-			pinned = append(pinned, b)
-		}
-		o.size += b.size
-	}
-	o.mu.Unlock()
 	if rerr == nil && werr != nil {
-		msg := werr.Error()
-		var re *run.Error
-		if errors.As(werr, &re) && strings.TrimSpace(re.Stderr) != "" {
-			msg = strings.TrimSpace(re.Stderr)
-		}
-		rerr = fmt.Errorf("git cat-file: %s", msg)
+		rerr = gitErr("cat-file", werr)
 	}
 	if rerr != nil {
 		for _, b := range written {
 			os.Remove(b.file)
 		}
-		o.mu.Lock()
-		for _, b := range written {
-			o.size -= b.size
-		}
-		o.mu.Unlock()
 		unpinAll()
 		return nil, fmt.Errorf("%s: %v", repo, rerr)
 	}
+	o.mu.Lock()
+	for _, b := range written {
+		b.pins, b.used = 1, o.tick
+		o.blobs[b.id] = b
+		o.byIno[b.ino] = b
+		pinned = append(pinned, b)
+		o.size += b.size
+	}
+	o.mu.Unlock()
 	return pinned, nil
 }
 
