@@ -37,7 +37,10 @@ type polyfillDef struct {
 	name  string
 	calls []string
 	xstat bool
-	src   string
+	// helpers are static definitions it shares with other polyfills:
+	// a unit of several defines each once, after every header.
+	helpers []string
+	src     string
 }
 
 // statVer and mknodVer are _STAT_VER and _MKNOD_VER of glibc's __xstat
@@ -102,24 +105,24 @@ var polyfillDefs = []polyfillDef{
 	return r;
 }
 `},
-	{name: "getentropy", calls: randomCalls, src: randomPre + fillSource + `HIDDEN int getentropy(void *buf, size_t n) {
+	{name: "getentropy", calls: randomCalls, helpers: []string{fillSource}, src: randomPre + `HIDDEN int getentropy(void *buf, size_t n) {
 	if (n > 256) { errno = EIO; return -1; }
 	return abifloor_fill(buf, n);
 }
 `},
-	{name: "arc4random", calls: arc4Calls, src: randomPre + fillSource + arc4Fatal + `HIDDEN uint32_t arc4random(void) {
+	{name: "arc4random", calls: arc4Calls, helpers: []string{fillSource, arc4Fatal}, src: randomPre + `HIDDEN uint32_t arc4random(void) {
 	uint32_t v;
 	if (abifloor_fill(&v, sizeof v) != 0) abifloor_fatal();
 	return v;
 }
 `},
-	{name: "arc4random_buf", calls: arc4Calls, src: randomPre + fillSource + arc4Fatal + `HIDDEN void arc4random_buf(void *p, size_t n) {
+	{name: "arc4random_buf", calls: arc4Calls, helpers: []string{fillSource, arc4Fatal}, src: randomPre + `HIDDEN void arc4random_buf(void *p, size_t n) {
 	if (abifloor_fill(p, n) != 0) abifloor_fatal();
 }
 `},
 	// Uniform without modulo bias: a value below 2^32 mod bound is drawn
 	// again, so each remainder has the same number of values left.
-	{name: "arc4random_uniform", calls: arc4Calls, src: randomPre + fillSource + arc4Fatal + `HIDDEN uint32_t arc4random_uniform(uint32_t bound) {
+	{name: "arc4random_uniform", calls: arc4Calls, helpers: []string{fillSource, arc4Fatal}, src: randomPre + `HIDDEN uint32_t arc4random_uniform(uint32_t bound) {
 	if (bound < 2) return 0;
 	uint32_t min = -bound % bound, v;
 	do { if (abifloor_fill(&v, sizeof v) != 0) abifloor_fatal(); } while (v < min);
@@ -254,36 +257,67 @@ func (a *Arch) Polyfills(target string) []Polyfill {
 	return out
 }
 
-// polyfillSource is the C source of the compat member defining name on
-// arch.
-func polyfillSource(arch, name string) string {
+// findPolyfill is the table's polyfill of name.
+func findPolyfill(name string) (polyfillDef, bool) {
 	for _, d := range polyfillDefs {
-		if d.name != name {
-			continue
+		if d.name == name {
+			return d, true
 		}
-		pre := "#define HIDDEN __attribute__((visibility(\"hidden\")))\n"
-		if d.xstat {
-			pre += fmt.Sprintf("#define STAT_VER %d\n#define MKNOD_VER %d\n", statVer[arch], mknodVer[arch])
-		}
-		return pre + d.src
 	}
-	return ""
+	return polyfillDef{}, false
 }
 
-// compatMember is one member of the stubs' compat archive: its source,
-// C (a polyfill) or assembly (a redirect's thunk).
+// polyfillUnit is one C translation unit defining every polyfill of defs
+// on arch. Each def's own source is written for a file of its own: its
+// feature macro and includes come first in the unit, once each (the
+// macro before any header, where it counts), then the static helpers
+// they share, once each, then every def's code. The extern declarations
+// in the code may repeat, as C allows.
+func polyfillUnit(arch string, defs []polyfillDef) string {
+	var defines, includes, helpers, code strings.Builder
+	seen := map[string]bool{}
+	once := func(b *strings.Builder, s string) {
+		if !seen[s] {
+			seen[s] = true
+			b.WriteString(s)
+		}
+	}
+	once(&defines, "#define HIDDEN __attribute__((visibility(\"hidden\")))\n")
+	for _, d := range defs {
+		if d.xstat {
+			once(&defines, fmt.Sprintf("#define STAT_VER %d\n#define MKNOD_VER %d\n", statVer[arch], mknodVer[arch]))
+		}
+		for _, l := range strings.SplitAfter(d.src, "\n") {
+			switch {
+			case strings.HasPrefix(l, "#define _GNU_SOURCE"):
+				once(&defines, l)
+			case strings.HasPrefix(l, "#include "):
+				once(&includes, l)
+			default:
+				code.WriteString(l)
+			}
+		}
+		for _, h := range d.helpers {
+			once(&helpers, h)
+		}
+	}
+	return defines.String() + includes.String() + helpers.String() + code.String()
+}
+
+// compatMember is one member of the stubs' compat archive: a redirect's
+// thunk (asm, its assembly in src) or a polyfill (its C is the table's,
+// compiled with the others: polyfillObjects).
 type compatMember struct {
 	src string
 	asm bool
 }
 
 // compatMembers are the members of the stubs' compat archive for target:
-// each name it defines, with its source (a redirect's thunk or a
-// polyfill).
+// each name it defines.
 func compatMembers(a *Arch, target string, redirects []Redirect) map[string]compatMember {
 	members := map[string]compatMember{}
 	for _, p := range a.Polyfills(target) {
-		members[p.Name] = compatMember{src: polyfillSource(a.Name, p.Name)}
+		members[p.Name] = compatMember{}
 	}
 	for _, r := range redirects {
 		if src, ok := thunk(a.Name, r.From, r.To); ok {

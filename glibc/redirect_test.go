@@ -118,16 +118,8 @@ func TestCompatCompiles(t *testing.T) {
 		{"x86_64", "2.5", "g++"},
 	} {
 		t.Run(tt.cc, func(t *testing.T) {
-			cc := fixture.Compiler(t, tt.cc)
 			ctx := context.Background()
-			comp, err := ProbeCompiler(ctx, cc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := LoadArch(tt.arch, true)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cc, comp, a := compilerFor(t, tt.cc, tt.arch)
 			dir := t.TempDir()
 			work := filepath.Join(dir, "work")
 			if err := mkdir(work); err != nil {
@@ -138,6 +130,9 @@ func TestCompatCompiles(t *testing.T) {
 			lib, err := b.compat(a, tt.target, redirects, work, dir)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !b.polyfillsShared {
+				t.Errorf("the polyfills were compiled one by one, not cut out of one unit")
 			}
 			nm, err := run.LookPath(strings.TrimSuffix(strings.TrimSuffix(tt.cc, "gcc"), "g++") + "nm")
 			if err != nil {
@@ -207,4 +202,20 @@ func TestPolyfillTable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// compilerFor finds the compiler cc (skipping without it) and the
+// database's arch, with symbols.
+func compilerFor(t *testing.T, cc, arch string) (string, *Compiler, *Arch) {
+	t.Helper()
+	cc = fixture.Compiler(t, cc)
+	comp, err := ProbeCompiler(context.Background(), cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := LoadArch(arch, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cc, comp, a
 }

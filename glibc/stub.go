@@ -10,7 +10,6 @@ import (
 
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -22,7 +21,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "10"
+const StubFormat = "11"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -254,6 +253,9 @@ type builder struct {
 	cc   string
 	comp *Compiler
 	sem  chan struct{}
+	// polyfillsShared: the compat archive's polyfills were cut out of
+	// one compiled unit (polyfillObjects), not compiled one by one.
+	polyfillsShared bool
 }
 
 func (b *builder) run(tool string, args ...string) error {
@@ -368,74 +370,49 @@ func kindType(k Kind) string {
 // (a distribution's compiler may default to them), so a check never calls
 // itself. It returns the archive's name, or "" when the target needs none.
 func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir string) (string, error) {
-	// One source file per member: a polyfill's C, or a redirect's thunk
-	// in assembly.
+	// A redirect's thunk is assembly, a file each; the polyfills are C,
+	// compiled together (polyfillObjects).
 	members := compatMembers(a, target, redirects)
 	names := make([]string, 0, len(members))
 	for n := range members {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var objs, csrc, ssrc []string
+	var ssrc []string
+	var defs []polyfillDef
 	for _, name := range names {
-		m := members[name]
-		src := filepath.Join(work, "compat-"+name+".c")
-		if m.asm {
-			src = strings.TrimSuffix(src, ".c") + ".s"
-		}
-		if err := os.WriteFile(src, []byte(m.src), 0o644); err != nil {
-			return "", err
-		}
-		objs = append(objs, strings.TrimSuffix(src, filepath.Ext(src))+".o")
-		if m.asm {
-			ssrc = append(ssrc, src)
-		} else {
-			csrc = append(csrc, src)
-		}
-	}
-	// A compiler driver run per member would cost more than the member:
-	// the driver compiles a batch of files, each to NAME.o in its working
-	// directory. Batches of each kind, as many as may run at once.
-	var (
-		errs []error
-		mu   sync.Mutex
-		wg   sync.WaitGroup
-	)
-	compile := func(flags []string, lang string, srcs []string) {
-		for _, batch := range batches(srcs, cap(b.sem)) {
-			// The language before each file: g++'s driver takes a
-			// -x for the next file only.
-			args := slices.Clip(flags)
-			for _, src := range batch {
-				args = append(args, "-x", lang, src)
+		if m := members[name]; m.asm {
+			src := filepath.Join(work, "compat-"+name+".s")
+			if err := os.WriteFile(src, []byte(m.src), 0o644); err != nil {
+				return "", err
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				err := b.runIn(work, b.cc, args...)
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}()
+			ssrc = append(ssrc, src)
+		} else if d, ok := findPolyfill(name); ok {
+			defs = append(defs, d)
 		}
 	}
-	compile([]string{"-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOURCE", "-fno-stack-protector"}, "c", csrc)
-	compile([]string{"-c"}, "assembler", ssrc)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	var cErr error
+	cDone := make(chan struct{})
+	go func() {
+		defer close(cDone)
+		_, b.polyfillsShared, cErr = b.polyfillObjects(a.Name, work, defs)
+	}()
+	asmErr := b.compileBatches(work, []string{"-c"}, "assembler", ssrc)
+	<-cDone
+	if err := errors.Join(cErr, asmErr); err != nil {
 		return "", err
+	}
+	// Each member is compat-NAME.o, in the order of the names.
+	objs := make([]string, len(names))
+	for i, name := range names {
+		objs[i] = filepath.Join(work, "compat-"+name+".o")
 	}
 	if len(objs) == 0 {
 		return "", nil
 	}
-	ar := "ar"
-	if out, err := b.comp.Query(b.ctx, "-print-prog-name=ar"); err == nil && strings.TrimSpace(string(out)) != "" {
-		ar = strings.TrimSpace(string(out))
-	}
-	if p, err := run.LookPath(ar); err != nil {
-		return "", fmt.Errorf("glibc: archiver %q (from %s -print-prog-name=ar) not found: %w", ar, b.cc, err)
-	} else {
-		ar = p
+	ar, err := b.tool("ar")
+	if err != nil {
+		return "", err
 	}
 	const lib = "libabifloor_compat.a"
 	if err := b.run(ar, append([]string{"rcs", filepath.Join(dir, lib)}, objs...)...); err != nil {
