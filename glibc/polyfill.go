@@ -310,6 +310,8 @@ func polyfillUnit(arch string, defs []polyfillDef) string {
 type compatMember struct {
 	src string
 	asm bool
+	// from and to: a thunk's (asm), which writeThunk writes without src.
+	from, to string
 }
 
 // compatMembers are the members of the stubs' compat archive for target:
@@ -321,7 +323,7 @@ func compatMembers(a *Arch, target string, redirects []Redirect) map[string]comp
 	}
 	for _, r := range redirects {
 		if src, ok := thunk(a.Name, r.From, r.To); ok {
-			members[r.From] = compatMember{src: src, asm: true}
+			members[r.From] = compatMember{src: src, asm: true, from: r.From, to: r.To}
 		}
 	}
 	return members

@@ -1,8 +1,10 @@
 package glibc
 
 import (
+	"bytes"
 	"context"
 	"debug/elf"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,7 +127,7 @@ func TestCompatCompiles(t *testing.T) {
 			if err := mkdir(work); err != nil {
 				t.Fatal(err)
 			}
-			b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 4)}
+			b := &builder{ctx: ctx, cc: cc, comp: comp, arch: a.Name, sem: make(chan struct{}, 4)}
 			redirects := a.Redirects(tt.target)
 			lib, err := b.compat(a, tt.target, redirects, work, dir)
 			if err != nil {
@@ -152,16 +154,22 @@ func TestCompatCompiles(t *testing.T) {
 			// Every member, thunks assembled alone included, says it
 			// needs no executable stack, or the link editor would give
 			// the program one.
-			objs, _ := filepath.Glob(filepath.Join(work, "compat-*.o"))
+			data, err := os.ReadFile(filepath.Join(dir, lib))
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs, _, err := readArchive(data)
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, o := range objs {
-				f, err := elf.Open(o)
+				f, err := elf.NewFile(bytes.NewReader(o.data))
 				if err != nil {
-					t.Fatal(err)
+					t.Fatalf("%s: %v", o.name, err)
 				}
 				if s := f.Section(".note.GNU-stack"); s == nil || s.Flags&elf.SHF_EXECINSTR != 0 {
-					t.Errorf("%s: no .note.GNU-stack, or an executable one", filepath.Base(o))
+					t.Errorf("%s: no .note.GNU-stack, or an executable one", o.name)
 				}
-				f.Close()
 			}
 			members := compatMembers(a, tt.target, redirects)
 			if len(objs) != len(members) {

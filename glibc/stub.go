@@ -21,7 +21,7 @@ import (
 
 // StubFormat changes whenever WriteStubs writes different files for the same
 // database and target; it is part of every cache key.
-const StubFormat = "11"
+const StubFormat = "12"
 
 // StubOptions say which stubs to write and how.
 type StubOptions struct {
@@ -89,6 +89,13 @@ func (o StubOptions) Key(a *Arch) string {
 // editor looks for: libc.so (a linker script, like the system's, that adds
 // libc_nonshared.a and the loader), libm.so, libpthread.so, ... .
 func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
+	return writeStubs(ctx, dir, o, false)
+}
+
+// writeStubs is WriteStubs; with tools set, the stub libraries, the
+// thunks and the compat archive are made by the compiler, the assembler
+// and ar as before StubFormat 11 (the tests compare the two).
+func writeStubs(ctx context.Context, dir string, o StubOptions, tools bool) error {
 	o, a, err := o.Resolve(true)
 	if err != nil {
 		return err
@@ -122,7 +129,7 @@ func WriteStubs(ctx context.Context, dir string, o StubOptions) error {
 	}
 	var redirects []Redirect // set by the compat archive's goroutine
 	// Every compiler run is independent: run them all at once, a few per CPU.
-	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2*runtime.NumCPU())}
+	b := &builder{ctx: ctx, cc: cc, comp: comp, arch: a.Name, tools: tools, sem: make(chan struct{}, 2*runtime.NumCPU())}
 	var (
 		wg                 sync.WaitGroup
 		compat, ns         string
@@ -247,12 +254,16 @@ func asNeeded(stubs []StubLib, arch, target string, redirects []Redirect) []stri
 	return out
 }
 
-// builder runs the C compiler, at most cap(sem) at a time.
+// builder runs the C compiler, at most cap(sem) at a time, and writes
+// what needs no compiler (the stub libraries, the thunks, the archive)
+// itself unless tools is set.
 type builder struct {
-	ctx  context.Context
-	cc   string
-	comp *Compiler
-	sem  chan struct{}
+	ctx   context.Context
+	cc    string
+	comp  *Compiler
+	arch  string
+	tools bool
+	sem   chan struct{}
 	// polyfillsShared: the compat archive's polyfills were cut out of
 	// one compiled unit (polyfillObjects), not compiled one by one.
 	polyfillsShared bool
@@ -283,8 +294,22 @@ func batches(srcs []string, n int) [][]string {
 	return out
 }
 
-// lib writes the assembly and version script of one stub and links it.
+// lib writes the stub library of s into dir.
 func (b *builder) lib(work, dir string, s *StubLib) error {
+	if b.tools {
+		return b.libByTools(work, dir, s)
+	}
+	data, err := writeStubLib(b.arch, s)
+	if err != nil {
+		return err
+	}
+	// Executable, as the link editor writes a shared library.
+	return os.WriteFile(filepath.Join(dir, s.Soname), data, 0o755)
+}
+
+// libByTools writes the assembly and version script of one stub and
+// links it with the compiler.
+func (b *builder) libByTools(work, dir string, s *StubLib) error {
 	var asm, vs bytes.Buffer
 	byVersion := map[string][]string{}
 	placed := map[string]string{} // alias → label of the storage
@@ -322,8 +347,7 @@ func (b *builder) lib(work, dir string, s *StubLib) error {
 		fmt.Fprintf(&asm, "\t.symver %s, %s%s%s, remove\n", label, sym.Name, at, sym.Version)
 		byVersion[sym.Version] = append(byVersion[sym.Version], sym.Name)
 	}
-	versions := append([]string(nil), s.Versions...)
-	sort.Slice(versions, func(i, j int) bool { return symver.Compare(versions[i], versions[j]) < 0 })
+	versions := sortedVersions(s.Versions)
 	for i, v := range versions {
 		fmt.Fprintf(&vs, "%s {\n", v)
 		if names := byVersion[v]; len(names) > 0 {
@@ -378,17 +402,31 @@ func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	// A thunk is written here (with tools, assembled from its source);
+	// the polyfills are C, compiled together (polyfillObjects).
+	thunks := map[string][]byte{} // object path → the thunk written here
 	var ssrc []string
 	var defs []polyfillDef
 	for _, name := range names {
-		if m := members[name]; m.asm {
-			src := filepath.Join(work, "compat-"+name+".s")
+		m := members[name]
+		obj := filepath.Join(work, "compat-"+name+".o")
+		switch {
+		case m.asm && !b.tools:
+			data, err := writeThunk(a.Name, m.from, m.to)
+			if err != nil {
+				return "", err
+			}
+			thunks[obj] = data
+		case m.asm:
+			src := strings.TrimSuffix(obj, ".o") + ".s"
 			if err := os.WriteFile(src, []byte(m.src), 0o644); err != nil {
 				return "", err
 			}
 			ssrc = append(ssrc, src)
-		} else if d, ok := findPolyfill(name); ok {
-			defs = append(defs, d)
+		default:
+			if d, ok := findPolyfill(name); ok {
+				defs = append(defs, d)
+			}
 		}
 	}
 	var cErr error
@@ -402,19 +440,38 @@ func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir
 	if err := errors.Join(cErr, asmErr); err != nil {
 		return "", err
 	}
+	if len(names) == 0 {
+		return "", nil
+	}
 	// Each member is compat-NAME.o, in the order of the names.
 	objs := make([]string, len(names))
 	for i, name := range names {
 		objs[i] = filepath.Join(work, "compat-"+name+".o")
 	}
-	if len(objs) == 0 {
-		return "", nil
+	const lib = "libabifloor_compat.a"
+	if !b.tools {
+		// Members by base name, in the order given, as ar stores them.
+		ms := make([]arMember, len(objs))
+		for i, o := range objs {
+			data, ok := thunks[o]
+			if !ok {
+				var err error
+				if data, err = os.ReadFile(o); err != nil {
+					return "", err
+				}
+			}
+			ms[i] = arMember{name: filepath.Base(o), data: data}
+		}
+		data, err := writeArchive(ms)
+		if err != nil {
+			return "", err
+		}
+		return lib, os.WriteFile(filepath.Join(dir, lib), data, 0o644)
 	}
 	ar, err := b.tool("ar")
 	if err != nil {
 		return "", err
 	}
-	const lib = "libabifloor_compat.a"
 	if err := b.run(ar, append([]string{"rcs", filepath.Join(dir, lib)}, objs...)...); err != nil {
 		return "", err
 	}
