@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"debug/elf"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/abifloor/abifloor/elfx"
 )
 
 // arMember is one object of an archive: its name (a base name) and its
@@ -111,20 +112,17 @@ const stbGNUUnique elf.SymBind = 10
 // its symbol table's order: global, weak and unique symbols that are not
 // undefined (common ones included), which ar puts in the index.
 func arSymbols(obj []byte) ([]string, error) {
-	f, err := elf.NewFile(bytes.NewReader(obj))
+	f, err := elfx.NewFile(bytes.NewReader(obj), int64(len(obj)))
 	if err != nil {
 		return nil, err
 	}
-	syms, err := f.Symbols()
-	if errors.Is(err, elf.ErrNoSymbols) {
-		return nil, nil
-	}
+	syms, err := f.StaticSymbols()
 	if err != nil {
 		return nil, err
 	}
 	var out []string
 	for _, s := range syms {
-		switch elf.ST_BIND(s.Info) {
+		switch s.Bind {
 		case elf.STB_GLOBAL, elf.STB_WEAK, stbGNUUnique:
 		default:
 			continue

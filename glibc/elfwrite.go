@@ -364,6 +364,12 @@ func writeStubLib(arch string, s *StubLib) ([]byte, error) {
 		}
 	}
 
+	// Each size is bounded above; so is their sum, which a malformed
+	// host libgcc_s.so.1 could make as large as its symbol count allows.
+	if dataSize > 1<<31 || tbssSize > 1<<31 {
+		return nil, fmt.Errorf("glibc: stub %s: %d bytes of data and %d of thread-local storage are more than a stub holds", s.Soname, dataSize, tbssSize)
+	}
+
 	dynstr := newStrtab()
 	soname := dynstr.add(s.Soname)
 

@@ -1,6 +1,7 @@
 package glibc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -30,9 +31,13 @@ var polyfillFlags = []string{"-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOU
 // reach, their unwind entries and .note.GNU-stack, and drops the other
 // polyfills. An ld run costs about 1.5 ms.
 //
-// It reports whether it cut the members out that way; when it cannot (no
-// link editor for the compiler, or one that refuses -r with
-// --gc-sections), it compiles each member alone as before.
+// It reports whether it cut the members out that way. Only GNU ld is
+// asked to (gold refuses -r with --gc-sections, and lld's behaviour there
+// has varied between releases): with another link editor, or none found for the
+// compiler, each member is compiled alone, as before. That choice is the
+// toolchain's, made the same way every time; any failure on the way is
+// the build's error, not a reason to take the other road (an entry built
+// by it would hold other bytes under the same key).
 func (b *builder) polyfillObjects(arch, work string, defs []polyfillDef) (objs []string, shared bool, err error) {
 	if len(defs) == 0 {
 		return nil, true, nil
@@ -41,23 +46,25 @@ func (b *builder) polyfillObjects(arch, work string, defs []polyfillDef) (objs [
 	for i, d := range defs {
 		objs[i] = filepath.Join(work, "compat-"+d.name+".o")
 	}
-	sharedErr := b.cutPolyfills(arch, work, defs, objs)
-	if sharedErr == nil {
-		return objs, true, nil
+	ld, err := b.tool("ld")
+	if err == nil {
+		var out []byte
+		if out, err = run.Output(b.ctx, ld, "-v"); err == nil && !bytes.HasPrefix(out, []byte("GNU ld ")) {
+			err = fmt.Errorf("glibc: %s is not GNU ld (%s)", ld, bytes.TrimSpace(out))
+		}
 	}
-	if err := b.compileEach(arch, work, defs); err != nil {
-		return nil, false, fmt.Errorf("%w\n(compiled alone after the shared unit failed: %v)", err, sharedErr)
+	if err != nil {
+		return objs, false, b.compileEach(arch, work, defs)
 	}
-	return objs, false, nil
+	return objs, true, b.cutPolyfills(arch, ld, work, defs, objs)
 }
 
 // cutPolyfills compiles the unit of defs and cuts each member out of it
-// into objs.
-func (b *builder) cutPolyfills(arch, work string, defs []polyfillDef, objs []string) error {
-	ld, err := b.tool("ld")
-	if err != nil {
-		return err
-	}
+// into objs with the link editor ld. Each member must define its name and
+// nothing else of the unit's: a link editor that kept the other sections
+// would make every member define every polyfill, which a program's link
+// would only report as multiple definitions.
+func (b *builder) cutPolyfills(arch, ld, work string, defs []polyfillDef, objs []string) error {
 	const unit = "abifloor-polyfills"
 	if err := os.WriteFile(filepath.Join(work, unit+".c"), []byte(polyfillUnit(arch, defs)), 0o644); err != nil {
 		return err
@@ -73,14 +80,41 @@ func (b *builder) cutPolyfills(arch, work string, defs []polyfillDef, objs []str
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = b.run(ld, "-r", "--gc-sections", "-u", d.name, "-o", objs[i], whole)
+			if errs[i] = b.run(ld, "-r", "--gc-sections", "-u", d.name, "-o", objs[i], whole); errs[i] == nil {
+				errs[i] = definesOnly(objs[i], d.name)
+			}
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	return errors.Join(errs...)
+}
+
+// definesOnly checks that the object at path defines name and no other
+// global symbol but the compiler's own helpers (i386's
+// __x86.get_pc_thunk.bx, hidden in a COMDAT group).
+func definesOnly(path, name string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
 		return err
 	}
-	return os.Remove(whole)
+	syms, err := arSymbols(data)
+	if err != nil {
+		return fmt.Errorf("glibc: %s: %w", path, err)
+	}
+	found := false
+	for _, s := range syms {
+		switch {
+		case s == name:
+			found = true
+		case strings.HasPrefix(s, "__x86.get_pc_thunk."):
+		default:
+			return fmt.Errorf("glibc: %s, cut for %s, also defines %s: the link editor kept sections it should have collected", filepath.Base(path), name, s)
+		}
+	}
+	if !found {
+		return fmt.Errorf("glibc: %s, cut for %s, does not define it", filepath.Base(path), name)
+	}
+	return nil
 }
 
 // compileEach compiles each polyfill of defs alone into

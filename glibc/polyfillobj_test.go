@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestPolyfillCutAsAlone: every polyfill cut out of the shared unit is the
@@ -110,30 +112,106 @@ func memberFacts(t *testing.T, path string) facts {
 	return fc
 }
 
-// TestPolyfillFallback: a compiler whose link editor cannot be found still
-// gets every member, each compiled alone.
+// TestPolyfillFallback: a compiler whose link editor cannot be found, or
+// is not GNU ld (gold refuses -r with --gc-sections), still gets every
+// member, each compiled alone.
 func TestPolyfillFallback(t *testing.T) {
+	gold := filepath.Join(t.TempDir(), "no-ld")
+	if fixture.Have("ld.gold") {
+		gold = fixture.Compiler(t, "ld.gold")
+	}
+	for name, ld := range map[string]string{"missing": filepath.Join(t.TempDir(), "no-ld"), "gold": gold} {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			cc, comp, _ := compilerFor(t, "gcc", "x86_64")
+			comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
+				if slices.Equal(args, []string{"-print-prog-name=ld"}) {
+					return []byte(ld + "\n"), nil
+				}
+				comp := *comp
+				comp.Answer = nil
+				return comp.Query(ctx, args...)
+			}
+			stat, _ := findPolyfill("stat")
+			fstat, _ := findPolyfill("fstat")
+			b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2)}
+			objs, shared, err := b.polyfillObjects("x86_64", t.TempDir(), []polyfillDef{stat, fstat})
+			if err != nil || shared {
+				t.Fatalf("polyfillObjects = %v, shared %v; want compiled alone", err, shared)
+			}
+			for i, name := range []string{"stat", "fstat"} {
+				if got := memberFacts(t, objs[i]).defined; got != name+"/STT_FUNC/STB_GLOBAL/STV_HIDDEN" {
+					t.Errorf("%s defines %s", objs[i], got)
+				}
+			}
+		})
+	}
+}
+
+// TestDefinesOnly: a member cut with the other polyfills left in it (a
+// link editor that ignored --gc-sections) is refused, naming both.
+func TestDefinesOnly(t *testing.T) {
 	ctx := context.Background()
 	cc, comp, _ := compilerFor(t, "gcc", "x86_64")
-	comp.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
-		if slices.Equal(args, []string{"-print-prog-name=ld"}) {
-			return []byte(filepath.Join(t.TempDir(), "no-ld") + "\n"), nil
-		}
-		comp := *comp
-		comp.Answer = nil
-		return comp.Query(ctx, args...)
-	}
 	stat, _ := findPolyfill("stat")
 	fstat, _ := findPolyfill("fstat")
 	b := &builder{ctx: ctx, cc: cc, comp: comp, sem: make(chan struct{}, 2)}
 	work := t.TempDir()
 	objs, shared, err := b.polyfillObjects("x86_64", work, []polyfillDef{stat, fstat})
-	if err != nil || shared {
-		t.Fatalf("polyfillObjects = %v, shared %v; want compiled alone", err, shared)
+	if err != nil || !shared {
+		t.Fatalf("polyfillObjects = %v, shared %v", err, shared)
 	}
-	for i, name := range []string{"stat", "fstat"} {
-		if got := memberFacts(t, objs[i]).defined; got != name+"/STT_FUNC/STB_GLOBAL/STV_HIDDEN" {
-			t.Errorf("%s defines %s", objs[i], got)
+	if err := definesOnly(objs[0], "stat"); err != nil {
+		t.Errorf("a cut member: %v", err)
+	}
+	// The whole unit defines both.
+	err = definesOnly(filepath.Join(work, "abifloor-polyfills.o"), "stat")
+	if err == nil || !strings.Contains(err.Error(), "also defines fstat") {
+		t.Errorf("the whole unit as stat's member: %v, want it refused for fstat", err)
+	}
+	if err := definesOnly(objs[1], "stat"); err == nil || !strings.Contains(err.Error(), "defines fstat") {
+		t.Errorf("fstat's member as stat's: %v", err)
+	}
+}
+
+// TestPolyfillSourcesHoistable: polyfillUnit lifts each source's leading
+// feature macro and includes to the top of a unit, so a source may have
+// preprocessor lines of those two kinds only before its code, and none of
+// them after (an #include inside #if would be lifted out of it; another
+// feature macro would land after the headers). A lone polyfill's unit is
+// its source as written, behind the HIDDEN and structure-version macros.
+func TestPolyfillSourcesHoistable(t *testing.T) {
+	for _, d := range polyfillDefs {
+		code := false
+		for _, l := range strings.Split(d.src, "\n") {
+			lifted := strings.HasPrefix(l, "#define _GNU_SOURCE") || strings.HasPrefix(l, "#include ")
+			switch {
+			case lifted && code:
+				t.Errorf("%s: %q after its code", d.name, l)
+			case !lifted && strings.HasPrefix(strings.TrimSpace(l), "#") && !code:
+				t.Errorf("%s: %q among its leading lines, which a unit lifts", d.name, l)
+			case !lifted && strings.TrimSpace(l) != "":
+				code = true
+			}
+			if strings.HasPrefix(strings.TrimSpace(l), "#include") && !strings.HasPrefix(l, "#include ") {
+				t.Errorf("%s: an indented %q", d.name, l)
+			}
 		}
+		for _, h := range d.helpers {
+			if strings.Contains(h, "#include") || strings.Contains(h, "#define") {
+				t.Errorf("%s: a helper with its own preprocessor lines", d.name)
+			}
+		}
+	}
+	stat, _ := findPolyfill("stat")
+	want := "#define HIDDEN __attribute__((visibility(\"hidden\")))\n#define STAT_VER 1\n#define MKNOD_VER 0\n" + stat.src
+	if got := polyfillUnit("x86_64", []polyfillDef{stat}); got != want {
+		t.Errorf("stat's unit:\n%s\nwant\n%s", got, want)
+	}
+	entropy, _ := findPolyfill("getentropy")
+	got := polyfillUnit("x86_64", []polyfillDef{entropy})
+	want = "#define HIDDEN __attribute__((visibility(\"hidden\")))\n" + strings.Replace(entropy.src, "HIDDEN int getentropy", fillSource+"HIDDEN int getentropy", 1)
+	if got != want {
+		t.Errorf("getentropy's unit:\n%s\nwant its source with the helper before its code:\n%s", got, want)
 	}
 }

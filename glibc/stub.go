@@ -424,9 +424,11 @@ func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir
 			}
 			ssrc = append(ssrc, src)
 		default:
-			if d, ok := findPolyfill(name); ok {
-				defs = append(defs, d)
+			d, ok := findPolyfill(name)
+			if !ok {
+				return "", fmt.Errorf("glibc: no polyfill named %s in the table", name)
 			}
+			defs = append(defs, d)
 		}
 	}
 	var cErr error
