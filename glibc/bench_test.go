@@ -48,3 +48,38 @@ func BenchmarkWriteStubLibc(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWriteThunks is the rest of what a cold cache pays in process
+// for glibc 2.17 on x86_64: every redirect's thunk object, and the compat
+// archive of them with its symbol index (the polyfills' objects, which
+// the compiler makes, are left out).
+func BenchmarkWriteThunks(b *testing.B) {
+	a, err := LoadArch("x86_64", true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	members := compatMembers(a, "2.17", a.Redirects("2.17"))
+	var thunks []compatMember
+	for _, m := range members {
+		if m.asm {
+			thunks = append(thunks, m)
+		}
+	}
+	if len(thunks) < 20 {
+		b.Fatalf("%d thunks for 2.17", len(thunks))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ms := make([]arMember, len(thunks))
+		for i, m := range thunks {
+			data, err := writeThunk("x86_64", m.from, m.to)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ms[i] = arMember{name: "compat-" + m.from + ".o", data: data}
+		}
+		if _, err := writeArchive(ms); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
