@@ -32,12 +32,12 @@ var polyfillFlags = []string{"-std=gnu11", "-c", "-O2", "-fPIC", "-U_FORTIFY_SOU
 // polyfills. An ld run costs about 1.5 ms.
 //
 // It reports whether it cut the members out that way. Only GNU ld is
-// asked to (gold refuses -r with --gc-sections, and lld's behaviour there
-// has varied between releases): with another link editor, or none found for the
-// compiler, each member is compiled alone, as before. That choice is the
-// toolchain's, made the same way every time; any failure on the way is
-// the build's error, not a reason to take the other road (an entry built
-// by it would hold other bytes under the same key).
+// asked to (gold refuses -r with --gc-sections, and lld's behaviour
+// there has varied between releases): with another link editor, or none
+// found for the compiler, each member is compiled alone, as before. That
+// choice is the toolchain's, made the same way every time; any failure on
+// the way is the build's error, not a reason to take the other road (an
+// entry built by it would hold other bytes under the same key).
 func (b *builder) polyfillObjects(arch, work string, defs []polyfillDef) (objs []string, shared bool, err error) {
 	if len(defs) == 0 {
 		return nil, true, nil
@@ -47,13 +47,14 @@ func (b *builder) polyfillObjects(arch, work string, defs []polyfillDef) (objs [
 		objs[i] = filepath.Join(work, "compat-"+d.name+".o")
 	}
 	ld, err := b.tool("ld")
-	if err == nil {
-		var out []byte
-		if out, err = run.Output(b.ctx, ld, "-v"); err == nil && !bytes.HasPrefix(out, []byte("GNU ld ")) {
-			err = fmt.Errorf("glibc: %s is not GNU ld (%s)", ld, bytes.TrimSpace(out))
-		}
-	}
 	if err != nil {
+		return objs, false, b.compileEach(arch, work, defs)
+	}
+	out, err := run.Output(b.ctx, ld, "-v")
+	if err != nil {
+		return nil, false, fmt.Errorf("glibc: asking %s which link editor it is: %w", ld, err)
+	}
+	if !bytes.HasPrefix(out, []byte("GNU ld ")) {
 		return objs, false, b.compileEach(arch, work, defs)
 	}
 	return objs, true, b.cutPolyfills(arch, ld, work, defs, objs)
