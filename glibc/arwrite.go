@@ -105,9 +105,6 @@ func writeArchive(members []arMember) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// stbGNUUnique is STB_GNU_UNIQUE (STB_LOOS), which debug/elf does not name.
-const stbGNUUnique elf.SymBind = 10
-
 // arSymbols are the names an ELF object defines for other objects, in
 // its symbol table's order: global, weak and unique symbols that are not
 // undefined (common ones included), which ar puts in the index.
@@ -123,7 +120,7 @@ func arSymbols(obj []byte) ([]string, error) {
 	var out []string
 	for _, s := range syms {
 		switch s.Bind {
-		case elf.STB_GLOBAL, elf.STB_WEAK, stbGNUUnique:
+		case elf.STB_GLOBAL, elf.STB_WEAK, elfx.STB_GNU_UNIQUE:
 		default:
 			continue
 		}

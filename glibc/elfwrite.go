@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/abifloor/abifloor/elfx"
 	"github.com/abifloor/abifloor/symver"
 )
 
@@ -225,15 +226,6 @@ func elfHash(name string) uint32 {
 	return h
 }
 
-// gnuHash is the DT_GNU_HASH hash of a name (Bernstein's, h*33 + c).
-func gnuHash(name string) uint32 {
-	h := uint32(5381)
-	for i := 0; i < len(name); i++ {
-		h = h*33 + uint32(name[i])
-	}
-	return h
-}
-
 // log2Up is the base-2 logarithm of n rounded up, as GNU ld sizes the
 // GNU hash table's bloom filter with it.
 func log2Up(n uint64) uint {
@@ -400,7 +392,7 @@ func writeStubLib(arch string, s *StubLib) ([]byte, error) {
 	}
 	for i := range syms {
 		dynstr.add(syms[i].name)
-		syms[i].hash = gnuHash(syms[i].name)
+		syms[i].hash = elfx.GNUHashOf(syms[i].name)
 	}
 	for _, v := range versions {
 		dynstr.add(v)

@@ -34,8 +34,8 @@ func TestHashes(t *testing.T) {
 		if got := elfHash(tt.name); got != tt.elf {
 			t.Errorf("elfHash(%q) = %#08x, want %#08x", tt.name, got, tt.elf)
 		}
-		if got := gnuHash(tt.name); got != tt.gnu {
-			t.Errorf("gnuHash(%q) = %#08x, want %#08x", tt.name, got, tt.gnu)
+		if got := elfx.GNUHashOf(tt.name); got != tt.gnu {
+			t.Errorf("elfx.GNUHashOf(%q) = %#08x, want %#08x", tt.name, got, tt.gnu)
 		}
 	}
 }
@@ -414,7 +414,7 @@ func checkStub(t testing.TB, arch string, s *StubLib) {
 			t.Errorf("%s %s: %s@%s read as %+v, written %+v", arch, s.Soname, w.Name, w.Version, g, w)
 		}
 		found := false
-		h.Lookup(w.Name, gnuHash(w.Name), func(sym elfx.Symbol) bool {
+		h.Lookup(w.Name, elfx.GNUHashOf(w.Name), func(sym elfx.Symbol) bool {
 			found = found || sym.Version == w.Version
 			return found
 		})

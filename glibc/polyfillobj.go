@@ -12,6 +12,12 @@ import (
 	"github.com/abifloor/abifloor/internal/run"
 )
 
+// compatFile is work/compat-NAME.EXT: a compat member's source or object
+// (the compiler driver names an object after its source).
+func compatFile(work, name, ext string) string {
+	return filepath.Join(work, "compat-"+name+ext)
+}
+
 // polyfillFlags compile a polyfill: without FORTIFY or the stack
 // protector (a distribution's compiler may default to them), so that a
 // check never calls itself.
@@ -44,7 +50,7 @@ func (b *builder) polyfillObjects(arch, work string, defs []polyfillDef) (objs [
 	}
 	objs = make([]string, len(defs))
 	for i, d := range defs {
-		objs[i] = filepath.Join(work, "compat-"+d.name+".o")
+		objs[i] = compatFile(work, d.name, ".o")
 	}
 	ld, err := b.tool("ld")
 	if err != nil {
@@ -124,7 +130,7 @@ func definesOnly(path, name string) error {
 func (b *builder) compileEach(arch, work string, defs []polyfillDef) error {
 	srcs := make([]string, len(defs))
 	for i, d := range defs {
-		srcs[i] = filepath.Join(work, "compat-"+d.name+".c")
+		srcs[i] = compatFile(work, d.name, ".c")
 		if err := os.WriteFile(srcs[i], []byte(polyfillUnit(arch, []polyfillDef{d})), 0o644); err != nil {
 			return err
 		}

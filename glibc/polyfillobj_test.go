@@ -51,7 +51,7 @@ func TestPolyfillCutAsAlone(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, d := range defs {
-				got, want := memberFacts(t, objs[i]), memberFacts(t, filepath.Join(alone, "compat-"+d.name+".o"))
+				got, want := memberFacts(t, objs[i]), memberFacts(t, compatFile(alone, d.name, ".o"))
 				if got.defined != want.defined || !slices.Equal(got.undefined, want.undefined) {
 					t.Errorf("%s: cut defines %s and needs %v; alone %s and %v", d.name, got.defined, got.undefined, want.defined, want.undefined)
 				}

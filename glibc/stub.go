@@ -407,9 +407,11 @@ func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir
 	thunks := map[string][]byte{} // object path → the thunk written here
 	var ssrc []string
 	var defs []polyfillDef
-	for _, name := range names {
+	objs := make([]string, len(names)) // in the order of the names
+	for i, name := range names {
 		m := members[name]
-		obj := filepath.Join(work, "compat-"+name+".o")
+		obj := compatFile(work, name, ".o")
+		objs[i] = obj
 		switch {
 		case m.asm && !b.tools:
 			data, err := writeThunk(a.Name, m.from, m.to)
@@ -418,7 +420,7 @@ func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir
 			}
 			thunks[obj] = data
 		case m.asm:
-			src := strings.TrimSuffix(obj, ".o") + ".s"
+			src := compatFile(work, name, ".s")
 			if err := os.WriteFile(src, []byte(m.src), 0o644); err != nil {
 				return "", err
 			}
@@ -444,11 +446,6 @@ func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir
 	}
 	if len(names) == 0 {
 		return "", nil
-	}
-	// Each member is compat-NAME.o, in the order of the names.
-	objs := make([]string, len(names))
-	for i, name := range names {
-		objs[i] = filepath.Join(work, "compat-"+name+".o")
 	}
 	const lib = "libabifloor_compat.a"
 	if !b.tools {
