@@ -47,6 +47,7 @@ func gccStub(ctx context.Context, comp *Compiler) (lib StubLib, ok bool, err err
 	}
 	lib.Soname = "libgcc_s.so.1"
 	versions := map[string]bool{}
+	var data uint64 // the objects' sizes so far
 	for _, s := range syms {
 		if s.Undefined() || !s.Exported() || s.Version == "" {
 			continue
@@ -64,6 +65,15 @@ func gccStub(ctx context.Context, comp *Compiler) (lib StubLib, ok bool, err err
 			k = Object
 		case elf.STT_TLS:
 			k = TLS
+		}
+		// The stub gives each object its storage: all of them together
+		// cannot be larger than the library that holds them (libgcc_s's
+		// are a few bytes), so a crafted size costs no more memory than
+		// the file's own.
+		if k != Func {
+			if data += s.Size; s.Size > uint64(f.Size()) || data > uint64(f.Size()) {
+				return lib, false, fmt.Errorf("glibc: %s: its objects' sizes (%s: %d bytes) are larger than the file", p, s.Name, s.Size)
+			}
 		}
 		versions[s.Version] = true
 		lib.Syms = append(lib.Syms, StubSym{Name: s.Name, Version: s.Version, Kind: k, Size: s.Size,
