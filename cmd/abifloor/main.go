@@ -200,14 +200,6 @@ func run(ctx context.Context, env *cmdEnv, args []string) int {
 		return exitOK
 	}
 	c := lookupCommand(args[0])
-	// Only the compiler wrapper (cc, c++, or no command: a tool that runs
-	// the first word of $CC), paid on every compiler call, works while
-	// the interrupt handlers are being installed (until the compiler
-	// starts); every other command waits for them, so that a signal
-	// always finds its handler however busy the machine.
-	if wrapper := args[0] == "cc" || args[0] == "c++" || c == nil && args[0] != actionCommand; !wrapper {
-		interrupt.Ready()
-	}
 	if args[0] == actionCommand {
 		return runAction(ctx, env, args[1:])
 	}

@@ -17,7 +17,7 @@ func TestNotifyInterruptTwice(t *testing.T) {
 	again := make(chan os.Signal, 1)
 	ctx, stop := Notify(context.Background(), func(s os.Signal) { again <- s }, Grace{time.Minute, time.Minute}, func(os.Signal, string) { t.Error("late after a minute") })
 	defer stop()
-	Ready() // a signal before the handlers are in place ends the process
+	// The handlers are in place once Notify returns.
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,6 @@ func TestNotifyInterruptLateWall(t *testing.T) {
 		late <- why
 	})
 	defer stop()
-	Ready()
 	start := time.Now()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -81,7 +80,6 @@ func TestNotifyInterruptLateCPU(t *testing.T) {
 	late := make(chan string, 1)
 	ctx, stop := Notify(context.Background(), func(os.Signal) { t.Error("again without a second signal") }, Grace{CPU: 50 * time.Millisecond, Wall: time.Hour}, func(_ os.Signal, why string) { late <- why })
 	defer stop()
-	Ready()
 	cpu0 := ProcessCPU()
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -36,8 +36,6 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/abifloor/abifloor/internal/interrupt"
 )
 
 // Defaults for a Cmd that sets none.
@@ -242,9 +240,6 @@ func (c Cmd) start(ctx context.Context, pipe bool) (*proc, error) {
 	if err != nil {
 		return fail(err)
 	}
-	// An interrupt must find its handler in place (interrupt.Notify
-	// installs it in the background), or the program would outlive it.
-	interrupt.Ready()
 	p := &proc{name: name, ctx: ctx, timeout: c.Timeout}
 	if p.timeout == 0 {
 		p.timeout = DefaultTimeout
