@@ -3,11 +3,13 @@
 #
 #   bench/stubs.sh
 #
-# 1. plain gcc  vs  abifloor cc with a warm cache, for p.c (threads, stdio)
-#    and hi.c (the hello world of the issue), in $ROUNDS rounds (default 6)
-#    that alternate the two; then a bare Go program that runs gcc (the
-#    floor of any wrapper in Go); then a cold cache (stubs built on every
-#    run: the first build of a project, or a new version)
+# 1. plain gcc, a bare Go program that runs gcc (the floor of any wrapper
+#    in Go), the same program linking the packages abifloor imports (what
+#    their initialisation costs) and abifloor cc with a warm cache, for
+#    hi.c (the hello world of the issue) and p.c (threads, stdio), in
+#    $ROUNDS rounds (default 6) that rotate their order; then a cold cache
+#    (stubs built on every run: the first build of a project, or a new
+#    version)
 # 2. abifloor stubs alone (what a cold cache pays)
 # 3. C++: plain g++  vs  abifloor c++ --glibc 2.31 warm  vs  cold (stubs and
 #    the static runtime's polyfills built on every run)
@@ -52,47 +54,27 @@ C
 sleep 1.1
 
 if want cc; then
-echo "== 1. compile and link one C file, warm cache: gcc and abifloor cc in $rounds rounds of 15 runs each, the order swapped each round"
+echo "== 1. compile and link one C file, warm cache, in $rounds rounds of 15 runs of each command, the order rotated each round:"
+echo "   gcc; a 20-line Go program that starts gcc and waits for it (the floor of any wrapper in Go);"
+echo "   the same program linking every package abifloor's command imports (what their initialisation"
+echo "   costs, before main runs); abifloor cc"
 # A machine drifts over the minute a long run of one command takes: the
-# two alternate, and each round's ratio compares figures taken together.
+# commands take turns, and each round's ratios compare figures taken
+# together.
 cat >"$out/hi.c" <<'C'
 #include <stdio.h>
 int main(void) { puts("hi"); return 0; }
 C
-# alternate TAG LABEL NAME COMMAND: gcc $flags and COMMAND (called NAME)
-# in $rounds rounds, the order swapped each round; prints LABEL: the
-# overhead over gcc (the median of the rounds' ratios, and each round's),
-# and the pooled medians.
-alternate() {
-	local tag=$1 label=$2 name=$3 cmd=$4 r
-	for r in $(seq "$rounds"); do
-		local g=(-n gcc "gcc $flags") w=(-n "$name" "$cmd")
-		if ((r % 2)); then set -- "${g[@]}" "${w[@]}"; else set -- "${w[@]}" "${g[@]}"; fi
-		hyperfine --warmup 2 --runs 15 -N --export-json "$out/$tag-$r.json" "$@" >/dev/null
-	done
-	jq -rs --arg title "$label" '
-		def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-		[.[] | .results | {g: (.[] | select(.command == "gcc") | .times), w: (.[] | select(.command != "gcc") | .times)}] as $rs
-		| ($rs | map((.w | med) / (.g | med))) as $ratio
-		| ([$rs[].g[]] | med) as $g | ([$rs[].w[]] | med) as $w
-		| "\($title) +\((($ratio | med) - 1) * 1000 | round / 10)% (median of the rounds; rounds \($ratio | map((. - 1) * 100 | round | tostring + "%") | join(" ")); pooled medians \($w * 1000 * 10 | round / 10) ms vs \($g * 1000 * 10 | round / 10) ms, +\(($w - $g) * 10000 | round / 10) ms)"' "$out/$tag"-*.json
-}
-for prog in p hi; do
-	flags="-O2 -o $out/$prog $out/$prog.c"
-	[ "$prog" = p ] && flags="-O2 -pthread -o $out/$prog $out/$prog.c"
-	"$af" cc --glibc 2.17 --cache-dir "$out/warm" -- gcc $flags
-	alternate "cc-$prog" "$prog.c (gcc ${flags%% -o *}): cc overhead over gcc" 'abifloor cc (warm)' "$af cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags"
-done
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "== 1a. the floor under any wrapper written in Go: a 20-line Go program that starts gcc and waits for it (as a shell's fork and exec would)"
-mkdir -p "$out/gowrap"
-cat >"$out/gowrap/main.go" <<'GO'
-package main
+# The two Go wrappers. The second is built inside this module (a directory
+# starting with _ is no package of it) so that it may import what
+# cmd/abifloor imports, internal packages included; the linker drops the
+# code it does not call, not the packages' initialisation.
+wrapper='package main
 
 import (
 	"os"
 	"os/exec"
-)
+IMPORTS)
 
 func main() {
 	cmd := exec.Command(os.Args[1], os.Args[2:]...)
@@ -100,11 +82,58 @@ func main() {
 	if cmd.Run() != nil {
 		os.Exit(1)
 	}
+}'
+floor=$(mktemp -d ./bench/_gowrap.XXXXXX)
+trap 'rm -rf "$out" "$floor"' EXIT
+mkdir -p "$floor/bare" "$floor/deps"
+printf '%s\n' "${wrapper/IMPORTS/}" >"$floor/bare/main.go"
+imports=$(go list -f '{{range .Imports}}{{printf "\t_ %q\n" .}}{{end}}' ./cmd/abifloor | grep -v -e '"os"$' -e '"os/exec"$')
+printf '%s\n' "${wrapper/IMPORTS/$imports
+}" >"$floor/deps/main.go"
+CGO_ENABLED=0 go build -o "$out/gowrap" "./$floor/bare"
+CGO_ENABLED=0 go build -o "$out/gowrap-deps" "./$floor/deps"
+rm -rf "$floor"
+# rotate TAG LABEL NAME=COMMAND...: gcc $flags and each COMMAND in $rounds
+# rounds, the order rotated each round; prints each one's overhead over
+# gcc (the median of the rounds' ratios, and each round's) and its pooled
+# median, then abifloor's over the bare wrapper's.
+rotate() {
+	local tag=$1 label=$2 r i
+	shift 2
+	local cmds=(-n gcc "gcc $flags") c
+	for c in "$@"; do cmds+=(-n "${c%%=*}" "${c#*=}"); done
+	local n=$((${#cmds[@]} / 3))
+	for r in $(seq "$rounds"); do
+		local order=()
+		for i in $(seq 0 $((n - 1))); do
+			local j=$(((i + r) % n))
+			order+=("${cmds[@]:$((j * 3)):3}")
+		done
+		hyperfine --warmup 2 --runs 15 -N --export-json "$out/$tag-$r.json" "${order[@]}" >/dev/null
+	done
+	echo "$label:"
+	jq -rs '
+		def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		def pct: (. - 1) * 1000 | round / 10;
+		[.[] | .results | map({key: .command, value: .times}) | from_entries] as $rs
+		| ([$rs[].gcc[]] | med) as $g
+		| ($rs[0] | keys_unsorted | map(select(. != "gcc"))) as $names
+		| ($names[] as $n
+			| ($rs | map((.[$n] | med) / (.gcc | med))) as $ratio
+			| "  \($n): +\($ratio | med | pct)% over gcc (rounds \($ratio | map(pct | round | tostring + "%") | join(" ")); pooled medians \([$rs[][$n][]] | med * 10000 | round / 10) ms vs \($g * 10000 | round / 10) ms)"),
+		  ($rs | map((.["abifloor cc"] | med) / (.["go wrapper"] | med))) as $over
+		| "  abifloor cc over the bare Go wrapper: +\($over | med | pct)% (rounds \($over | map(pct | round | tostring + "%") | join(" ")))"' "$out/$tag"-*.json
 }
-GO
-(cd "$out/gowrap" && printf 'module gowrap\n\ngo 1.24\n' >go.mod && CGO_ENABLED=0 go build -o gowrap .)
-flags="-O2 -o $out/hi $out/hi.c"
-alternate gw "hi.c: a bare Go wrapper costs" 'go wrapper' "$out/gowrap/gowrap gcc $flags"
+for prog in hi p; do
+	flags="-O2 -o $out/$prog $out/$prog.c"
+	[ "$prog" = p ] && flags="-O2 -pthread -o $out/$prog $out/$prog.c"
+	"$af" cc --glibc 2.17 --cache-dir "$out/warm" -- gcc $flags
+	rotate "cc-$prog" "$prog.c (gcc ${flags%% -o *})" \
+		"go wrapper=$out/gowrap gcc $flags" \
+		"go wrapper, abifloor's packages linked=$out/gowrap-deps gcc $flags" \
+		"abifloor cc=$af cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags"
+done
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== 1b. a cold cache (stubs built on every run: the first build of a project, or a new version)"
 hyperfine --warmup 1 --runs 10 -N --export-json "$out/cold.json" \
 	-n gcc "gcc -O2 -pthread -o $out/p $out/p.c" \
