@@ -90,6 +90,20 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, aud *bind.Auditor, a *
 			others[ns] = v
 		}
 	}
+	// The loader's view is read beside the floor scan, on the core the
+	// compiler has left (both only read the output); it counts only when
+	// the floors raise no violation, and is cancelled otherwise.
+	var view struct{ msgs, lazy []string }
+	lctx, cancel := context.WithCancel(ctx)
+	viewed := make(chan struct{})
+	go func() {
+		defer close(viewed)
+		view.msgs, view.lazy = loaderProof(lctx, line, aud, a.Name, w.limits["GLIBC"], w.o.Dlopen)
+	}()
+	defer func() {
+		cancel()
+		<-viewed
+	}()
 	res, err := scanOutput(ctx, line.output, others)
 	if err != nil {
 		return nil, err
@@ -109,7 +123,8 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, aud *bind.Auditor, a *
 		p.Violations = append(p.Violations, v)
 	}
 	if len(p.Violations) == 0 {
-		p.Loader, p.Lazy = loaderProof(ctx, line, aud, a.Name, w.limits["GLIBC"], w.o.Dlopen)
+		<-viewed
+		p.Loader, p.Lazy = view.msgs, view.lazy
 	}
 	return p, nil
 }
