@@ -64,7 +64,7 @@ func (w *Wrapper) PkgConfig(ctx context.Context, compiler string, argv []string)
 			return 1, nil
 		}
 	}
-	return w.runCompiler(ctx, w.o.Stderr, argv)
+	return w.runCompiler(ctx, w.o.Stderr, argv, nil)
 }
 
 // refusal is a package a link for the target cannot use.

@@ -91,6 +91,10 @@ type Cmd struct {
 	// landlock.go). On a kernel without Landlock it runs unconfined:
 	// Confinement says so.
 	Confine *Confine
+	// Started, when set, is called once the program is running (Run
+	// only): what the caller reads while it waits starts after the
+	// program, not beside its start.
+	Started func()
 }
 
 // Result is what a finished program left.
@@ -163,6 +167,9 @@ func (c Cmd) Run(ctx context.Context) (Result, error) {
 	p, err := c.start(ctx, false)
 	if err != nil {
 		return Result{ExitCode: -1}, err
+	}
+	if c.Started != nil {
+		c.Started()
 	}
 	res, err := p.wait()
 	if stdout != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -96,5 +97,34 @@ func TestStream(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Close did not end the program")
+	}
+}
+
+// Started is called once, after the program's start and before Run waits
+// for its end (the program waits here for a line the callback writes),
+// and never for a program that did not start.
+func TestRunStarted(t *testing.T) {
+	ctx := context.Background()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO here:", err)
+	}
+	calls := 0
+	res, err := Cmd{Path: "sh", Args: []string{"-c", `read line <"$0" && echo "$line"`, fifo}, Started: func() {
+		calls++
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		f.WriteString("started\n")
+		f.Close()
+	}}.Run(ctx)
+	if err != nil || string(res.Stdout) != "started\n" || calls != 1 {
+		t.Errorf("Run: %q, %v, Started called %d times; want the callback's line, once", res.Stdout, err, calls)
+	}
+	calls = 0
+	if _, err := (Cmd{Path: "abifloor-no-such-program", Started: func() { calls++ }}).Run(ctx); err == nil || calls != 0 {
+		t.Errorf("a program that did not start: %v, Started called %d times", err, calls)
 	}
 }
