@@ -7,7 +7,8 @@
 #    in Go), the same program linking the packages abifloor imports (what
 #    their initialisation costs) and abifloor cc with a warm cache, for
 #    hi.c (the hello world of the issue) and p.c (threads, stdio), in
-#    $ROUNDS rounds (default 6) that rotate their order; then a cold cache
+#    $ROUNDS rounds (default 300) of one run of each, in a random order
+#    (bench/interleave.py); then a cold cache
 #    (stubs built on every run: the first build of a project, or a new
 #    version)
 # 2. abifloor stubs alone (what a cold cache pays)
@@ -24,7 +25,7 @@
 # Needs hyperfine and gcc (g++ for 3).
 set -euo pipefail
 parts=" ${*:-cc stubs cxx zig storm} "
-rounds=${ROUNDS:-6}
+rounds=${ROUNDS:-300}
 want() { [[ $parts == *" $1 "* ]]; }
 cd "$(dirname "$0")/.."
 for tool in hyperfine gcc jq; do
@@ -54,13 +55,10 @@ C
 sleep 1.1
 
 if want cc; then
-echo "== 1. compile and link one C file, warm cache, in $rounds rounds of 15 runs of each command, the order rotated each round:"
+echo "== 1. compile and link one C file, warm cache, in $rounds rounds of one run of each command, in a random order (bench/interleave.py):"
 echo "   gcc; a 20-line Go program that starts gcc and waits for it (the floor of any wrapper in Go);"
 echo "   the same program linking every package abifloor's command imports (what their initialisation"
 echo "   costs, before main runs); abifloor cc"
-# A machine drifts over the minute a long run of one command takes: the
-# commands take turns, and each round's ratios compare figures taken
-# together.
 cat >"$out/hi.c" <<'C'
 #include <stdio.h>
 int main(void) { puts("hi"); return 0; }
@@ -93,47 +91,22 @@ printf '%s\n' "${wrapper/IMPORTS/$imports
 CGO_ENABLED=0 go build -o "$out/gowrap" "./$floor/bare"
 CGO_ENABLED=0 go build -o "$out/gowrap-deps" "./$floor/deps"
 rm -rf "$floor"
-# rotate TAG LABEL NAME=COMMAND...: gcc $flags and each COMMAND in $rounds
-# rounds, the order rotated each round; prints each one's overhead over
-# gcc (the median of the rounds' ratios, and each round's) and its pooled
-# median, then abifloor's over the bare wrapper's.
-rotate() {
-	local tag=$1 label=$2 r i
-	shift 2
-	local cmds=(-n gcc "gcc $flags") c
-	for c in "$@"; do cmds+=(-n "${c%%=*}" "${c#*=}"); done
-	local n=$((${#cmds[@]} / 3))
-	for r in $(seq "$rounds"); do
-		local order=()
-		for i in $(seq 0 $((n - 1))); do
-			local j=$(((i + r) % n))
-			order+=("${cmds[@]:$((j * 3)):3}")
-		done
-		hyperfine --warmup 2 --runs 15 -N --export-json "$out/$tag-$r.json" "${order[@]}" >/dev/null
-	done
-	echo "$label:"
-	jq -rs '
-		def med: sort | if length % 2 == 1 then .[length / 2 | floor] else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-		def pct: (. - 1) * 1000 | round / 10;
-		[.[] | .results | map({key: .command, value: .times}) | from_entries] as $rs
-		| ([$rs[].gcc[]] | med) as $g
-		| ($rs[0] | keys_unsorted | map(select(. != "gcc"))) as $names
-		| ($names[] as $n
-			| ($rs | map((.[$n] | med) / (.gcc | med))) as $ratio
-			| "  \($n): +\($ratio | med | pct)% over gcc (rounds \($ratio | map(pct | round | tostring + "%") | join(" ")); pooled medians \([$rs[][$n][]] | med * 10000 | round / 10) ms vs \($g * 10000 | round / 10) ms)"),
-		  ($rs | map((.["abifloor cc"] | med) / (.["go wrapper"] | med))) as $over
-		| "  abifloor cc over the bare Go wrapper: +\($over | med | pct)% (rounds \($over | map(pct | round | tostring + "%") | join(" ")))"' "$out/$tag"-*.json
+# Three copies of each binary, taken in turn (bench/interleave.py says why).
+copies() {
+	local i
+	for i in 1 2 3; do cp "$1" "$1.$i"; done
+	printf '%s.1 %s ||| %s.2 %s ||| %s.3 %s' "$1" "$2" "$1" "$2" "$1" "$2"
 }
 for prog in hi p; do
 	flags="-O2 -o $out/$prog $out/$prog.c"
 	[ "$prog" = p ] && flags="-O2 -pthread -o $out/$prog $out/$prog.c"
 	"$af" cc --glibc 2.17 --cache-dir "$out/warm" -- gcc $flags
-	rotate "cc-$prog" "$prog.c (gcc ${flags%% -o *})" \
-		"go wrapper=$out/gowrap gcc $flags" \
-		"go wrapper, abifloor's packages linked=$out/gowrap-deps gcc $flags" \
-		"abifloor cc=$af cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags"
+	echo "$prog.c (gcc ${flags%% -o *}):"
+	bench/interleave.py "$rounds" "gcc=gcc $flags" \
+		"go wrapper=$(copies "$out/gowrap" "gcc $flags")" \
+		"go wrapper, abifloor's packages linked=$(copies "$out/gowrap-deps" "gcc $flags")" \
+		"abifloor cc=$(copies "$af" "cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags")"
 done
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "== 1b. a cold cache (stubs built on every run: the first build of a project, or a new version)"
 hyperfine --warmup 1 --runs 10 -N --export-json "$out/cold.json" \
 	-n gcc "gcc -O2 -pthread -o $out/p $out/p.c" \
