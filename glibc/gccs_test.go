@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/abifloor/abifloor/internal/run"
+	"github.com/abifloor/abifloor/internal/fixture"
 )
 
 // TestGccStubBounded: the stub of the compiler's libgcc_s gives each of
@@ -22,16 +22,11 @@ func TestGccStubBounded(t *testing.T) {
 		ok   bool
 	}{{"16", true}, {"1 << 20", false}} {
 		dir := t.TempDir()
-		src, vs, lib := filepath.Join(dir, "g.c"), filepath.Join(dir, "g.map"), filepath.Join(dir, "libgcc_s.so.1")
-		if err := os.WriteFile(src, []byte("char big["+tt.size+"];\nint f(void) { return big[0]; }\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		vs := filepath.Join(dir, "g.map")
 		if err := os.WriteFile(vs, []byte("GCC_3.0 { global: big; f; local: *; };\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := run.Output(ctx, cc, "-shared", "-fPIC", "-Wl,--version-script="+vs, "-o", lib, src); err != nil {
-			t.Fatal(err)
-		}
+		lib := fixture.Build(t, cc, dir, "g.c", "char big["+tt.size+"];\nint f(void) { return big[0]; }\n", "libgcc_s.so.1", "-shared", "-fPIC", "-Wl,--version-script="+vs)
 		c := *comp
 		c.Answer = func(ctx context.Context, args ...string) ([]byte, error) {
 			return []byte(lib + "\n"), nil // -print-file-name=libgcc_s.so.1

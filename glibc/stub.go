@@ -394,8 +394,6 @@ func kindType(k Kind) string {
 // (a distribution's compiler may default to them), so a check never calls
 // itself. It returns the archive's name, or "" when the target needs none.
 func (b *builder) compat(a *Arch, target string, redirects []Redirect, work, dir string) (string, error) {
-	// A redirect's thunk is assembly, a file each; the polyfills are C,
-	// compiled together (polyfillObjects).
 	members := compatMembers(a, target, redirects)
 	names := make([]string, 0, len(members))
 	for n := range members {
