@@ -3,9 +3,11 @@
 #
 #   bench/stubs.sh
 #
-# 1. plain gcc, a bare Go program that runs gcc (the floor of any wrapper
-#    in Go), the same program linking the packages abifloor imports (what
-#    their initialisation costs) and abifloor cc with a warm cache, for
+# 1. plain gcc, a C program that runs gcc (fork, exec, wait: the floor of
+#    any wrapper, whatever its language), a bare Go program that runs gcc
+#    (the floor of any wrapper in Go), the same program linking the
+#    packages abifloor imports (what their initialisation costs) and
+#    abifloor cc with a warm cache, for
 #    hi.c (the hello world of the issue) and p.c (threads, stdio), in
 #    $ROUNDS rounds (default 300) of one run of each, in a random order
 #    (bench/interleave.py); then a cold cache
@@ -56,7 +58,8 @@ sleep 1.1
 
 if want cc; then
 echo "== 1. compile and link one C file, warm cache, in $rounds rounds of one run of each command, in a random order (bench/interleave.py):"
-echo "   gcc; a 20-line Go program that starts gcc and waits for it (the floor of any wrapper in Go);"
+echo "   gcc; a 10-line C program that forks, execs gcc and waits for it (the floor of any wrapper);"
+echo "   a 20-line Go program that starts gcc and waits for it (the floor of any wrapper in Go);"
 echo "   the same program linking every package abifloor's command imports (what their initialisation"
 echo "   costs, before main runs); abifloor cc"
 cat >"$out/hi.c" <<'C'
@@ -88,6 +91,22 @@ printf '%s\n' "${wrapper/IMPORTS/}" >"$floor/bare/main.go"
 imports=$(go list -f '{{range .Imports}}{{printf "\t_ %q\n" .}}{{end}}' ./cmd/abifloor | grep -v -e '"os"$' -e '"os/exec"$')
 printf '%s\n' "${wrapper/IMPORTS/$imports
 }" >"$floor/deps/main.go"
+cat >"$out/cwrap.c" <<'C'
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv) {
+	int st;
+	pid_t pid = fork();
+	if (pid == 0) {
+		execvp(argv[1], argv + 1);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) < 0) return 1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+C
+gcc -O2 -o "$out/cwrap" "$out/cwrap.c"
 CGO_ENABLED=0 go build -o "$out/gowrap" "./$floor/bare"
 CGO_ENABLED=0 go build -o "$out/gowrap-deps" "./$floor/deps"
 rm -rf "$floor"
@@ -103,6 +122,7 @@ for prog in hi p; do
 	"$af" cc --glibc 2.17 --cache-dir "$out/warm" -- gcc $flags
 	echo "$prog.c (gcc ${flags%% -o *}):"
 	bench/interleave.py "$rounds" "gcc=gcc $flags" \
+		"c wrapper=$(copies "$out/cwrap" "gcc $flags")" \
 		"go wrapper=$(copies "$out/gowrap" "gcc $flags")" \
 		"go wrapper, abifloor's packages linked=$(copies "$out/gowrap-deps" "gcc $flags")" \
 		"abifloor cc=$(copies "$af" "cc --glibc 2.17 --cache-dir $out/warm -- gcc $flags")"

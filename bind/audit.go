@@ -434,6 +434,32 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 	})
 }
 
+// AuditFile is Audit of the one file at path, read on the calling
+// goroutine: no walker and no workers, whose goroutines, channels and
+// stacks cost a fresh process more than the reading of a small file (a
+// compiler wrapper's loader proof of its output, once per link). A path
+// that is not a regular file (a directory, a symbolic link), or one in
+// an image, is Audit's.
+func (a *Auditor) AuditFile(ctx context.Context, path string) *Result {
+	if fi, err := os.Lstat(path); a.img != nil || err != nil || !fi.Mode().IsRegular() {
+		return a.Audit(ctx, []string{path})
+	}
+	res := &Result{Files: []FileReport{}}
+	// Cut short, it reads nothing, as process's workers then read
+	// nothing; what it read is dropped when it was cut short on the way.
+	if ctx.Err() == nil {
+		rep, ok := a.file(ctx, path, FileOptions{Named: true}, make([]byte, headSize))
+		if ok && ctx.Err() == nil {
+			res.Files = append(res.Files, rep)
+			res.Found = 1
+		}
+	}
+	if ctx.Err() != nil {
+		res.Incomplete, res.Found = true, 1
+	}
+	return a.finish(ctx, res)
+}
+
 // process audits the files in parallel with audit, which gets a buffer of
 // its worker's, and keeps the reports audit keeps, in the files' order.
 func (a *Auditor) process(ctx context.Context, files <-chan walk.File, audit func(wf walk.File, buf []byte) (FileReport, bool)) *Result {

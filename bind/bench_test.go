@@ -98,3 +98,29 @@ func BenchmarkAuditCycle(b *testing.B) {
 		b.ReportMetric(float64(a.searches.Load()), "searches/op")
 	}
 }
+
+// BenchmarkOneFile is the loader's view of one small program, named
+// alone (a compiler wrapper's loader proof of its output): through
+// Audit's walker and workers, and read on the caller's goroutine
+// (AuditFile). The Auditor keeps the libraries it read, as the proof's
+// does across its preload.
+func BenchmarkOneFile(b *testing.B) {
+	const prog = "/usr/bin/true"
+	if _, err := os.Stat(prog); err != nil {
+		b.Skip("no " + prog)
+	}
+	ctx := context.Background()
+	a := New(Options{Workers: 1})
+	b.Run("Audit", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			a.Audit(ctx, []string{prog})
+		}
+	})
+	b.Run("AuditFile", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			a.AuditFile(ctx, prog)
+		}
+	})
+}

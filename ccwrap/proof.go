@@ -132,7 +132,7 @@ func (w *Wrapper) prove(ctx context.Context, line ccLine, aud *bind.Auditor, a *
 // scanOutput is the floor scan of the linked file alone, which must be
 // read whole: an error or an interrupted scan proves nothing.
 func scanOutput(ctx context.Context, output string, limits floor.Limits) (*floor.Result, error) {
-	res := floor.Scan(ctx, []string{output}, floor.Options{Limits: limits, Workers: 1})
+	res := floor.ScanFile(ctx, output, floor.Options{Limits: limits, Workers: 1})
 	for _, f := range res.Files {
 		if f.Error != nil {
 			return nil, fmt.Errorf("%s: %s", f.Path, f.ErrorMessage())
@@ -155,7 +155,7 @@ func scanOutput(ctx context.Context, output string, limits floor.Limits) (*floor
 // failure: the program dlopens their library before the first call (the
 // go-nvml pattern); with dlopen named, they must be defined there.
 func loaderProof(ctx context.Context, line ccLine, aud *bind.Auditor, arch, target string, dlopen []string) (msgs, lazy []string) {
-	res := aud.Audit(ctx, []string{line.output})
+	res := aud.AuditFile(ctx, line.output)
 	if res.Incomplete || len(res.Files) == 0 {
 		// A proof cut short proves nothing: never an empty "no objection".
 		return []string{"the loader's view was not proven (interrupted)"}, nil

@@ -89,3 +89,29 @@ func BenchmarkScanFiles(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(paths)), "files/op")
 }
+
+// BenchmarkOneFile is the floor of one small program, named alone (a
+// compiler wrapper's proof of its output): through Scan's walker and
+// workers, and read on the caller's goroutine (ScanFile).
+func BenchmarkOneFile(b *testing.B) {
+	const prog = "/usr/bin/true"
+	if _, err := os.Stat(prog); err != nil {
+		b.Skip("no " + prog)
+	}
+	ctx := context.Background()
+	// The wrapper holds the output to GLIBC by its number, and to no other
+	// limit with --glibc (ccwrap.prove).
+	opt := Options{Workers: 1}
+	b.Run("Scan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			Scan(ctx, []string{prog}, opt)
+		}
+	})
+	b.Run("ScanFile", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ScanFile(ctx, prog, opt)
+		}
+	})
+}

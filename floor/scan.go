@@ -3,6 +3,7 @@ package floor
 import (
 	"context"
 	"errors"
+	"os"
 	"runtime"
 	"sync/atomic"
 
@@ -158,6 +159,40 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			return it, isELF
 		}
 	})
+	return opt.collect(ctx, items, &ws)
+}
+
+// ScanFile is Scan of the one file at path, read on the calling
+// goroutine: no walker and no workers, whose goroutines, channels and
+// stacks cost a fresh process more than the reading of a small file (a
+// compiler wrapper's proof of its output, once per link), and no
+// elfx.Scratch, whose name table is made for thousands of files. A path
+// that is not a regular file (a directory, a symbolic link) is Scan's.
+func ScanFile(ctx context.Context, path string, opt Options) *Result {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return Scan(ctx, []string{path}, opt)
+	}
+	if opt.budget == nil {
+		opt.budget = artefact.NewBudget(0)
+	}
+	fo := opt.fileOptions()
+	opt.Limits, opt.sources, opt.folded = fo.Limits, fo.Sources, true
+	var ws walk.Stats
+	ws.Files.Store(1)
+	var items []walk.Item[item]
+	// Cut short, it reads nothing, as Scan's workers then read nothing.
+	if ctx.Err() == nil {
+		if it, keep := scanOne(ctx, walk.File{Path: path}, make([]byte, headSize), nil, opt); keep {
+			items = append(items, walk.Item[item]{Path: path, Value: it})
+		}
+	}
+	return opt.collect(ctx, items, &ws)
+}
+
+// collect makes the Result of the items a scan read, in their order,
+// with what the walker counted in ws.
+func (opt Options) collect(ctx context.Context, items []walk.Item[item], ws *walk.Stats) *Result {
 	res := &Result{Files: make([]FileReport, 0, len(items)), Floors: map[string]string{}}
 	// A file with several names is reported under the first in output
 	// order, whichever worker happened to read it first.
