@@ -441,7 +441,10 @@ func (a *Auditor) Audit(ctx context.Context, paths []string) *Result {
 // that is not a regular file (a directory, a symbolic link), or one in
 // an image, is Audit's.
 func (a *Auditor) AuditFile(ctx context.Context, path string) *Result {
-	if fi, err := os.Lstat(path); a.img != nil || err != nil || !fi.Mode().IsRegular() {
+	if a.img != nil {
+		return a.Audit(ctx, []string{path})
+	}
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
 		return a.Audit(ctx, []string{path})
 	}
 	res := &Result{Files: []FileReport{}}

@@ -119,9 +119,6 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 	if opt.Workers <= 0 {
 		opt.Workers = 2 * runtime.GOMAXPROCS(0)
 	}
-	if opt.budget == nil {
-		opt.budget = artefact.NewBudget(0)
-	}
 	var ws walk.Stats
 	var done, elfs, members, memberELF atomic.Int64
 	if opt.Progress != nil {
@@ -136,8 +133,7 @@ func Scan(ctx context.Context, paths []string, opt Options) *Result {
 			}
 		}
 	}
-	fo := opt.fileOptions()
-	opt.Limits, opt.sources, opt.folded = fo.Limits, fo.Sources, true
+	opt = opt.prepared()
 	kept := keep
 	if opt.NoTreeArtefacts {
 		kept = elfx.IsELF
@@ -173,11 +169,7 @@ func ScanFile(ctx context.Context, path string, opt Options) *Result {
 	if err != nil || !fi.Mode().IsRegular() {
 		return Scan(ctx, []string{path}, opt)
 	}
-	if opt.budget == nil {
-		opt.budget = artefact.NewBudget(0)
-	}
-	fo := opt.fileOptions()
-	opt.Limits, opt.sources, opt.folded = fo.Limits, fo.Sources, true
+	opt = opt.prepared()
 	var ws walk.Stats
 	ws.Files.Store(1)
 	var items []walk.Item[item]
@@ -188,6 +180,17 @@ func ScanFile(ctx context.Context, path string, opt Options) *Result {
 		}
 	}
 	return opt.collect(ctx, items, &ws)
+}
+
+// prepared is opt as a scan reads its files with it: the artefacts'
+// memory budget made, and the distro targets' limits folded once.
+func (opt Options) prepared() Options {
+	if opt.budget == nil {
+		opt.budget = artefact.NewBudget(0)
+	}
+	fo := opt.fileOptions()
+	opt.Limits, opt.sources, opt.folded = fo.Limits, fo.Sources, true
+	return opt
 }
 
 // collect makes the Result of the items a scan read, in their order,
