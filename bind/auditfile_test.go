@@ -70,3 +70,73 @@ func TestAuditFileAsAudit(t *testing.T) {
 		t.Errorf("cancelled: Audit incomplete %v, AuditFile incomplete %v with %d files", want.Incomplete, got.Incomplete, len(got.Files))
 	}
 }
+
+// Every program and library of this machine (files nobody here wrote)
+// gets from AuditFile, named alone, the report Audit gives it in its
+// directory: the loader agreement bench/bind-agree.sh measures for
+// Audit holds for the compiler wrapper's proof too.
+func TestAuditFileAsAuditReal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads every ELF file of /usr/bin and the system library directory; skipped with -short")
+	}
+	ctx := context.Background()
+	compared := 0
+	for _, dir := range []string{"/usr/bin", "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu"} {
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		// Not recursive: a directory's own files, as a link's output is.
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths []string
+		for _, e := range entries {
+			if e.Type().IsRegular() {
+				paths = append(paths, filepath.Join(dir, e.Name()))
+			}
+		}
+		a := New(Options{})
+		whole := a.Audit(ctx, paths)
+		for _, want := range whole.Files {
+			got := a.AuditFile(ctx, want.Path)
+			if len(got.Files) != 1 {
+				t.Errorf("%s named alone: %d reports", want.Path, len(got.Files))
+				continue
+			}
+			wj, _ := json.Marshal(want)
+			gj, _ := json.Marshal(got.Files[0])
+			if string(wj) != string(gj) {
+				t.Errorf("%s named alone:\n%s\nin its directory:\n%s", want.Path, gj, wj)
+			}
+			compared++
+		}
+	}
+	t.Logf("compared %d ELF files", compared)
+	if compared < 50 {
+		t.Fatalf("only %d ELF files compared; the comparison would prove little", compared)
+	}
+}
+
+// FuzzAuditFileAsAudit: whatever a file holds, AuditFile reports of it
+// what Audit reports.
+func FuzzAuditFileAsAudit(f *testing.F) {
+	for _, b := range smallELFs() {
+		f.Add(b)
+	}
+	dir := f.TempDir()
+	a := New(Options{Workers: 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "input")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		want, got := a.Audit(ctx, []string{p}), a.AuditFile(ctx, p)
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if string(wj) != string(gj) {
+			t.Fatalf("AuditFile:\n%s\nAudit:\n%s", gj, wj)
+		}
+	})
+}

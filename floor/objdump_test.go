@@ -47,16 +47,25 @@ func TestAgreesWithObjdump(t *testing.T) {
 					raise(want, m.Namespace, m.Version)
 				}
 			}
-			got := byPath[path].Floors
+			// The file named alone (ScanFile: the compiler wrapper's
+			// proof) is held to objdump as the tree's scan is.
+			alone := ScanFile(context.Background(), path, Options{})
+			if len(alone.Files) != 1 || alone.Files[0].Error != nil {
+				t.Errorf("%s named alone: %+v", path, alone.Files)
+				continue
+			}
 			for _, ns := range []string{"GLIBC", "GLIBCXX", "CXXABI", "GCC"} {
-				if got[ns] != want[ns] {
+				if got := byPath[path].Floors; got[ns] != want[ns] {
 					t.Errorf("%s: %s floor %q, objdump says %q", path, ns, got[ns], want[ns])
+				}
+				if got := alone.Files[0].Floors; got[ns] != want[ns] {
+					t.Errorf("%s named alone: %s floor %q, objdump says %q", path, ns, got[ns], want[ns])
 				}
 			}
 			compared++
 		}
 	}
-	t.Logf("compared %d of %d ELF files with objdump -p", compared, len(paths))
+	t.Logf("compared %d of %d ELF files with objdump -p, in the tree and named alone", compared, len(paths))
 	if compared < len(paths)*9/10 {
 		t.Errorf("objdump read only %d of %d files", compared, len(paths))
 	}

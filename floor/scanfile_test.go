@@ -87,3 +87,32 @@ func TestScanFileAsScan(t *testing.T) {
 		})
 	}
 }
+
+// FuzzScanFileAsScan: whatever a file holds, ScanFile reports of it what
+// Scan reports, read with its own buffers where Scan's workers read with
+// an elfx.Scratch.
+func FuzzScanFileAsScan(f *testing.F) {
+	if lib, err := os.ReadFile(filepath.Join("testdata", "libgrow.so")); err == nil {
+		f.Add(lib)
+	}
+	for _, p := range []string{"/usr/bin/true", "/bin/true"} {
+		if b, err := os.ReadFile(p); err == nil && len(b) < 256<<10 {
+			f.Add(b)
+		}
+	}
+	dir := f.TempDir()
+	opt := Options{Limits: Limits{"GLIBC": "2.17", "GLIBCXX": "3.4.19"}, Why: true, Workers: 1}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p := filepath.Join(dir, "input")
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		want, got := Scan(ctx, []string{p}, opt), ScanFile(ctx, p, opt)
+		wj, _ := json.Marshal(want)
+		gj, _ := json.Marshal(got)
+		if string(wj) != string(gj) {
+			t.Fatalf("ScanFile:\n%s\nScan:\n%s", gj, wj)
+		}
+	})
+}
